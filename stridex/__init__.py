@@ -1,0 +1,29 @@
+"""stridex: an Array API 2025.12 namespace on its own strided tensor core, eager or traced.
+
+>>> import stridex as sx
+>>> x = sx.arange(6).reshape((2, 3))
+>>> x.T.shape
+(3, 2)
+"""
+
+from . import _primitives  # noqa: F401  (registers every primitive)
+from ._array import Array, Device
+from ._constants import *  # noqa: F403
+from ._creation import *  # noqa: F403
+from ._data_type import *  # noqa: F403
+from ._dtypes import (bool, complex64, complex128, float32, float64, int8, int16, int32, int64,  # noqa: A004
+                      uint8, uint16, uint32, uint64)
+from ._elementwise import *  # noqa: F403
+from ._indexing import *  # noqa: F403
+from ._info import *  # noqa: F403
+from ._linalg_main import *  # noqa: F403
+from ._manipulation import *  # noqa: F403
+from ._searching import *  # noqa: F403
+from ._set import *  # noqa: F403
+from ._sorting import *  # noqa: F403
+from ._statistical import *  # noqa: F403
+from ._utility import *  # noqa: F403
+from . import fft, linalg  # noqa: E402
+
+__array_api_version__ = "2025.12"
+__version__ = "0.1.0"

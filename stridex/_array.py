@@ -1,0 +1,337 @@
+"""The array object: `Array = (Storage, View, DType)`, with the spec's attributes, operators and protocols.
+
+Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
+window and only creates its Storage/View when a view of it is taken. Every operator delegates to a
+namespace function, so the same code runs eagerly and under tracing.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import FROM_NUMPY, DType
+from ._storage import Storage, storage_from_ndarray
+from ._view import View
+
+
+class Device:
+    """A stridex device. Eager arrays live on the CPU; `jit` can place computations elsewhere via JAX."""
+
+    __slots__ = ("platform", "id")
+
+    def __init__(self, platform: str = "cpu", id: int = 0):  # noqa: A002
+        self.platform = platform
+        self.id = id
+
+    def __repr__(self):
+        return f"Device({self.platform!r}, {self.id})" if self.id else f"Device({self.platform!r})"
+
+    def __str__(self):
+        return self.platform if not self.id else f"{self.platform}:{self.id}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == str(self)
+        return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+
+CPU = Device("cpu")
+
+
+def check_device(device) -> None:
+    """Accept None, the CPU device, or the string "cpu"; ValueError for anything else."""
+    if device is None or device is CPU or device == CPU:
+        return
+    raise ValueError(f"unsupported device {device!r}: stridex arrays live on {CPU!r}")
+
+
+class Array:
+    """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
+
+    __slots__ = ("_storage", "_view", "_dtype", "_np", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
+
+    # --- construction (internal) ---------------------------------------------------------------
+
+    @classmethod
+    def _from_numpy(cls, a: np.ndarray) -> "Array":
+        """Adopt ndarray `a` (fresh memory, not shared with any other array) without copying."""
+        self = object.__new__(cls)
+        self._np = a
+        self._storage = None
+        self._view = None
+        self._dtype = FROM_NUMPY[a.dtype]
+        return self
+
+    @classmethod
+    def _make(cls, storage: Storage, view: View, dtype: DType) -> "Array":
+        self = object.__new__(cls)
+        self._storage = storage
+        self._view = view
+        self._dtype = dtype
+        self._np = None
+        return self
+
+    def _copy(self) -> "Array":
+        from ._primitives.elementwise import copy
+
+        return copy.bind(self)
+
+    def _storage_view(self) -> tuple[Storage, View]:
+        if self._storage is None:
+            made = storage_from_ndarray(self._np)
+            self._storage, self._view = made
+        return self._storage, self._view
+
+    # --- attributes ----------------------------------------------------------------------------
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return CPU
+
+    @property
+    def shape(self) -> tuple:
+        w = self._np
+        return w.shape if w is not None else self._view.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def T(self) -> "Array":
+        if self.ndim != 2:
+            raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
+        return _manip.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> "Array":
+        return _linalg_main.matrix_transpose(self)
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-D array")
+        return shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # --- conversion ----------------------------------------------------------------------------
+
+    def _scalar(self, kind: str):
+        if self.shape != ():
+            raise TypeError(f"{kind}() of an array requires a 0-D array, got shape {self.shape}")
+        return window(self)[()].item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"int() is not defined for {self._dtype.name} arrays")
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"float() is not defined for {self._dtype.name} arrays")
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in ("signed", "unsigned"):
+            raise TypeError(f"only integer arrays can be used as an index, got dtype {self._dtype.name}")
+        return int(self._scalar("__index__"))
+
+    def __array__(self, dtype=None, copy=None):
+        w = window(self)
+        if dtype is not None and np.dtype(dtype) != w.dtype:
+            if copy is False:
+                raise ValueError(f"converting {self._dtype.name} to {np.dtype(dtype)} requires a copy")
+            return w.astype(dtype)
+        return w.copy() if copy else w
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        if api_version is not None and api_version not in ("2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"stridex implements Array API versions 2023.12, 2024.12 and 2025.12, not {api_version!r}")
+        import stridex
+
+        return stridex
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        if stream is not None:
+            raise ValueError("stridex's CPU device has no streams; pass stream=None")
+        check_device(device)
+        return self
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None and stream != -1:
+            raise BufferError("stridex's CPU arrays take no DLPack stream")
+        return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)  # kDLCPU, device 0
+
+    # --- printing ------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        w = window(self)
+        prefix = "Array("
+        body = np.array2string(w, separator=", ", prefix=prefix)
+        if w.size == 0 or self._dtype not in (_dtypes.float64, _dtypes.int64, _dtypes.bool, _dtypes.complex128):
+            return f"{prefix}{body}, dtype={self._dtype.name})"
+        return f"{prefix}{body})"
+
+    def __str__(self) -> str:
+        return np.array2string(window(self))
+
+    # --- indexing ------------------------------------------------------------------------------
+
+    def __getitem__(self, key) -> "Array":
+        return _getitem.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        _getitem.setitem(self, key, value)
+
+    # --- operators: each delegates to the namespace function of the same meaning ----------------
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __neg__(self):
+        return _ew.negative(self)
+
+    def __pos__(self):
+        return _ew.positive(self)
+
+    def __invert__(self):
+        return _ew.bitwise_invert(self)
+
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return _linalg_main.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return _linalg_main.matmul(other, self)
+
+    def __imatmul__(self, other):
+        result = self.__matmul__(other)
+        if result is NotImplemented:
+            return NotImplemented
+        _getitem.assign_inplace(self, result, "@=")
+        return self
+
+
+def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
+    def op(self, other):
+        if not isinstance(other, (Array, int, float, complex)):
+            return NotImplemented
+        fn = getattr(_ew, fname)
+        return fn(other, self) if reflected else fn(self, other)
+
+    def iop(self, other):
+        if not isinstance(other, (Array, int, float, complex)):
+            return NotImplemented
+        result = getattr(_ew, fname)(self, other)
+        _getitem.assign_inplace(self, result, name)
+        return self
+
+    f = iop if inplace else op
+    f.__name__ = name
+    f.__qualname__ = f"Array.{name}"
+    return f
+
+
+# name stem -> namespace function. Reflected and in-place forms exist for the arithmetic/bitwise ones.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+
+for _stem, _fname in _BINARY.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+    setattr(Array, f"__r{_stem}__", _binary(f"__r{_stem}__", _fname, reflected=True))
+    setattr(Array, f"__i{_stem}__", _binary(f"__i{_stem}__", _fname, inplace=True))
+for _stem, _fname in _COMPARE.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+Array.__hash__ = None  # arrays compare elementwise, so they are not hashable
+
+
+def window(a: Array) -> np.ndarray:
+    """A NumPy ndarray over exactly the memory `a` views (no copy)."""
+    w = a._np
+    if w is not None:
+        return w
+    storage, view = a._storage, a._view
+    np_dtype = a._dtype.np
+    if 0 in view.shape:
+        return np.empty(view.shape, np_dtype)
+    itemsize = np_dtype.itemsize
+    w = np.ndarray(view.shape, np_dtype, storage.buf, view.offset * itemsize,
+                   tuple(s * itemsize for s in view.strides))
+    if not storage.readonly:
+        a._np = w  # a copy-on-write would replace the buffer, so only writable windows are cached
+    return w
+
+
+def adopt(a: np.ndarray, copy: bool = False) -> Array:
+    """An Array sharing ndarray `a`'s memory (or a copy when `copy`), read-only memory marked copy-on-write."""
+    if copy or a.dtype not in FROM_NUMPY:
+        raise_if_unsupported(a.dtype)
+        return Array._from_numpy(_aligned_copy(a))
+    made = storage_from_ndarray(a, owner=a)
+    if made is None:
+        return Array._from_numpy(_aligned_copy(a))
+    storage, view = made
+    return Array._make(storage, view, FROM_NUMPY[a.dtype])
+
+
+def raise_if_unsupported(np_dtype) -> None:
+    if np.dtype(np_dtype) not in FROM_NUMPY:
+        raise TypeError(f"dtype {np_dtype} is not one of the 13 Array API dtypes")
+
+
+def _aligned_copy(a):
+    from ._storage import aligned_copy
+
+    return aligned_copy(a)
+
+
+def as_index(value, what: str = "index") -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
+
+
+from . import _elementwise as _ew  # noqa: E402
+from . import _getitem  # noqa: E402
+from . import _linalg_main  # noqa: E402
+from . import _manipulation as _manip  # noqa: E402

@@ -1,0 +1,153 @@
+"""Primitives, abstract values and `bind`: the one door every stridex operation goes through.
+
+A `Primitive` is one record holding all of an operation's rules (abstract evaluation, eager
+implementation, JAX lowering, and the transformation slots). `bind` hands it to the current
+interpreter: with no trace active, the eager interpreter runs it now on strided NumPy windows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._dtypes import DType
+
+# --- abstract values ---------------------------------------------------------------------------
+
+
+class ShapedArray:
+    """What tracing knows about an array: its shape, dtype and whether it is a weak (Python-scalar) type."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: tuple, dtype: DType, weak_type: bool = False):
+        self.shape = shape
+        self.dtype = dtype
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype is other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]" + ("{weak}" if self.weak_type else "")
+
+
+# --- primitives --------------------------------------------------------------------------------
+
+PRIMITIVES: dict[str, "Primitive"] = {}
+
+# How the eager interpreter runs each kind of primitive:
+#   "compute": impl(*numpy_windows, **params) -> ndarray (or tuple) in fresh memory
+#   "view":    impl(View, **params) -> View over the same storage (O(1), no data touched)
+#   "write":   impl(target_window, *input_windows, **params) writes into the target's storage
+KINDS = ("compute", "view", "write")
+
+
+class Primitive:
+    """One operation and all its rules, in one record."""
+
+    __slots__ = ("name", "kind", "impl", "abstract_eval", "lower", "jvp", "transpose", "vjp", "batch",
+                 "differentiable", "multiple_results", "data_dependent", "eager")
+
+    def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
+                 transpose=None, vjp=None, batch=None, differentiable: bool = True,
+                 multiple_results: bool = False, data_dependent: bool = False):
+        if name in PRIMITIVES:
+            raise ValueError(f"primitive {name!r} is registered twice")
+        if kind not in KINDS:
+            raise ValueError(f"primitive kind must be one of {KINDS}, got {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.impl = impl
+        self.abstract_eval = abstract_eval
+        self.lower = lower
+        self.jvp = jvp
+        self.transpose = transpose
+        self.vjp = vjp
+        self.batch = batch
+        self.differentiable = differentiable
+        self.multiple_results = multiple_results
+        self.data_dependent = data_dependent
+        self.eager = _EAGER[kind]
+        PRIMITIVES[name] = self
+
+    def __repr__(self):
+        return f"Primitive({self.name})"
+
+    def bind(self, *args, **params):
+        trace = STATE.trace
+        if trace is None:
+            return self.eager(self, args, params)
+        return trace.process(self, args, params)
+
+
+def primitive(name: str, **rules) -> Primitive:
+    return Primitive(name, **rules)
+
+
+class _State:
+    """The interpreter stack. `trace` is the innermost active trace, None when running eagerly."""
+
+    __slots__ = ("trace", "stack")
+
+    def __init__(self):
+        self.trace = None
+        self.stack = []
+
+
+STATE = _State()
+
+
+# --- the eager interpreter ---------------------------------------------------------------------
+
+
+def _eager_compute(prim, args, params):
+    wins = [window(a) if type(a) is Array else a for a in args]
+    out = prim.impl(*wins, **params)
+    if prim.multiple_results:
+        return tuple(_wrap(o, wins) for o in out)
+    return _wrap(out, wins)
+
+
+def _wrap(out, wins):
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    elif out.base is not None and any(type(w) is np.ndarray and np.may_share_memory(out, w) for w in wins):
+        # A compute primitive's result owns fresh memory; NumPy sometimes returns a view of an input.
+        out = out.copy()
+    return Array._from_numpy(out)
+
+
+def _eager_view(prim, args, params):
+    (x,) = args
+    storage, view = x._storage_view()
+    return Array._make(storage, prim.impl(view, **params), x._dtype)
+
+
+def _eager_write(prim, args, params):
+    target = args[0]
+    storage, view = target._storage_view()
+    buf = storage.writable()
+    target_window = _window_on(buf, view, target._dtype.np)
+    prim.impl(target_window, *[window(a) if type(a) is Array else a for a in args[1:]], **params)
+    return target
+
+
+def _window_on(buf, view, np_dtype):
+    itemsize = np_dtype.itemsize
+    if 0 in view.shape:
+        return np.empty(view.shape, np_dtype)
+    return np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize, tuple(s * itemsize for s in view.strides))
+
+
+_EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
+
+
+from ._array import Array, window  # noqa: E402  (the array module itself binds primitives)

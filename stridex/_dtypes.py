@@ -1,0 +1,151 @@
+"""The 13 Array API dtypes, their categories, and the type-promotion rules (spec table + NEP 50)."""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+import numpy as np
+
+_pybool = _builtins.bool
+
+__all__ = [
+    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+]
+
+
+class DType:
+    """An Array API dtype: a name, a kind category and the NumPy dtype that stores it."""
+
+    __slots__ = ("name", "kind", "np", "itemsize", "__weakref__")
+
+    def __init__(self, name: str, kind: str):
+        self.name = name
+        self.kind = kind  # "bool" | "signed" | "unsigned" | "real floating" | "complex floating"
+        self.np = np.dtype(name)
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self) -> str:
+        return f"stridex.{self.name}"
+
+    __str__ = lambda self: self.name  # noqa: E731
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool = DType("bool", "bool")  # noqa: A001
+int8, int16, int32, int64 = (DType(f"int{n}", "signed") for n in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (DType(f"uint{n}", "unsigned") for n in (8, 16, 32, 64))
+float32, float64 = DType("float32", "real floating"), DType("float64", "real floating")
+complex64, complex128 = DType("complex64", "complex floating"), DType("complex128", "complex floating")
+
+ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+              float32, float64, complex64, complex128)
+INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+REAL_FLOATING_DTYPES = (float32, float64)
+COMPLEX_DTYPES = (complex64, complex128)
+FLOATING_DTYPES = REAL_FLOATING_DTYPES + COMPLEX_DTYPES
+REAL_DTYPES = INTEGER_DTYPES + REAL_FLOATING_DTYPES
+NUMERIC_DTYPES = REAL_DTYPES + COMPLEX_DTYPES
+
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+
+
+def _by_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(dt) -> DType:
+    """Map a NumPy dtype (or anything np.dtype accepts) to a stridex dtype; TypeError if unsupported."""
+    try:
+        return FROM_NUMPY[np.dtype(dt)]
+    except (KeyError, TypeError):
+        raise TypeError(f"dtype {dt!r} is not one of the 13 Array API dtypes") from None
+
+
+# Categories used by the spec to say which dtypes a function accepts.
+CATEGORIES = {
+    "bool": (bool,),
+    "integer": INTEGER_DTYPES,
+    "signed integer": (int8, int16, int32, int64),
+    "unsigned integer": (uint8, uint16, uint32, uint64),
+    "real floating": REAL_FLOATING_DTYPES,
+    "complex floating": COMPLEX_DTYPES,
+    "numeric": NUMERIC_DTYPES,
+    "real numeric": REAL_DTYPES,
+    "floating-point": FLOATING_DTYPES,
+    "real-valued floating-point": REAL_FLOATING_DTYPES,
+    "complex floating-point": COMPLEX_DTYPES,
+    "integer or boolean": INTEGER_DTYPES + (bool,),
+    "boolean": (bool,),
+    "any": ALL_DTYPES,
+}
+
+# --- promotion -------------------------------------------------------------------------------
+# The spec defines promotion within a kind; across kinds (int with float, int64 with uint64) it is
+# unspecified, and we follow NumPy 2 (NEP 50) so that client libraries that assume it keep working.
+# Note: NumPy's own table already equals the spec's wherever the spec defines a result, so one table
+# computed from NumPy serves both.
+PROMOTION: dict[tuple[DType, DType], DType] = {
+    (a, b): FROM_NUMPY[np.promote_types(a.np, b.np)] for a in ALL_DTYPES for b in ALL_DTYPES
+}
+
+# Spec-defined (same-kind) promotions; anything else is a NumPy-2 extension.
+_KIND_GROUP = {bool: "b"} | {d: "i" for d in INTEGER_DTYPES} | {d: "f" for d in FLOATING_DTYPES}
+
+
+def promote(a: DType, b: DType) -> DType:
+    return PROMOTION[a, b]
+
+
+def result_type_of(*dtypes: DType) -> DType:
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = PROMOTION[out, d]
+    return out
+
+
+def scalar_result_dtype(array_dtype: DType, scalar) -> DType:
+    """Dtype of `array <op> python_scalar` under weak scalar promotion (NEP 50)."""
+    if isinstance(scalar, _pybool):
+        return array_dtype
+    if isinstance(scalar, int):
+        return int64 if array_dtype is bool else array_dtype
+    if isinstance(scalar, float):
+        return float64 if array_dtype.kind in ("bool", "signed", "unsigned") else array_dtype
+    if isinstance(scalar, complex):
+        if array_dtype.kind == "complex floating":
+            return array_dtype
+        return complex64 if array_dtype is float32 else complex128
+    raise TypeError(f"unsupported Python scalar type {type(scalar).__name__}")
+
+
+def is_spec_promotion(a: DType, b: DType) -> _pybool:
+    """True when the spec itself defines the promotion of a with b."""
+    ka, kb = _KIND_GROUP[a], _KIND_GROUP[b]
+    if ka != kb:
+        return False
+    if ka == "i" and {a.kind, b.kind} == {"signed", "unsigned"}:
+        return PROMOTION[a, b].kind == "signed"
+    return True
+
+
+def default_float_for(dtype: DType) -> DType:
+    """The floating dtype an integer/bool input is computed in (NumPy's rule: float64)."""
+    return dtype if dtype.kind in ("real floating", "complex floating") else float64
+
+
+def complex_of(dtype: DType) -> DType:
+    return complex64 if dtype is float32 or dtype is complex64 else complex128
+
+
+def real_of(dtype: DType) -> DType:
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)

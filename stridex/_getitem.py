@@ -1,0 +1,192 @@
+"""`x[key]` and `x[key] = value`: normalising a key, then binding a view, gather or assign primitive.
+
+Basic keys (ints, slices, `...`, None) give O(1) views; integer arrays and boolean masks follow NumPy's
+advanced-indexing rules (the spec's where it has them) and give copies.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from . import _dtypes
+from ._array import Array
+from ._primitives import indexing as _ix
+from ._primitives import views as _views
+
+_BASIC_SCALARS = (int, slice, type(None), type(Ellipsis))
+
+
+def _normalize_basic(key: tuple, shape: tuple) -> tuple:
+    """Entries covering every axis for a key of ints, slices, None and at most one Ellipsis."""
+    ndim = len(shape)
+    n_indexing = sum(1 for k in key if k is not None and k is not Ellipsis)
+    n_ellipsis = sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError(f"an index can have at most one ellipsis ('...'), got {n_ellipsis}")
+    if n_indexing > ndim:
+        raise IndexError(f"too many indices for an array of shape {shape}: {n_indexing} were given")
+    entries = []
+    axis = 0
+    for k in key:
+        if k is None:
+            entries.append(("newaxis",))
+        elif k is Ellipsis:
+            for _ in range(ndim - n_indexing):
+                entries.append(("slice", 0, shape[axis], 1))
+                axis += 1
+        elif isinstance(k, slice):
+            n = shape[axis]
+            if k.step == 0:
+                raise ValueError("slice step cannot be zero")
+            entries.append(("slice", *_slice_indices(k, n)))
+            axis += 1
+        else:
+            n = shape[axis]
+            i = k if type(k) is int else operator.index(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            entries.append(("int", i + n if i < 0 else i))
+            axis += 1
+    while axis < ndim:
+        entries.append(("slice", 0, shape[axis], 1))
+        axis += 1
+    return tuple(entries)
+
+
+def _slice_indices(k: slice, n: int) -> tuple:
+    for part in (k.start, k.stop, k.step):
+        if part is not None and not isinstance(part, int):
+            try:
+                operator.index(part)
+            except TypeError:
+                raise IndexError(f"slice indices must be integers or None, got {part!r}") from None
+    return slice(*(None if p is None else operator.index(p) for p in (k.start, k.stop, k.step))).indices(n)
+
+
+def _is_basic(key: tuple) -> bool:
+    """True for keys of ints (any __index__ scalar that is not an array), slices, None and Ellipsis."""
+    for k in key:
+        if type(k) is int or k is None or k is Ellipsis or type(k) is slice:
+            continue
+        if isinstance(k, (bool, Array, list, tuple)) or hasattr(k, "__array_namespace__"):
+            return False
+        if not hasattr(k, "__index__") or getattr(k, "ndim", 0) != 0 or getattr(k, "dtype", None) == "bool":
+            return False
+    return True
+
+
+def _as_tuple(key) -> tuple:
+    return key if type(key) is tuple else (key,)
+
+
+def getitem(x: Array, key) -> Array:
+    key = _as_tuple(key)
+    if _is_basic(key):
+        return _views.basic_index.bind(x, entries=_normalize_basic(key, x.shape))
+    template, arrays, has_mask = _advanced_template(key, x.shape)
+    prim = _ix.boolean_gather if has_mask else _ix.gather
+    return prim.bind(x, *arrays, template=template)
+
+
+def _advanced_template(key: tuple, shape: tuple):
+    """Template + index arrays for a key with integer arrays, lists or masks (NumPy semantics)."""
+    from ._creation import asarray
+
+    template, arrays, has_mask = [], [], False
+    ndim = len(shape)
+    consumed = 0
+    for k in key:
+        if isinstance(k, Array) and k.dtype is _dtypes.bool:
+            consumed += k.ndim
+        elif k is not None and k is not Ellipsis and not (type(k) is bool):
+            consumed += 1
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can have at most one ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for an array of shape {shape}: {consumed} axes are indexed")
+    axis = 0
+    for k in key:
+        if k is None:
+            template.append(("newaxis",))
+        elif k is Ellipsis:
+            template.append(("ellipsis",))
+            axis += ndim - consumed
+        elif type(k) is bool:
+            template.append(("array", len(arrays)))
+            arrays.append(asarray(k))
+            has_mask = True
+        elif isinstance(k, slice):
+            if k.step == 0:
+                raise ValueError("slice step cannot be zero")
+            template.append(("slice", *_slice_indices(k, shape[axis])))
+            axis += 1
+        elif isinstance(k, (Array, list, tuple)):
+            a = k if isinstance(k, Array) else asarray(k)
+            if a.dtype is _dtypes.bool:
+                has_mask = True
+                want = shape[axis:axis + a.ndim]
+                if a.shape != want:
+                    raise IndexError(f"boolean index of shape {a.shape} does not match the indexed axes "
+                                     f"{tuple(range(axis, axis + a.ndim))} of shape {want}")
+                axis += a.ndim
+            elif a.dtype.kind in ("signed", "unsigned") or a.size == 0:
+                axis += 1
+            else:
+                raise IndexError(f"arrays used as indices must be of integer or boolean dtype, got {a.dtype.name}")
+            template.append(("array", len(arrays)))
+            arrays.append(a)
+        else:
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise IndexError(f"only integers, slices, ..., None, and integer or boolean arrays are valid "
+                                 f"indices; got {type(k).__name__}") from None
+            n = shape[axis]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            template.append(("int", i + n if i < 0 else i))
+            axis += 1
+    return tuple(template), arrays, has_mask
+
+
+def _check_value(x: Array, value):
+    dt = x.dtype
+    if isinstance(value, Array):
+        if _dtypes.PROMOTION[dt, value.dtype] is not dt:
+            raise TypeError(f"cannot assign an array of dtype {value.dtype.name} into an array of dtype {dt.name}")
+        return value
+    if isinstance(value, bool):
+        ok = True
+    elif isinstance(value, int):
+        ok = dt is not _dtypes.bool
+    elif isinstance(value, float):
+        ok = dt.kind in ("real floating", "complex floating")
+    elif isinstance(value, complex):
+        ok = dt.kind == "complex floating"
+    else:
+        raise TypeError(f"cannot assign a {type(value).__name__} into an array; expected an Array or Python scalar")
+    if not ok:
+        raise TypeError(f"cannot assign Python {type(value).__name__} {value!r} into an array of dtype {dt.name}")
+    return value
+
+
+def setitem(x: Array, key, value) -> None:
+    value = _check_value(x, value)
+    key = _as_tuple(key)
+    if _is_basic(key):
+        entries = _normalize_basic(key, x.shape)
+        template = tuple(e if e[0] != "slice" else e for e in entries)
+        _ix.assign.bind(x, value, template=template)
+        return
+    template, arrays, _ = _advanced_template(key, x.shape)
+    _ix.assign.bind(x, value, *arrays, template=template)
+
+
+def assign_inplace(x: Array, result: Array, op: str) -> None:
+    """The write half of an in-place operator: `x op= y` stores `x op y` into x's own storage."""
+    if result.dtype is not x.dtype:
+        raise TypeError(f"in-place {op} would change the dtype of an array of dtype {x.dtype.name} "
+                        f"to {result.dtype.name}")
+    if result.shape != x.shape:
+        raise ValueError(f"in-place {op} would change the shape of an array of shape {x.shape} to {result.shape}")
+    _ix.assign.bind(x, result, template=(("ellipsis",),))

@@ -1,0 +1,83 @@
+"""`Storage`: the flat buffer many arrays share — owned (64-byte aligned) or borrowed, copy-on-write when read-only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._view import View
+
+ALIGNMENT = 64
+
+
+def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
+    """A C-contiguous, uninitialised ndarray whose data pointer is 64-byte aligned."""
+    np_dtype = np.dtype(np_dtype)
+    count = 1
+    for n in shape:
+        count *= n
+    nbytes = count * np_dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + nbytes].view(np_dtype).reshape(shape)
+
+
+def aligned_copy(a: np.ndarray) -> np.ndarray:
+    out = aligned_empty(a.shape, a.dtype)
+    np.copyto(out, a, casting="no")
+    return out
+
+
+def is_aligned(a: np.ndarray) -> bool:
+    return a.ctypes.data % ALIGNMENT == 0
+
+
+class Storage:
+    """A 1-D NumPy buffer plus what the arrays viewing it need to know about its ownership.
+
+    `readonly` marks borrowed memory that must not be written (a JAX result, a read-only NumPy array):
+    the first write replaces `buf` with an aligned private copy, which every array sharing this Storage
+    then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
+    """
+
+    __slots__ = ("buf", "readonly", "owner", "__weakref__")
+
+    def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
+        self.buf = buf
+        self.readonly = readonly
+        self.owner = owner
+
+    def writable(self) -> np.ndarray:
+        if self.readonly:
+            self.buf = aligned_copy(self.buf)
+            self.readonly = False
+            self.owner = None
+        return self.buf
+
+
+def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None) -> tuple[Storage, View] | None:
+    """Wrap the memory of ndarray `a` (no copy) as (Storage, View); None if its strides are not in whole elements."""
+    itemsize = a.itemsize
+    if readonly is None:
+        readonly = not a.flags.writeable
+    if a.size == 0:
+        return Storage(np.empty(0, a.dtype), readonly=False), View.contiguous(a.shape)
+    strides = []
+    for s in a.strides:
+        if s % itemsize:
+            return None
+        strides.append(s // itemsize)
+    # Flip negative axes so the data pointer sits at the lowest address the array touches.
+    low = a
+    offset = 0
+    flips = []
+    for axis, (n, s) in enumerate(zip(a.shape, strides)):
+        if s < 0:
+            flips.append(slice(None, None, -1))
+            offset += -(n - 1) * s
+        else:
+            flips.append(slice(None))
+    if offset:
+        low = a[tuple(flips)]
+    span = 1 + sum((n - 1) * abs(s) for n, s in zip(a.shape, strides))
+    buf = np.lib.stride_tricks.as_strided(low, shape=(span,), strides=(itemsize,), writeable=not readonly)
+    return Storage(buf, readonly=readonly, owner=owner), View(tuple(a.shape), tuple(strides), offset)

@@ -1,0 +1,3 @@
+"""The `fft` extension (filled in by its implementation)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The `linalg` extension (filled in by its implementation)."""
+
+__all__ = []
