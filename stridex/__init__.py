@@ -22,6 +22,7 @@ from ._searching import *  # noqa: F403
 from ._set import *  # noqa: F403
 from ._sorting import *  # noqa: F403
 from ._statistical import *  # noqa: F403
+from ._transcendental import *  # noqa: F403
 from ._utility import *  # noqa: F403
 from . import fft, linalg  # noqa: E402
 

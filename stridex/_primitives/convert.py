@@ -1,0 +1,1 @@
+"""Dtype conversion primitive (astype)."""

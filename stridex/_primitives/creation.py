@@ -1,0 +1,1 @@
+"""Creation primitives: iota (arange), full, eye, tril/triu masks, linspace."""

@@ -1,0 +1,1 @@
+"""Linear-algebra primitives: dot_general (matmul, tensordot, vecdot) and the decompositions."""

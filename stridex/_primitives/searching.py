@@ -1,0 +1,1 @@
+"""Searching primitives: argmax, argmin, nonzero, searchsorted, where (select), count_nonzero."""

@@ -1,0 +1,1 @@
+"""Set primitives: unique_* and isin."""

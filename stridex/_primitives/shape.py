@@ -1,0 +1,1 @@
+"""Shape primitives that copy data: concatenate, stack, repeat, roll, tile."""

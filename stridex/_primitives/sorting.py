@@ -1,0 +1,1 @@
+"""Sorting primitives: sort, argsort."""

@@ -1,0 +1,1 @@
+"""take / take_along_axis gathers."""

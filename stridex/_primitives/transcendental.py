@@ -1,0 +1,1 @@
+"""Transcendental elementwise primitives: exponentials, logarithms, powers and roots, trigonometric and hyperbolic functions."""

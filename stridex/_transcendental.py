@@ -1,0 +1,3 @@
+"""(filled in by its chapter's implementation)"""
+
+__all__ = []
