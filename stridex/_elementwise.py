@@ -53,6 +53,15 @@ def _binary_slow(prim, allowed, category, x1, x2):
     return prim.bind(x1, x2)
 
 
+def _unary(prim, allowed: frozenset, category: str, x, **params):
+    """Validate a one-argument elementwise call (an array of an `allowed` dtype), then bind `prim`."""
+    if type(x) is not Array and not isinstance(x, Array):
+        raise TypeError(f"{prim.name} takes an array, got {type(x).__name__}")
+    if x._dtype not in allowed:
+        raise TypeError(f"{prim.name} requires {category} dtypes, got {x._dtype.name}")
+    return prim.bind(x, **params)
+
+
 def add(x1, x2, /):
     """Elementwise sum, broadcasting `x1` and `x2`.
 
