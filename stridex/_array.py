@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import FROM_NUMPY, DType
+from ._state import STATE
 from ._storage import Storage, storage_from_ndarray
 from ._view import View
 
@@ -83,11 +84,39 @@ class Array:
 
         return copy.bind(self)
 
+    def _eager_window(self, prim):
+        """The NumPy window an eager primitive reads; tracers override this to refuse."""
+        return window(self)
+
     def _storage_view(self) -> tuple[Storage, View]:
+        """This array's (Storage, View), adopting a fresh NumPy result or deriving the View of a fast-path view."""
         if self._storage is None:
             made = storage_from_ndarray(self._np)
             self._storage, self._view = made
+        elif self._view is None:
+            self._view = _view_of_window(self._np, self._storage.buf)
         return self._storage, self._view
+
+    def _fast_view(self, w: np.ndarray) -> "Array":
+        """An Array over NumPy view `w` of this array's window, sharing this array's Storage.
+
+        Eager fast path for basic indexing, transposes and reshapes: NumPy applies the same view rules
+        as `View` (tests check they agree), in C; the View itself is derived from `w` only when needed.
+        Only valid while no trace is active and the storage is writable (see `_fast_storage`).
+        """
+        r = object.__new__(Array)
+        r._np = w
+        r._storage = self._storage
+        r._view = None
+        r._dtype = self._dtype
+        return r
+
+    def _fast_storage(self) -> bool:
+        """True when the eager view fast path may be used: storage exists (or is adopted now) and is writable."""
+        st = self._storage
+        if st is None:
+            st = self._storage_view()[0]
+        return not st.readonly
 
     # --- attributes ----------------------------------------------------------------------------
 
@@ -119,6 +148,8 @@ class Array:
     def T(self) -> "Array":
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
+        if STATE.trace is None and self._fast_storage():
+            return self._fast_view(window(self).T)
         return _manip.permute_dims(self, (1, 0))
 
     @property
@@ -209,9 +240,25 @@ class Array:
     # --- indexing ------------------------------------------------------------------------------
 
     def __getitem__(self, key) -> "Array":
+        if STATE.trace is None:
+            t = type(key)
+            if t is int or t is slice:
+                if self._fast_storage():
+                    w = self._np
+                    return self._fast_view((w if w is not None else window(self))[key, ...])
+            elif t is tuple and _is_fast_key(key) and self._fast_storage():
+                w = self._np
+                w = w if w is not None else window(self)
+                return self._fast_view(w[key] if Ellipsis in key else w[key + (Ellipsis,)])
         return _getitem.getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
+        if STATE.trace is None:
+            t = type(key)
+            if (t is int or t is slice or (t is tuple and _is_fast_key(key))) and self._fast_storage():
+                value = _getitem.check_value(self, value)
+                window(self)[key] = window(value) if isinstance(value, Array) else value
+                return
         _getitem.setitem(self, key, value)
 
     # --- operators: each delegates to the namespace function of the same meaning ----------------
@@ -246,42 +293,22 @@ class Array:
         return self
 
 
-def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
-    def op(self, other):
-        if not isinstance(other, (Array, int, float, complex)):
-            return NotImplemented
-        fn = getattr(_ew, fname)
-        return fn(other, self) if reflected else fn(self, other)
-
-    def iop(self, other):
-        if not isinstance(other, (Array, int, float, complex)):
-            return NotImplemented
-        result = getattr(_ew, fname)(self, other)
-        _getitem.assign_inplace(self, result, name)
-        return self
-
-    f = iop if inplace else op
-    f.__name__ = name
-    f.__qualname__ = f"Array.{name}"
-    return f
+_FAST_KEY_TYPES = frozenset({int, slice, type(None), type(Ellipsis)})
 
 
-# name stem -> namespace function. Reflected and in-place forms exist for the arithmetic/bitwise ones.
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
-    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
-}
-_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-            "eq": "equal", "ne": "not_equal"}
+def _is_fast_key(key: tuple) -> bool:
+    for k in key:
+        if type(k) not in _FAST_KEY_TYPES:
+            return False
+    return True
 
-for _stem, _fname in _BINARY.items():
-    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
-    setattr(Array, f"__r{_stem}__", _binary(f"__r{_stem}__", _fname, reflected=True))
-    setattr(Array, f"__i{_stem}__", _binary(f"__i{_stem}__", _fname, inplace=True))
-for _stem, _fname in _COMPARE.items():
-    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
-Array.__hash__ = None  # arrays compare elementwise, so they are not hashable
+
+def _view_of_window(w: np.ndarray, buf: np.ndarray) -> View:
+    itemsize = w.itemsize
+    if w.size == 0:
+        return View.contiguous(w.shape)
+    offset = w.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
+    return View(w.shape, tuple(s // itemsize for s in w.strides), offset // itemsize)
 
 
 def window(a: Array) -> np.ndarray:
@@ -335,3 +362,60 @@ from . import _elementwise as _ew  # noqa: E402
 from . import _getitem  # noqa: E402
 from . import _linalg_main  # noqa: E402
 from . import _manipulation as _manip  # noqa: E402
+
+
+_OPERANDS = (Array, int, float, complex)
+
+
+def _namespace_function(fname: str):
+    import stridex
+
+    return getattr(stridex, fname)
+
+
+def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
+    fn = None  # the namespace function, looked up on first use (its module may import after this one)
+
+    def op(self, other):
+        if type(other) is not Array and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return (fn or resolve())(self, other)
+
+    def rop(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return (fn or resolve())(other, self)
+
+    def iop(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        _getitem.assign_inplace(self, (fn or resolve())(self, other), name)
+        return self
+
+    def resolve():
+        nonlocal fn
+        fn = _namespace_function(fname)
+        return fn
+
+    f = iop if inplace else rop if reflected else op
+    f.__name__ = name
+    f.__qualname__ = f"Array.{name}"
+    return f
+
+
+# name stem -> namespace function. Reflected and in-place forms exist for the arithmetic/bitwise ones.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+
+for _stem, _fname in _BINARY.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+    setattr(Array, f"__r{_stem}__", _binary(f"__r{_stem}__", _fname, reflected=True))
+    setattr(Array, f"__i{_stem}__", _binary(f"__i{_stem}__", _fname, inplace=True))
+for _stem, _fname in _COMPARE.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+Array.__hash__ = None  # arrays compare elementwise, so they are not hashable

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dtypes import DType
+from ._dtypes import FROM_NUMPY, DType
+from ._state import STATE
 
 # --- abstract values ---------------------------------------------------------------------------
 
@@ -92,28 +93,35 @@ def primitive(name: str, **rules) -> Primitive:
     return Primitive(name, **rules)
 
 
-class _State:
-    """The interpreter stack. `trace` is the innermost active trace, None when running eagerly."""
-
-    __slots__ = ("trace", "stack")
-
-    def __init__(self):
-        self.trace = None
-        self.stack = []
-
-
-STATE = _State()
-
-
 # --- the eager interpreter ---------------------------------------------------------------------
 
 
 def _eager_compute(prim, args, params):
-    wins = [window(a) if type(a) is Array else a for a in args]
+    # The hot path of every eager operation: keep it free of generic machinery.
+    wins = []
+    for a in args:
+        if type(a) is Array:
+            w = a._np
+            wins.append(w if w is not None else window(a))
+        else:
+            wins.append(_eager_operand(prim, a))
     out = prim.impl(*wins, **params)
     if prim.multiple_results:
         return tuple(_wrap(o, wins) for o in out)
+    if type(out) is np.ndarray and out.base is None:
+        result = object.__new__(Array)
+        result._np = out
+        result._storage = None
+        result._view = None
+        result._dtype = FROM_NUMPY[out.dtype]
+        return result
     return _wrap(out, wins)
+
+
+def _eager_operand(prim, a):
+    if isinstance(a, Array):  # an Array subclass, e.g. a tracer that escaped its trace
+        return a._eager_window(prim)
+    return a
 
 
 def _wrap(out, wins):
@@ -133,10 +141,13 @@ def _eager_view(prim, args, params):
 
 def _eager_write(prim, args, params):
     target = args[0]
-    storage, view = target._storage_view()
-    buf = storage.writable()
-    target_window = _window_on(buf, view, target._dtype.np)
-    prim.impl(target_window, *[window(a) if type(a) is Array else a for a in args[1:]], **params)
+    storage = target._storage
+    if storage is None or storage.readonly:
+        storage, view = target._storage_view()
+        target_window = _window_on(storage.writable(), view, target._dtype.np)  # copy-on-write happens here
+    else:
+        target_window = window(target)
+    prim.impl(target_window, *[window(a) if isinstance(a, Array) else a for a in args[1:]], **params)
     return target
 
 

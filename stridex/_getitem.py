@@ -149,7 +149,8 @@ def _advanced_template(key: tuple, shape: tuple):
     return tuple(template), arrays, has_mask
 
 
-def _check_value(x: Array, value):
+def check_value(x: Array, value):
+    """`value` if it may be stored into `x` under the spec's promotion rules, else TypeError."""
     dt = x.dtype
     if isinstance(value, Array):
         if _dtypes.PROMOTION[dt, value.dtype] is not dt:
@@ -171,7 +172,7 @@ def _check_value(x: Array, value):
 
 
 def setitem(x: Array, key, value) -> None:
-    value = _check_value(x, value)
+    value = check_value(x, value)
     key = _as_tuple(key)
     if _is_basic(key):
         entries = _normalize_basic(key, x.shape)

@@ -1,0 +1,14 @@
+"""The interpreter stack: which trace, if any, the next `bind` goes to."""
+
+
+class _State:
+    """`trace` is the innermost active trace, None when running eagerly; `stack` holds the outer ones."""
+
+    __slots__ = ("trace", "stack")
+
+    def __init__(self):
+        self.trace = None
+        self.stack = []
+
+
+STATE = _State()
