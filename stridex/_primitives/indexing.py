@@ -19,7 +19,8 @@ def numpy_key(template: tuple, arrays) -> tuple:
         if tag == "int":
             key.append(entry[1])
         elif tag == "slice":
-            key.append(slice(entry[1], entry[2], entry[3]))
+            # Normalised stops follow `range`: -1 with a negative step means "past the start".
+            key.append(slice(entry[1], None if entry[2] < 0 else entry[2], entry[3]))
         elif tag == "newaxis":
             key.append(None)
         elif tag == "ellipsis":

@@ -1,0 +1,210 @@
+"""Shadow tests for the strided core: every view rule against NumPy on `np.arange` data, plus aliasing.
+
+Each View is materialised from a flat arange through its (shape, strides, offset) and compared element
+by element with NumPy's answer; writes through a view must show up in every array sharing its storage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import stridex as sx
+from stridex import _getitem
+from stridex._array import window
+from stridex._view import View
+
+shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)
+
+
+def materialise(view: View, flat: np.ndarray) -> np.ndarray:
+    """The values `view` selects from `flat`, computed from its strides alone."""
+    out = np.empty(view.shape, flat.dtype)
+    for idx in np.ndindex(*view.shape):
+        out[idx] = flat[view.offset + sum(i * s for i, s in zip(idx, view.strides))]
+    return out
+
+
+def fresh(shape):
+    base = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    return base, sx.asarray(base.copy())
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_basic_index_view_rule_matches_numpy(data, shape):
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    base = np.arange(int(np.prod(shape))).reshape(shape)
+    expected = base[key]
+    entries = _getitem._normalize_basic(key if isinstance(key, tuple) else (key,), shape)
+    view = View.contiguous(shape).index(entries)
+    np.testing.assert_array_equal(materialise(view, base.reshape(-1)), expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_getitem_is_a_view_and_writes_through(data, shape):
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    base, x = fresh(shape)
+    for get in (lambda a, k: a[k], _getitem.getitem):  # the eager fast path and the View path
+        base, x = fresh(shape)
+        y = get(x, key)
+        np.testing.assert_array_equal(np.asarray(y), base[key])
+        assert y.shape == base[key].shape
+        if y.size:
+            y[...] = -1
+            base[key] = -1
+            np.testing.assert_array_equal(np.asarray(x), base)
+            assert y._storage_view()[0] is x._storage_view()[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_fast_path_view_equals_view_rule(data, shape):
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    _, x = fresh(shape)
+    fast, slow = x[key], _getitem.getitem(x, key)
+    if fast.size:
+        assert fast._storage_view()[1] == slow._storage_view()[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), shape=shapes)
+def test_setitem_basic_matches_numpy(data, shape):
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    base, x = fresh(shape)
+    target_shape = base[key].shape
+    value = np.arange(int(np.prod(target_shape))).reshape(target_shape) * 10 + 7
+    base[key] = value
+    x[key] = sx.asarray(value)
+    np.testing.assert_array_equal(np.asarray(x), base)
+    base[key] = 3
+    _getitem.setitem(x, key, 3)  # the bound `assign` primitive, not the fast path
+    np.testing.assert_array_equal(np.asarray(x), base)
+
+
+def test_chain_of_views_writes_reach_every_view():
+    base, x = fresh((4, 6))
+    a = x[1:, ::-2]           # slice with negative step
+    b = a.T                   # transpose of that
+    c = b[1]                  # integer index of that
+    c[...] = 100
+    base[1:, ::-2].T[1] = 100
+    np.testing.assert_array_equal(np.asarray(x), base)
+    np.testing.assert_array_equal(np.asarray(a), base[1:, ::-2])
+    x[2] += 1                  # in-place operator through a view
+    base[2] += 1
+    np.testing.assert_array_equal(np.asarray(b), base[1:, ::-2].T)
+
+
+def test_inplace_operator_on_strided_view():
+    base, x = fresh((10,))
+    v = x[::2]
+    v += 5
+    base[::2] += 5
+    np.testing.assert_array_equal(np.asarray(x), base)
+
+
+def test_integer_array_and_mask_indexing_copy():
+    base, x = fresh((4, 5))
+    idx = np.array([3, 0, 3])
+    y = x[sx.asarray(idx), 1:]
+    np.testing.assert_array_equal(np.asarray(y), base[idx, 1:])
+    y[...] = -5  # a copy: the base is unchanged
+    np.testing.assert_array_equal(np.asarray(x), base)
+    mask = base % 3 == 0
+    np.testing.assert_array_equal(np.asarray(x[sx.asarray(mask)]), base[mask])
+    x[sx.asarray(mask)] = 0
+    base[mask] = 0
+    np.testing.assert_array_equal(np.asarray(x), base)
+
+
+def test_index_errors_name_the_problem():
+    _, x = fresh((3, 4))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[3]
+    with pytest.raises(IndexError, match="out of bounds"):
+        _getitem.getitem(x, (0, -5))
+    with pytest.raises(IndexError, match="too many indices"):
+        _getitem.getitem(x, (0, 0, 0))
+    with pytest.raises(IndexError):
+        x[..., ...]
+    with pytest.raises(IndexError):
+        x[1.5]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[sx.asarray(np.ones((2, 4), bool))]
+
+
+def test_setitem_rejects_values_of_a_wider_kind():
+    _, x = fresh((3,))
+    with pytest.raises(TypeError, match="float"):
+        x[0] = 1.5
+    with pytest.raises(TypeError, match="float64"):
+        x[0] = sx.asarray(np.ones((), np.float64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=4))
+def test_reshape_view_rule_matches_numpy(data, shape):
+    base = np.arange(int(np.prod(shape))).reshape(shape)
+    perm = data.draw(st.permutations(range(len(shape))))
+    steps = tuple(data.draw(st.sampled_from([1, 1, 2, -1])) for _ in shape)
+    view = View.contiguous(shape).permute(tuple(perm))
+    arr = base.transpose(perm)
+    entries = tuple(("slice", *slice(None, None, s).indices(n)) for s, n in zip(steps, view.shape))
+    view, arr = view.index(entries), arr[tuple(slice(None, None, s) for s in steps)]
+    n = arr.size
+    target = data.draw(st.sampled_from([(n,), (1, n), (n, 1)] + [(d, n // d) for d in range(1, n + 1) if n % d == 0]))
+    got = view.reshape(target)
+    try:
+        numpy_view = arr.reshape(target, copy=False)
+    except ValueError:
+        numpy_view = None
+    assert (got is None) == (numpy_view is None)
+    if got is not None:
+        np.testing.assert_array_equal(materialise(got, base.reshape(-1)), arr.reshape(target))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=5))
+def test_movement_view_rules_match_numpy(data, shape):
+    base = np.arange(int(np.prod(shape))).reshape(shape)
+    flat, v = base.reshape(-1), View.contiguous(shape)
+    perm = tuple(data.draw(st.permutations(range(len(shape)))))
+    np.testing.assert_array_equal(materialise(v.permute(perm), flat), base.transpose(perm))
+    axes = tuple(sorted(data.draw(st.sets(st.integers(0, len(shape) - 1)))))
+    np.testing.assert_array_equal(materialise(v.flip(axes), flat), np.flip(base, axes))
+    offset = data.draw(st.integers(-6, 6))
+    a1, a2 = data.draw(st.permutations(range(len(shape))))[:2]
+    np.testing.assert_array_equal(materialise(v.diagonal(offset, a1, a2), flat),
+                                  np.diagonal(base, offset, a1, a2))
+    target = (2,) + tuple(n if data.draw(st.booleans()) else n for n in shape)
+    np.testing.assert_array_equal(materialise(v.broadcast(target), flat), np.broadcast_to(base, target))
+
+
+def test_storage_windows_are_64_byte_aligned_for_copies():
+    x = sx.asarray(np.arange(5000.0), copy=True)
+    assert window(x).ctypes.data % 64 == 0
+
+
+def test_read_only_memory_is_copied_on_first_write():
+    ro = np.arange(6.0)
+    ro.flags.writeable = False
+    x = sx.asarray(ro)
+    y = x[1:]
+    assert np.shares_memory(window(x), ro)  # shared, not copied, while only read
+    y[0] = 50.0
+    assert ro[1] == 1.0  # the producer's memory is untouched
+    np.testing.assert_array_equal(np.asarray(x), [0, 50, 2, 3, 4, 5])  # every view sees the write
+
+
+def test_numpy_memory_is_shared():
+    base = np.arange(6.0)
+    x = sx.asarray(base)
+    x[2] = -1
+    assert base[2] == -1
+    with pytest.raises(ValueError):
+        sx.asarray([1, 2], copy=False)
