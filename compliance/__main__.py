@@ -1,0 +1,5 @@
+"""Entry point of ``python -m compliance``."""
+
+from .runner import main
+
+raise SystemExit(main())
