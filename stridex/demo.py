@@ -1,0 +1,108 @@
+"""A short, printed tour of stridex: `python -m stridex.demo`.
+
+Each section prints the code it runs and what came out: creating arrays, views that share memory,
+broadcasting, dtype promotion, reshape (view or copy), and the zero-copy DLPack hand-over to NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import stridex as sx
+
+
+def shares_memory(a, b) -> bool:
+    """Whether two arrays (stridex or NumPy) overlap in memory; np.asarray of a stridex array is a no-copy window."""
+    return bool(np.shares_memory(np.asarray(a), np.asarray(b)))
+
+
+def section(title: str) -> None:
+    print(f"\n== {title} ==")
+
+
+def show(code: str, value) -> None:
+    print(f">>> {code}")
+    print(value if isinstance(value, str) else repr(value))
+
+
+def creating_arrays():
+    section("creating arrays")
+    x = sx.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    show("x = sx.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])", x)
+    show("x.shape, x.dtype, x.device", (x.shape, x.dtype, x.device))
+    data = np.arange(12, dtype=np.int32).reshape(3, 4)
+    y = sx.asarray(data)
+    show("y = sx.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))   # adopts NumPy memory, no copy", y)
+    show("shares_memory(y, data)", shares_memory(y, data))
+
+
+def views():
+    section("views share memory")
+    x = sx.asarray(np.arange(12.0).reshape(3, 4))
+    show("x", x)
+    v = x[::2, 1:]
+    show("v = x[::2, 1:]   # a strided view: no data is copied", v)
+    show("shares_memory(v, x)", shares_memory(v, x))
+    v[0, 0] = -1.0
+    show("v[0, 0] = -1.0; x   # the write through the view appears in the base", x)
+    t = sx.permute_dims(x, (1, 0))
+    show("t = sx.permute_dims(x, (1, 0)); t.shape, shares_memory(t, x)", (t.shape, shares_memory(t, x)))
+
+
+def broadcasting():
+    section("broadcasting")
+    col = sx.asarray([[0], [10], [20]])
+    row = sx.asarray([1, 2, 3, 4])
+    show("col.shape, row.shape", (col.shape, row.shape))
+    show("sx.add(col, row)   # (3, 1) with (4,) -> (3, 4)", sx.add(col, row))
+    show("col + 100   # Python scalars broadcast too", col + 100)
+
+
+def promotion():
+    section("dtype promotion")
+    i8 = sx.asarray([1, -2], dtype=sx.int8)
+    u8 = sx.asarray([200, 3], dtype=sx.uint8)
+    show("sx.add(int8 array, uint8 array).dtype   # the spec's table", sx.add(i8, u8).dtype)
+    i64 = sx.asarray([1, 2])
+    f32 = sx.asarray([0.5, 0.25], dtype=sx.float32)
+    show("sx.add(int64 array, float32 array).dtype   # unspecified by the spec: NumPy 2's answer",
+         sx.add(i64, f32).dtype)
+    show("(f32 + 1).dtype   # a Python scalar is weak: the array's dtype wins", (f32 + 1).dtype)
+
+
+def reshaping():
+    section("reshape: a view when the strides allow, else a copy")
+    x = sx.asarray(np.arange(6.0).reshape(2, 3))
+    flat = sx.reshape(x, (6,))
+    show("flat = sx.reshape(x, (6,)); shares_memory(flat, x)   # contiguous: a view", shares_memory(flat, x))
+    flat_t = sx.reshape(x.T, (6,))
+    show("flat_t = sx.reshape(x.T, (6,)); shares_memory(flat_t, x)   # transposed: a copy",
+         shares_memory(flat_t, x))
+    show("flat_t", flat_t)
+    try:
+        sx.reshape(x.T, (6,), copy=False)
+    except ValueError as e:
+        show("sx.reshape(x.T, (6,), copy=False)", f"ValueError: {e}")
+
+
+def dlpack():
+    section("DLPack hand-over to NumPy (zero-copy)")
+    x = sx.asarray([1.0, 2.0, 3.0, 4.0])
+    n = np.from_dlpack(x)
+    show("n = np.from_dlpack(x); shares_memory(n, x)", shares_memory(n, x))
+    x[0] = 100.0
+    show("x[0] = 100.0; n   # NumPy sees stridex's write", n)
+    ones = np.ones(3)
+    back = sx.from_dlpack(ones)
+    show("back = sx.from_dlpack(ones := np.ones(3)); shares_memory(back, ones)   # and the other way",
+         shares_memory(back, ones))
+
+
+def main() -> None:
+    print(f"stridex {sx.__version__}: Array API {sx.__array_api_version__} on a strided core")
+    for part in (creating_arrays, views, broadcasting, promotion, reshaping, dlpack):
+        part()
+
+
+if __name__ == "__main__":
+    main()

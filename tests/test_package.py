@@ -1,0 +1,190 @@
+"""The package as a user meets it: import cost, no eager JAX import, the full 2025.12 surface, the demo,
+the shipped type marker, and the conformance runner's report logic."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import stridex as sx
+
+REPO = Path(__file__).resolve().parent.parent
+API_NAMES = json.loads((Path(__file__).parent / "data" / "api_2025_12.json").read_text())
+# The spec checklist that tests/data/api_2025_12.json copies; present where shared/ sits beside the checkout.
+SHARED_API_NAMES = REPO.parent / "shared" / "spec" / "api_2025_12.json"
+
+
+def run_python(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+def test_import_does_not_import_jax():
+    out = run_python("import sys, stridex; print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')"
+                     " or m == 'jaxlib' or m.startswith('jaxlib.')))")
+    assert out.strip() == "[]", f"`import stridex` imported JAX modules: {out.strip()}"
+
+
+def test_import_time_is_bounded():
+    # The target (150 ms) is measured by benchmarks/eager.py; this only catches gross regressions.
+    code = "import time; t = time.perf_counter(); import stridex; print(time.perf_counter() - t)"
+    times = sorted(float(run_python(code)) for _ in range(3))
+    assert times[1] < 2.0, f"`import stridex` took {times[1]:.2f} s (median of 3)"
+
+
+def test_py_typed_is_shipped():
+    assert resources.files("stridex").joinpath("py.typed").is_file()
+
+
+# --- the 2025.12 surface -----------------------------------------------------------------------
+
+NAMESPACE_CHAPTERS = ("creation", "data_type", "elementwise", "indexing", "inspection", "linalg_main",
+                      "manipulation", "searching", "set", "sorting", "statistical", "utility")
+ARRAY_MEMBERS = ("array_attributes", "array_methods", "array_inplace_operators", "array_reflected_operators")
+
+
+def test_name_list_copy_matches_shared_spec():
+    if not SHARED_API_NAMES.exists():
+        pytest.skip(f"{SHARED_API_NAMES} is not beside this checkout")
+    assert json.loads(SHARED_API_NAMES.read_text()) == API_NAMES
+
+
+def test_name_list_covers_every_chapter():
+    handled = set(NAMESPACE_CHAPTERS) | set(ARRAY_MEMBERS) | {
+        "constants", "dtypes", "ext_linalg", "ext_fft", "inspection_info_methods", "namespace_attributes"}
+    assert set(API_NAMES) == handled
+
+
+@pytest.mark.parametrize("name", [n for c in NAMESPACE_CHAPTERS for n in API_NAMES[c]])
+def test_namespace_function_exists(name):
+    assert callable(getattr(sx, name, None)), f"stridex.{name} is missing"
+
+
+@pytest.mark.parametrize("name", API_NAMES["constants"])
+def test_constant_exists(name):
+    assert hasattr(sx, name), f"stridex.{name} is missing"
+
+
+@pytest.mark.parametrize("name", API_NAMES["dtypes"])
+def test_dtype_exists(name):
+    dtype = getattr(sx, name, None)
+    assert dtype is not None, f"stridex.{name} is missing"
+    assert sx.asarray(np.zeros(2, dtype=name)).dtype == dtype
+
+
+@pytest.mark.parametrize("name", API_NAMES["ext_linalg"])
+def test_linalg_function_exists(name):
+    assert callable(getattr(sx.linalg, name, None)), f"stridex.linalg.{name} is missing"
+
+
+@pytest.mark.parametrize("name", API_NAMES["ext_fft"])
+def test_fft_function_exists(name):
+    assert callable(getattr(sx.fft, name, None)), f"stridex.fft.{name} is missing"
+
+
+@pytest.mark.parametrize("name", API_NAMES["array_attributes"])
+def test_array_attribute_exists(name):
+    x = sx.asarray([[1.0, 2.0], [3.0, 4.0]])
+    getattr(x, name)  # raises AttributeError when missing
+
+
+@pytest.mark.parametrize("name", [n for c in ARRAY_MEMBERS[1:] for n in API_NAMES[c]])
+def test_array_method_exists(name):
+    assert callable(getattr(sx.Array, name, None)), f"stridex.Array.{name} is missing"
+
+
+@pytest.mark.parametrize("name", API_NAMES["inspection_info_methods"])
+def test_info_method_exists(name):
+    info = sx.__array_namespace_info__()
+    assert callable(getattr(info, name, None)), f"__array_namespace_info__().{name} is missing"
+
+
+def test_namespace_version():
+    assert API_NAMES["namespace_attributes"] == ["__array_api_version__"]
+    assert sx.__array_api_version__ == "2025.12"
+
+
+# --- the demo ----------------------------------------------------------------------------------
+
+
+def test_demo_runs():
+    out = subprocess.run([sys.executable, "-m", "stridex.demo"], capture_output=True, text=True, cwd=REPO,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    for heading in ("views share memory", "broadcasting", "dtype promotion", "reshape", "DLPack"):
+        assert heading in out.stdout
+
+
+# --- the conformance runner's report logic -----------------------------------------------------
+
+
+def _test(nodeid, outcome, message=None):
+    call = {"outcome": "failed" if outcome == "failed" else "passed"}
+    if message:
+        call["crash"] = {"message": message}
+    return {"nodeid": nodeid, "outcome": outcome, "setup": {"outcome": "passed"}, "call": call}
+
+
+def test_compliance_summary_and_report():
+    from compliance import runner
+
+    data = {
+        "collectors": [{"nodeid": "array_api_tests/test_b.py", "outcome": "failed",
+                        "longrepr": "Traceback...\nImportError: cannot import name 'x'"}],
+        "tests": [
+            _test("array_api_tests/test_a.py::test_one", "passed"),
+            _test("array_api_tests/test_a.py::test_two[int8]", "failed", "AssertionError: out.dtype=int16\nmore"),
+            _test("array_api_tests/test_a.py::test_three", "skipped"),
+            _test("array_api_tests/test_c.py::test_four", "xfailed"),
+        ],
+    }
+    result = runner.summarize(data, "2025.12", 1, 2.0)
+    assert result.files["array_api_tests/test_a.py"].counts == {
+        "passed": 1, "failed": 1, "error": 0, "skipped": 1, "xfailed": 0, "xpassed": 0}
+    assert result.files["array_api_tests/test_b.py"].counts["error"] == 1
+    assert result.totals()["xfailed"] == 1
+    assert [nodeid for nodeid, _ in result.failures] == ["array_api_tests/test_b.py",
+                                                         "array_api_tests/test_a.py::test_two[int8]"]
+    assert result.failures[1][1] == "AssertionError: out.dtype=int16 / more"
+    assert not result.ok
+
+    text = runner.render_report([result], suite=REPO, mode="eager", max_examples=7,
+                                paths=["array_api_tests/test_a.py"], keyword=None, command="python -m compliance")
+    assert "| array_api_tests/test_a.py | 1 | 1 | 0 | 1 | 0 | 0 |" in text
+    assert "`array_api_tests/test_a.py::test_two[int8]`: AssertionError" in text
+    assert "max-examples: 7" in text and "Mode: eager" in text
+
+
+def test_compliance_lists_hold_no_entries_without_a_citation():
+    from compliance import runner
+
+    for path in (runner.SKIPS_FILE, runner.XFAILS_FILE):
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if line.strip() and not line.startswith("#"):
+                assert i > 0 and lines[i - 1].startswith("#"), f"{path.name}: {line!r} has no comment citing why"
+
+
+def test_compliance_accepts_only_known_modes_and_versions():
+    from compliance import runner
+
+    args, extra = runner.parse_args(["--suite", "x", "--version", "2024.12", "--version", "2025.12", "f.py",
+                                     "--", "-x"])
+    assert args.versions == ["2024.12", "2025.12"] and args.files == ["f.py"] and extra == ["-x"]
+    assert runner.parse_args([])[0].versions == ["2025.12"]
+    with pytest.raises(SystemExit):
+        runner.parse_args(["--mode", "nonsense"])
+    env = runner.suite_env("2023.12", "eager")
+    assert env["ARRAY_API_TESTS_MODULE"] == "stridex" and env["STRIDEX_MODE"] == "eager"
+    assert env["ARRAY_API_TESTS_VERSION"] == "2023.12"
+    assert env["PYTHONPATH"].split(":")[0] == str(REPO)
