@@ -1,0 +1,1 @@
+"""Benchmarks of stridex against NumPy and array-api-strict (`python -m benchmarks.eager`)."""
