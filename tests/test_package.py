@@ -188,3 +188,13 @@ def test_compliance_accepts_only_known_modes_and_versions():
     assert env["ARRAY_API_TESTS_MODULE"] == "stridex" and env["STRIDEX_MODE"] == "eager"
     assert env["ARRAY_API_TESTS_VERSION"] == "2023.12"
     assert env["PYTHONPATH"].split(":")[0] == str(REPO)
+
+
+def test_readme_tour_runs():
+    readme = (REPO / "README.md").read_text()
+    tour = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(tour, "README.md", "exec"), namespace)
+    x, n = namespace["x"], namespace["n"]
+    assert float(x[0, 1]) == -1.0 and n[0, 1] == -1.0
+    assert np.shares_memory(n, np.asarray(x))
