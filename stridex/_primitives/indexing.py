@@ -41,10 +41,17 @@ def _gather_impl(x, *indices, template):
     return x[numpy_key(template, indices)]
 
 
+def _lower_gather(ctx, x, *indices, template):
+    # Note: under jit an out-of-range integer index cannot raise; JAX clamps it (the spec leaves
+    # out-of-bounds integer-array indices unspecified). Eagerly, NumPy raises IndexError.
+    return x[numpy_key(template, indices)]
+
+
 gather = primitive(
     "gather",
     impl=_gather_impl,
     abstract_eval=_abstract_by_numpy,
+    lower=_lower_gather,
 )
 
 # Boolean masks give a data-dependent shape: the tracer must refuse to guess it.
@@ -64,8 +71,35 @@ def _assign_abstract(target, value, *indices, template):
     return target
 
 
+# `x[key] = value`: the one primitive that mutates. Eagerly it writes into the target's storage; under
+# tracing it is functionalised into `scatter` plus write-back through the target's chain of views.
 assign = primitive(
     "assign", kind="write",
     impl=_assign_impl,
     abstract_eval=_assign_abstract,
+    differentiable=False,
+)
+
+
+def _scatter_impl(x, value, *indices, template):
+    from .._storage import aligned_copy
+
+    out = aligned_copy(x)
+    out[numpy_key(template, indices)] = value
+    return out
+
+
+def _lower_scatter(ctx, x, value, *indices, template):
+    from .._lowering_support import as_dtype
+
+    value = as_dtype(value, ctx.avals_in[0].dtype)
+    return x.at[numpy_key(template, indices)].set(value)
+
+
+# The functional form of `assign`: a copy of x with x[key] replaced by value (broadcast).
+scatter = primitive(
+    "scatter",
+    impl=_scatter_impl,
+    abstract_eval=lambda x, value, *indices, template: ShapedArray(x.shape, x.dtype, x.weak_type),
+    lower=_lower_scatter,
 )

@@ -1,0 +1,334 @@
+"""`jit` and `make_ir`: trace a function to stridex IR once per signature, lower it to `jax.jit`, run it.
+
+The cache key is the tree structure of the arguments, each array's shape, dtype and layout (strides
+decide whether a reshape is a view, so they are part of the program's meaning), Python scalars' types
+(weak, as eagerly) and the static arguments' values. Results are stridex arrays over JAX's output
+buffers (zero-copy, copy-on-write); outputs that are views of inputs are views of the caller's arrays,
+and inputs the function wrote into are written back into the caller's storage, exactly as eagerly.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _tree
+from ._array import Array, window
+from ._core import ShapedArray
+from ._ir import Program
+from ._primitives.elementwise import aval_of
+from ._primitives.indexing import assign
+from ._state import STATE
+from ._storage import Storage
+from ._tracing import Tracer, trace_to_program
+from ._view import View
+
+CACHE_SIZE = 256
+_SCALARS = (bool, int, float, complex)
+
+
+def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None,
+        in_shardings=None, out_shardings=None):
+    """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
+
+    >>> import stridex as sx
+    >>> f = sx.jit(lambda x, y: sx.sum(x * y))
+    >>> f(sx.asarray([1.0, 2.0]), sx.asarray([3.0, 4.0]))
+    Array(11.)
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, device=device, in_shardings=in_shardings,
+                                 out_shardings=out_shardings)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings)
+
+
+def make_ir(fun, /, *, static_argnums=(), static_argnames=()):
+    """A function returning the stridex IR Program that `fun` traces to for the given arguments.
+
+    >>> import stridex as sx
+    >>> print(sx.make_ir(lambda x: x + 1)(sx.asarray([1.0, 2.0])))
+    { lambda a:f64[2] .
+        b:f64[2] = add a 1
+      in (b) }
+    """
+    jitted = Jitted(fun, static_argnums, static_argnames, (), None, None, None)
+
+    def make(*args, **kwargs):
+        return jitted.trace(*args, **kwargs).program
+
+    return make
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+class _Signature:
+    __slots__ = ("key", "leaves", "treedef", "statics", "arg_leaf_ranges")
+
+
+class Jitted:
+    """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings):
+        self._fun = fun
+        self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
+        self._static_argnames = frozenset(_as_tuple(static_argnames))
+        self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
+        self._device = device
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._cache: OrderedDict = OrderedDict()
+        functools.update_wrapper(self, fun)
+
+    def __repr__(self):
+        return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
+
+    def __get__(self, obj, objtype=None):  # behave like a function when used as a method
+        return self if obj is None else functools.partial(self, obj)
+
+    # --- signature ------------------------------------------------------------------------------
+    def _signature(self, args, kwargs) -> _Signature:
+        nargs = len(args)
+        static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
+        statics, dynamic, ranges = [], [], []
+        for i, a in enumerate(args):
+            if i in static_pos:
+                statics.append((i, _hashable(a, f"static argument {i}")))
+            else:
+                dynamic.append(a)
+        dyn_kwargs = {}
+        for name in sorted(kwargs):
+            if name in self._static_argnames:
+                statics.append((name, _hashable(kwargs[name], f"static argument {name!r}")))
+            else:
+                dyn_kwargs[name] = kwargs[name]
+        leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
+        sigs = []
+        storages = {}
+        alias = []
+        for j, leaf in enumerate(leaves):
+            if isinstance(leaf, Array) and not isinstance(leaf, Tracer):
+                w = window(leaf) if leaf._np is None else leaf._np
+                layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
+                sigs.append((w.shape, leaf._dtype, layout))
+                st = leaf._storage
+                if st is not None:
+                    alias.append(storages.setdefault(id(st), j))
+                else:
+                    alias.append(j)
+            elif isinstance(leaf, _SCALARS):
+                sigs.append(type(leaf))
+                alias.append(j)
+            elif isinstance(leaf, np.ndarray):
+                raise TypeError(f"jit: argument leaf {j} is a NumPy array; convert it with stridex.asarray "
+                                "(zero-copy) or mark the argument static")
+            else:
+                raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
+                                "nor a Python scalar; pass it through static_argnums/static_argnames")
+        sig = _Signature()
+        sig.key = (treedef, tuple(sigs), tuple(statics), tuple(alias))
+        sig.leaves = leaves
+        sig.treedef = treedef
+        sig.statics = statics
+        return sig
+
+    # --- tracing --------------------------------------------------------------------------------
+    def trace(self, *args, **kwargs) -> "Traced":
+        sig = self._signature(args, kwargs)
+        return self._trace(sig, len(args))
+
+    def _trace(self, sig: _Signature, nargs: int) -> "Traced":
+        statics = dict(sig.statics)
+        avals, views = [], []
+        for leaf in sig.leaves:
+            if isinstance(leaf, Array):
+                avals.append(ShapedArray(leaf.shape, leaf.dtype))
+                views.append(leaf._storage_view()[1] if leaf.size else None)
+            else:
+                avals.append(aval_of(leaf))
+                views.append(None)
+
+        def flat_fun(*tracers):
+            dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers)
+            it = iter(dynamic)
+            call_args = [statics[i] if i in statics else next(it) for i in range(nargs)]
+            call_kwargs = dict(dyn_kwargs)
+            call_kwargs.update({k: v for k, v in statics.items() if isinstance(k, str)})
+            return self._fun(*call_args, **call_kwargs)
+
+        trace, in_tracers, out = trace_to_program(flat_fun, avals, views)
+        try:
+            return Traced(trace, in_tracers, out, sig)
+        finally:
+            trace.finished = True
+
+    # --- calling --------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if STATE.trace is not None:
+            return self._fun(*args, **kwargs)  # inside another trace: inline into it
+        sig = self._signature(args, kwargs)
+        entry = self._cache.get(sig.key)
+        if entry is None:
+            entry = Compiled(self._trace(sig, len(args)), self)
+            self._cache[sig.key] = entry
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(sig.key)
+        return entry.run(sig.leaves)
+
+    def lower(self, *args, **kwargs) -> "Lowered":
+        sig = self._signature(args, kwargs)
+        return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+
+def _hashable(value, what: str):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"jit: {what} of type {type(value).__name__} is not hashable, so it cannot be "
+                        "static; pass a hashable value (e.g. a tuple instead of a list)") from None
+    return value
+
+
+class Traced:
+    """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
+
+    def __init__(self, trace, in_tracers, out, sig: _Signature):
+        out_leaves, self.out_treedef = _tree.flatten(out)
+        input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
+        const_entries = list(trace.constants.values())
+        const_buffers = {id(tracer._buffer): j for j, (_, _, tracer) in enumerate(const_entries)}
+        outputs, out_slots, specs = [], {}, []
+        for leaf in out_leaves:
+            if isinstance(leaf, Tracer) and leaf._trace is trace:
+                buf = leaf._buffer
+                if id(buf) in input_buffers:
+                    specs.append(("input", input_buffers[id(buf)], leaf._chain))
+                elif id(buf) in const_buffers:
+                    specs.append(("const", const_buffers[id(buf)], leaf._chain))
+                else:
+                    if id(buf) not in out_slots:
+                        out_slots[id(buf)] = len(outputs)
+                        outputs.append(buf.var)
+                    specs.append(("out", out_slots[id(buf)], leaf._chain))
+            elif isinstance(leaf, Tracer):
+                leaf._check_live("a jit output")
+                raise TypeError("jit: the function returned a value traced by a different trace")
+            else:
+                specs.append(("static", leaf, ()))
+        # Inputs and closed-over arrays the function wrote into are written back after the call.
+        self.input_writes, self.const_writes = [], []
+        alias = sig.key[3]
+        for i, t in enumerate(in_tracers):
+            if t._buffer.version:
+                if sum(1 for a in alias if a == alias[i]) > 1:
+                    raise ValueError(
+                        f"jit: the function writes into argument leaf {i}, which shares memory with another "
+                        "argument; pass separate arrays (or call the function without jit)")
+                self.input_writes.append((i, len(outputs)))
+                outputs.append(t._buffer.var)
+        for j, (_, _, tracer) in enumerate(const_entries):
+            if tracer._buffer.version:
+                self.const_writes.append((j, len(outputs)))
+                outputs.append(tracer._buffer.var)
+        self.specs = specs
+        self.constants = [array for _, array, _ in const_entries]
+        self.program = Program([t._var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
+                               trace.eqns, outputs)
+        self.n_leaves = len(in_tracers)
+
+    def __str__(self):
+        return str(self.program)
+
+
+class Compiled:
+    """A traced program lowered to a `jax.jit` function, plus the caller-side output handling."""
+
+    def __init__(self, traced: Traced, jitted: Jitted):
+        from ._lowering import lower_program
+        from ._lowering_support import jax
+
+        self.traced = traced
+        run = lower_program(traced.program)
+        n_consts = len(traced.constants)
+        options = {}
+        if jitted._in_shardings is not None:
+            options["in_shardings"] = (None,) * n_consts + tuple(_as_tuple(jitted._in_shardings)) \
+                if isinstance(jitted._in_shardings, (tuple, list)) else jitted._in_shardings
+        if jitted._out_shardings is not None:
+            options["out_shardings"] = jitted._out_shardings
+        if jitted._device is not None:
+            options["device"] = jitted._device
+        if jitted._donate_argnums:
+            options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
+                                              if i < traced.n_leaves)
+        self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        self.x64 = jax().enable_x64
+
+    def _arguments(self, leaves):
+        return [window(c) for c in self.traced.constants] + [window(x) if isinstance(x, Array) else x
+                                                            for x in leaves]
+
+    def run(self, leaves):
+        with self.x64(True):
+            outs = self.function(*self._arguments(leaves))
+        traced = self.traced
+        bases = [_adopt_jax(o) for o in outs]
+        for i, k in traced.input_writes:
+            assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
+        for j, k in traced.const_writes:
+            assign.bind(traced.constants[j], bases[k], template=(("ellipsis",),))
+        results = []
+        for kind, where, chain in traced.specs:
+            if kind == "static":
+                results.append(where)
+                continue
+            x = bases[where] if kind == "out" else leaves[where] if kind == "input" else traced.constants[where]
+            for prim, params in chain:
+                x = prim.bind(x, **params)
+            results.append(x)
+        return _tree.unflatten(traced.out_treedef, results)
+
+
+def _adopt_jax(out) -> Array:
+    """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
+    a = np.asarray(out)
+    storage = Storage(a.reshape(-1), readonly=True, owner=out)
+    return Array._make(storage, View.contiguous(a.shape), _from_np_dtype(a.dtype))
+
+
+def _from_np_dtype(dt):
+    from ._dtypes import FROM_NUMPY
+
+    return FROM_NUMPY[dt]
+
+
+class Lowered:
+    """What `jit(f).lower(*args)` returns: `.as_text()` shows JAX's lowered module; `.ir` stridex's program."""
+
+    def __init__(self, compiled: Compiled, leaves):
+        self.ir = compiled.traced.program
+        with compiled.x64(True):
+            self._jax_lowered = compiled.function.lower(*compiled._arguments(leaves))
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()
+
+    def compile(self):
+        return self._jax_lowered.compile()

@@ -1,0 +1,296 @@
+"""The tracing interpreter: `Tracer`s stand in for arrays and every bound primitive becomes an IR equation.
+
+Writes are functionalised. Every tracer belongs to a `Buffer` (the value of a base array, as a chain of
+versions) and carries the chain of view primitives that derives it from that base, plus its symbolic
+`View` (so reshape-or-copy decisions are the ones eager execution makes). `x[idx] = v` becomes a
+`scatter` into the current value of x, written back through the chain (each view primitive's
+`write_back` rule) into a new version of the base; any tracer of the same buffer re-derives itself
+from the newest version when next read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _dtypes
+from ._array import Array
+from ._core import ShapedArray
+from ._ir import Eqn, Literal, Program, Var
+from ._primitives.elementwise import aval_of
+from ._primitives.views import WRITE_BACK
+from ._state import STATE
+from ._view import View
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_frame() -> str:
+    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR + os.sep):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+class TracingError(Exception):
+    """Base class of errors that only arise while tracing."""
+
+
+class ConcretizationError(TracingError, TypeError):
+    """A traced value was needed as a concrete Python value (bool/int/float/index)."""
+
+
+class EscapedTracerError(TracingError, RuntimeError):
+    """A tracer was used after the trace that made it had finished."""
+
+
+class DataDependentShapeError(TracingError, ValueError):
+    """An operation whose output shape depends on the data was traced."""
+
+
+class Buffer:
+    """The versions of one base value under tracing: `var` is its current value; writes bump `version`."""
+
+    __slots__ = ("var", "version", "aval", "view")
+
+    def __init__(self, var, aval: ShapedArray, view: View):
+        self.var = var
+        self.version = 0
+        self.aval = aval
+        self.view = view
+
+
+class Tracer(Array):
+    """An array inside a trace: what is known is its aval; its value is an IR variable."""
+
+    __slots__ = ("_trace", "_aval", "_var", "_buffer", "_chain", "_version")
+
+    def __init__(self, trace, aval: ShapedArray, var, buffer: Buffer, chain: tuple, view: View):
+        self._trace = trace
+        self._aval = aval
+        self._var = var
+        self._buffer = buffer
+        self._chain = chain
+        self._version = buffer.version
+        self._dtype = aval.dtype
+        self._view = view
+        self._storage = None
+        self._np = None
+
+    # --- what a tracer knows -------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._aval.shape
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def _storage_view(self):
+        self._check_live("its view")
+        return self._buffer, self._view
+
+    def _fast_storage(self) -> bool:
+        return False
+
+    def _check_live(self, what: str):
+        if self._trace.finished:
+            raise EscapedTracerError(
+                f"a traced value ({self._aval}) escaped the jit trace that made it and was used for {what} "
+                f"at {user_frame()}. Return it from the jitted function instead of storing it elsewhere.")
+
+    def _eager_window(self, prim):
+        self._check_live(prim.name)
+        raise EscapedTracerError(f"traced value used outside its trace by {prim.name} at {user_frame()}")
+
+    # --- what a tracer cannot do ---------------------------------------------------------------
+    def _concrete(self, what: str):
+        self._check_live(what)
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this array is traced ({self._aval}) at {user_frame()}.\n"
+            "Python control flow cannot depend on values inside `jit`. Ways out: pass the value as a static "
+            "argument (static_argnums=/static_argnames=), compute the decision outside the jitted function, "
+            "or express it with array operations such as `where`.")
+
+    def __bool__(self):
+        self._concrete("bool()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __complex__(self):
+        self._concrete("complex()")
+
+    def __index__(self):
+        self._concrete("__index__ (use as a Python integer)")
+
+    def __array__(self, dtype=None, copy=None):
+        self._concrete("conversion to a NumPy array")
+
+    def __dlpack__(self, *args, **kwargs):
+        self._concrete("DLPack export")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return f"Tracer<{self._aval}>"
+
+    __str__ = __repr__
+
+    def to_device(self, device, /, *, stream=None):
+        from ._array import check_device
+
+        check_device(device)
+        return self
+
+
+class JitTrace:
+    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own."""
+
+    def __init__(self):
+        self.eqns: list[Eqn] = []
+        self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+        self.finished = False
+
+    # --- making tracers ----------------------------------------------------------------------
+    def new_input(self, aval: ShapedArray, view: View | None = None) -> Tracer:
+        var = Var(aval)
+        view = view if view is not None else View.contiguous(aval.shape)
+        return Tracer(self, aval, var, Buffer(var, aval, view), (), view)
+
+    def _fresh(self, var: Var) -> Tracer:
+        view = View.contiguous(var.aval.shape)
+        return Tracer(self, var.aval, var, Buffer(var, var.aval, view), (), view)
+
+    def constant(self, array: Array) -> Tracer:
+        """A concrete array the traced function closed over: an implicit input (read at call time)."""
+        entry = self.constants.get(id(array))
+        if entry is None:
+            aval = ShapedArray(array.shape, array.dtype)
+            tracer = self.new_input(aval, array._storage_view()[1] if array.size else None)
+            entry = (tracer._var, array, tracer)
+            self.constants[id(array)] = entry
+        return entry[2]
+
+    # --- reading values ------------------------------------------------------------------------
+    def read(self, x):
+        """The IR operand for `x`: a Var (re-derived if its buffer was written since), or a Literal."""
+        if isinstance(x, Tracer):
+            if x._trace is not self:
+                x._check_live("an operation")
+                raise EscapedTracerError(f"a value traced by another jit was used at {user_frame()}")
+            if x._version != x._buffer.version:
+                self._rederive(x)
+            return x._var
+        if isinstance(x, Array):
+            return self.read(self.constant(x))
+        if isinstance(x, (bool, int, float, complex)):
+            return Literal(x, aval_of(x))
+        raise TypeError(f"a jitted computation received an operand of type {type(x).__name__}")
+
+    def _rederive(self, x: Tracer) -> None:
+        buffer = x._buffer
+        var = buffer.var
+        for prim, params in x._chain:
+            (var,) = self._emit(prim, [var], params)
+        x._var = var
+        x._version = buffer.version
+
+    def _emit(self, prim, inputs, params) -> list[Var]:
+        avals = prim.abstract_eval(*[v.aval for v in inputs], **params)
+        avals = avals if prim.multiple_results else (avals,)
+        outputs = [Var(a) for a in avals]
+        self.eqns.append(Eqn(prim, inputs, params, outputs))
+        return outputs
+
+    # --- the interpreter -----------------------------------------------------------------------
+    def process(self, prim, args, params):
+        if prim.kind == "write":
+            return self._process_write(prim, args, params)
+        if prim.data_dependent:
+            raise DataDependentShapeError(
+                f"{prim.name} has an output shape that depends on the values of its input, which `jit` "
+                f"cannot know while tracing (at {user_frame()}). Call it outside the jitted function, or use a "
+                "fixed-size alternative (e.g. `where` instead of boolean-mask indexing).")
+        inputs = [self.read(a) for a in args]
+        outputs = self._emit(prim, inputs, params)
+        if prim.kind == "view":
+            (x,) = args
+            if not isinstance(x, Tracer):
+                x = self.constant(x)
+            view = prim.impl(x._view, **params)
+            (var,) = outputs
+            out = Tracer(self, var.aval, var, x._buffer, x._chain + ((prim, params),), view)
+            return out
+        tracers = [self._fresh(v) for v in outputs]
+        return tuple(tracers) if prim.multiple_results else tracers[0]
+
+    def _process_write(self, prim, args, params):
+        from ._primitives.indexing import scatter
+
+        target, value, *indices = args
+        if not isinstance(target, Tracer):
+            target = self.constant(target)
+        target_value = self._current(target)
+        updated = scatter.bind(target_value, value, *indices, **params)
+        self.write_back(target, updated)
+        return target
+
+    def _current(self, x: Tracer) -> Tracer:
+        """A tracer with x's current value and x's view (so further derivations see the right strides)."""
+        var = self.read(x)
+        buffer = Buffer(var, x._aval, x._view)
+        return Tracer(self, x._aval, var, buffer, (), x._view)
+
+    def write_back(self, target: Tracer, new_value: Tracer) -> None:
+        """Make `new_value` the value of view `target` by writing it back through target's chain."""
+        buffer = target._buffer
+        base = Tracer(self, buffer.aval, self.read_buffer(buffer), Buffer(buffer.var, buffer.aval, buffer.view),
+                      (), buffer.view)
+        parents = [base]
+        for prim, params in target._chain[:-1]:
+            parents.append(prim.bind(parents[-1], **params))
+        child = new_value
+        for (prim, params), parent in zip(reversed(target._chain), reversed(parents)):
+            child = WRITE_BACK[prim.name](parent, child, **params)
+        if child.shape != buffer.aval.shape or child.dtype is not buffer.aval.dtype:
+            raise AssertionError(f"write-back produced {child.aval}, expected {buffer.aval}")
+        buffer.var = self.read(child)
+        buffer.version += 1
+
+    def read_buffer(self, buffer: Buffer):
+        return buffer.var
+
+
+def trace_to_program(fn, in_avals, in_views=None) -> tuple[Program, list, "JitTrace", list]:
+    """Trace `fn(*tracers)`; returns (program, output tracers, trace, input tracers).
+
+    The caller turns outputs into program outputs (see `_jit`); this function only runs the trace.
+    """
+    trace = JitTrace()
+    tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
+    STATE.stack.append(STATE.trace)
+    STATE.trace = trace
+    try:
+        out = fn(*tracers)
+    finally:
+        STATE.trace = STATE.stack.pop()
+    return trace, tracers, out
+
+
+def is_weak_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, Array)
+
+
+__all__ = ["Tracer", "JitTrace", "ConcretizationError", "EscapedTracerError", "DataDependentShapeError",
+           "TracingError", "trace_to_program", "_dtypes"]

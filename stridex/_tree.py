@@ -1,0 +1,56 @@
+"""Pytrees: tuples, lists, dicts, namedtuples and None around leaves (arrays, scalars, static values)."""
+
+from __future__ import annotations
+
+_LEAF = ("leaf",)
+_NONE = ("none",)
+
+
+def flatten(tree) -> tuple[list, tuple]:
+    """(leaves, treedef); treedef is hashable and rebuilds the structure with `unflatten`."""
+    leaves: list = []
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(node, leaves):
+    t = type(node)
+    if t is tuple:
+        return ("tuple",) + tuple(_flatten(c, leaves) for c in node)
+    if t is list:
+        return ("list",) + tuple(_flatten(c, leaves) for c in node)
+    if t is dict:
+        keys = tuple(sorted(node, key=repr))
+        return ("dict", keys) + tuple(_flatten(node[k], leaves) for k in keys)
+    if node is None:
+        return _NONE
+    if isinstance(node, tuple) and hasattr(t, "_fields"):
+        return ("namedtuple", t) + tuple(_flatten(c, leaves) for c in node)
+    leaves.append(node)
+    return _LEAF
+
+
+def unflatten(treedef: tuple, leaves) -> object:
+    it = iter(leaves)
+    return _unflatten(treedef, it)
+
+
+def _unflatten(d, it):
+    tag = d[0]
+    if tag == "leaf":
+        return next(it)
+    if tag == "none":
+        return None
+    if tag == "tuple":
+        return tuple(_unflatten(c, it) for c in d[1:])
+    if tag == "list":
+        return [_unflatten(c, it) for c in d[1:]]
+    if tag == "dict":
+        return {k: _unflatten(c, it) for k, c in zip(d[1], d[2:])}
+    if tag == "namedtuple":
+        return d[1](*[_unflatten(c, it) for c in d[2:]])
+    raise ValueError(f"bad treedef {d!r}")
+
+
+def tree_map(fn, tree):
+    leaves, treedef = flatten(tree)
+    return unflatten(treedef, [fn(x) for x in leaves])
