@@ -172,7 +172,7 @@ def time_case(make, xp, repeat: int, target: float) -> Timing:
     try:
         fn = make(xp)
         fn()
-    except Exception as e:  # a function that does not exist yet, or refuses these inputs
+    except Exception as e:  # noqa: BLE001  (a function not written yet, or refusing these inputs: n/a)
         return Timing(None, None, f"{type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''}")
     return time_call(fn, repeat, target)
 
@@ -223,7 +223,7 @@ def machine_info() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
     info = [
-        f"- Date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- Date: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- stridex commit: {commit}",
         f"- Machine: {cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.machine()}",
         f"- Python {platform.python_version()}, NumPy {np.__version__}",
@@ -248,10 +248,10 @@ def render(results: dict, libs: list[str], imports: dict[str, float], repeat: in
     lines = ["# Eager benchmarks", "",
              "Written by `python -m benchmarks.eager`; all numbers are from one run on the machine below.", "",
              *machine_info(), "",
-             f"Per-call times from `timeit`: {repeat} repeats of a loop sized to take at least {target * 1e3:.0f} ms; "
-             "the ratio is "
-             "of the minimums (lower is better for stridex). Targets: one-element `x + y` at most 4x NumPy; "
-             "views O(1); 10^6-element operations at NumPy's speed (the memory-bandwidth limit).", ""]
+             (f"Per-call times from `timeit`: {repeat} repeats of a loop sized to take at least "
+              f"{target * 1e3:.0f} ms; the ratio is of the minimums (lower is better for stridex). Targets: "
+              "one-element `x + y` at most 4x NumPy; views O(1); 10^6-element operations at NumPy's speed "
+              "(the memory-bandwidth limit)."), ""]
     notes = []
     group = None
     for group_name, label, _ in CASES:
@@ -271,8 +271,8 @@ def render(results: dict, libs: list[str], imports: dict[str, float], repeat: in
                 cells.append(fmt_ratio(row["stridex"], t))
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "## import time", "",
-              "Median of fresh interpreters, interpreter start-up excluded; `import stridex` includes importing "
-              "NumPy. Target: 150 ms.", "", "| module | time |", "|---|---:|"]
+              ("Median of fresh interpreters, interpreter start-up excluded; `import stridex` includes importing "
+               "NumPy. Target: 150 ms."), "", "| module | time |", "|---|---:|"]
     for module, t in imports.items():
         lines.append(f"| `import {module}` | {t * 1e3:.0f} ms |")
     if notes:
