@@ -29,3 +29,13 @@ from . import fft, linalg  # noqa: E402
 
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
+
+import os as _os
+
+if _os.environ.get("STRIDEX_MODE", "eager") == "jit":
+    from ._jit_mode import install as _install_jit_mode
+
+    _install_jit_mode(globals())
+elif _os.environ.get("STRIDEX_MODE", "eager") != "eager":
+    raise ImportError(f"STRIDEX_MODE must be 'eager' or 'jit', not {_os.environ['STRIDEX_MODE']!r}")
+del _os

@@ -90,6 +90,32 @@ def _format_param(value) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def _format_index(entries) -> str:
+    """Index entries/templates printed as a NumPy-style key: [1:3, ::-1, 0, None, ..., #0]."""
+    parts = []
+    for e in entries:
+        tag = e[0]
+        if tag == "int":
+            parts.append(str(e[1]))
+        elif tag == "newaxis":
+            parts.append("None")
+        elif tag == "ellipsis":
+            parts.append("...")
+        elif tag == "array":
+            parts.append(f"#{e[1]}")
+        else:
+            start, stop, step = e[1:]
+            parts.append(f"{start}:{stop if stop >= 0 else ''}" + (f":{step}" if step != 1 else ""))
+    return "[" + ", ".join(parts) + "]"
+
+
+def _format_params(params: dict) -> str:
+    items = []
+    for k, v in sorted(params.items()):
+        items.append(f"{k}={_format_index(v) if k in ('entries', 'template') else _format_param(v)}")
+    return f"[{', '.join(items)}]" if items else ""
+
+
 def print_program(program: Program) -> str:
     names: dict[int, str] = {}
 
@@ -110,8 +136,7 @@ def print_program(program: Program) -> str:
     lines = [head]
     for eqn in program.eqns:
         outs = " ".join(binder(v) for v in eqn.outputs)
-        params = ",".join(f"{k}={_format_param(v)}" for k, v in sorted(eqn.params.items()))
-        params = f"[{params}]" if params else ""
+        params = _format_params(eqn.params)
         args = " ".join(name(v) for v in eqn.inputs)
         lines.append(f"    {outs} = {eqn.prim.name}{params} {args}".rstrip())
     outs = ", ".join(name(v) for v in program.outputs)

@@ -19,8 +19,10 @@ from . import _tree
 from ._array import Array, window
 from ._core import ShapedArray
 from ._ir import Program
+from ._passes import optimize
 from ._primitives.elementwise import aval_of
 from ._primitives.indexing import assign
+from ._primitives.views import as_strided
 from ._state import STATE
 from ._storage import Storage
 from ._tracing import Tracer, trace_to_program
@@ -46,8 +48,11 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=()
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings)
 
 
-def make_ir(fun, /, *, static_argnums=(), static_argnames=()):
+def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = True):
     """A function returning the stridex IR Program that `fun` traces to for the given arguments.
+
+    With `optimize=True` (the default) the program is the one `jit` lowers: after view folding,
+    common-subexpression and dead-code elimination; `optimize=False` shows it as recorded.
 
     >>> import stridex as sx
     >>> print(sx.make_ir(lambda x: x + 1)(sx.asarray([1.0, 2.0])))
@@ -58,7 +63,8 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=()):
     jitted = Jitted(fun, static_argnums, static_argnames, (), None, None, None)
 
     def make(*args, **kwargs):
-        return jitted.trace(*args, **kwargs).program
+        traced = jitted.trace(*args, **kwargs)
+        return traced.program if optimize else traced.raw_program
 
     return make
 
@@ -72,7 +78,25 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("key", "leaves", "treedef", "statics", "arg_leaf_ranges")
+    __slots__ = ("key", "leaves", "treedef", "statics", "groups")
+
+
+def _alias_groups(leaves, alias) -> dict:
+    """For array leaves that share a storage with another leaf: j -> (root j0, view strides, offset from
+    the group's lowest slot, span length). Empty when no two arguments share memory (the usual case)."""
+    members: dict[int, list] = {}
+    for j, root in enumerate(alias):
+        members.setdefault(root, []).append(j)
+    groups = {}
+    for root, js in members.items():
+        if len(js) < 2:
+            continue
+        views = {j: leaves[j]._storage_view()[1] for j in js}
+        lo = min(v.extent()[0] for v in views.values())
+        hi = max(v.extent()[1] for v in views.values())
+        for j in js:
+            groups[j] = (root, views[j].strides, views[j].offset - lo, hi - lo, lo)
+    return groups
 
 
 class Jitted:
@@ -121,10 +145,7 @@ class Jitted:
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
                 st = leaf._storage
-                if st is not None:
-                    alias.append(storages.setdefault(id(st), j))
-                else:
-                    alias.append(j)
+                alias.append(storages.setdefault(id(st), j) if st is not None and leaf.size else j)
             elif isinstance(leaf, _SCALARS):
                 sigs.append(type(leaf))
                 alias.append(j)
@@ -135,6 +156,9 @@ class Jitted:
                 raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
                                 "nor a Python scalar; pass it through static_argnums/static_argnames")
         sig = _Signature()
+        sig.groups = _alias_groups(leaves, alias)
+        if sig.groups:  # arguments sharing storage: their relative placement is part of the program
+            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
         sig.key = (treedef, tuple(sigs), tuple(statics), tuple(alias))
         sig.leaves = leaves
         sig.treedef = treedef
@@ -148,16 +172,34 @@ class Jitted:
 
     def _trace(self, sig: _Signature, nargs: int) -> "Traced":
         statics = dict(sig.statics)
-        avals, views = [], []
-        for leaf in sig.leaves:
-            if isinstance(leaf, Array):
+        avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
+        for j, leaf in enumerate(sig.leaves):
+            group = sig.groups.get(j)
+            if group is not None:
+                if group[0] == j:
+                    roots.append(j)
+                    avals.append(ShapedArray((group[3],), leaf.dtype))
+                    views.append(None)
+            elif isinstance(leaf, Array):
+                roots.append(j)
                 avals.append(ShapedArray(leaf.shape, leaf.dtype))
                 views.append(leaf._storage_view()[1] if leaf.size else None)
             else:
+                roots.append(j)
                 avals.append(aval_of(leaf))
                 views.append(None)
 
-        def flat_fun(*tracers):
+        def flat_fun(*inputs):
+            by_root = dict(zip(roots, inputs))
+            tracers = []
+            for j, leaf in enumerate(sig.leaves):
+                group = sig.groups.get(j)
+                if group is None:
+                    tracers.append(by_root[j])
+                else:
+                    _, strides, offset, _, _ = group
+                    tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
+                                                   offset=offset))
             dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers)
             it = iter(dynamic)
             call_args = [statics[i] if i in statics else next(it) for i in range(nargs)]
@@ -167,7 +209,7 @@ class Jitted:
 
         trace, in_tracers, out = trace_to_program(flat_fun, avals, views)
         try:
-            return Traced(trace, in_tracers, out, sig)
+            return Traced(trace, in_tracers, out, sig, roots)
         finally:
             trace.finished = True
 
@@ -209,7 +251,7 @@ def _hashable(value, what: str):
 class Traced:
     """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
 
-    def __init__(self, trace, in_tracers, out, sig: _Signature):
+    def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
         out_leaves, self.out_treedef = _tree.flatten(out)
         input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
         const_entries = list(trace.constants.values())
@@ -234,13 +276,8 @@ class Traced:
                 specs.append(("static", leaf, ()))
         # Inputs and closed-over arrays the function wrote into are written back after the call.
         self.input_writes, self.const_writes = [], []
-        alias = sig.key[3]
         for i, t in enumerate(in_tracers):
             if t._buffer.version:
-                if sum(1 for a in alias if a == alias[i]) > 1:
-                    raise ValueError(
-                        f"jit: the function writes into argument leaf {i}, which shares memory with another "
-                        "argument; pass separate arrays (or call the function without jit)")
                 self.input_writes.append((i, len(outputs)))
                 outputs.append(t._buffer.var)
         for j, (_, _, tracer) in enumerate(const_entries):
@@ -249,9 +286,12 @@ class Traced:
                 outputs.append(tracer._buffer.var)
         self.specs = specs
         self.constants = [array for _, array, _ in const_entries]
-        self.program = Program([t._var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
-                               trace.eqns, outputs)
+        self.raw_program = Program([t._var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
+                                   trace.eqns, outputs)
+        self.program = optimize(self.raw_program)
         self.n_leaves = len(in_tracers)
+        self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
+        self.groups = sig.groups
 
     def __str__(self):
         return str(self.program)
@@ -281,14 +321,31 @@ class Compiled:
         self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         self.x64 = jax().enable_x64
 
-    def _arguments(self, leaves):
+    def _inputs(self, leaves):
+        """The caller-side arrays behind each program input: leaves, or flat spans of aliased storage."""
+        traced = self.traced
+        if not traced.groups:
+            return leaves
+        out = []
+        for j in traced.roots:
+            group = traced.groups.get(j)
+            if group is None:
+                out.append(leaves[j])
+            else:
+                storage, _ = leaves[j]._storage_view()
+                out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
+        return out
+
+    def _arguments(self, inputs):
         return [window(c) for c in self.traced.constants] + [window(x) if isinstance(x, Array) else x
-                                                            for x in leaves]
+                                                            for x in inputs]
 
     def run(self, leaves):
+        inputs = self._inputs(leaves)
         with self.x64(True):
-            outs = self.function(*self._arguments(leaves))
+            outs = self.function(*self._arguments(inputs))
         traced = self.traced
+        leaves = inputs
         bases = [_adopt_jax(o) for o in outs]
         for i, k in traced.input_writes:
             assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
@@ -325,7 +382,7 @@ class Lowered:
     def __init__(self, compiled: Compiled, leaves):
         self.ir = compiled.traced.program
         with compiled.x64(True):
-            self._jax_lowered = compiled.function.lower(*compiled._arguments(leaves))
+            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(leaves)))
 
     def as_text(self, dialect: str | None = None) -> str:
         return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()

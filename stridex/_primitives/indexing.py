@@ -103,3 +103,28 @@ scatter = primitive(
     abstract_eval=lambda x, value, *indices, template: ShapedArray(x.shape, x.dtype, x.weak_type),
     lower=_lower_scatter,
 )
+
+
+def _scatter_flat_impl(x, value, *, shape, strides, offset):
+    from .._storage import aligned_copy
+
+    out = aligned_copy(x)
+    itemsize = out.itemsize
+    target = np.lib.stride_tricks.as_strided(out[offset:], shape, tuple(s * itemsize for s in strides))
+    target[...] = value
+    return out
+
+
+def _lower_scatter_flat(ctx, x, value, *, shape, strides, offset):
+    from .views import _strided_indices
+
+    return x.at[_strided_indices(shape, strides, offset)].set(value)
+
+
+# The write-back of `as_strided`: a copy of flat x with the strided window (shape, strides, offset) set.
+scatter_flat = primitive(
+    "scatter_flat",
+    impl=_scatter_flat_impl,
+    abstract_eval=lambda x, value, *, shape, strides, offset: ShapedArray(x.shape, x.dtype, x.weak_type),
+    lower=_lower_scatter_flat,
+)

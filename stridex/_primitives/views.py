@@ -188,3 +188,34 @@ def _(parent, child, *, offset, axis1, axis2):
     cols = _creation.asarray([i + max(offset, 0) for i in range(n)])
     updated = scatter.bind(moved, child, rows, cols, template=(("ellipsis",), ("array", 0), ("array", 1)))
     return permute.bind(updated, axes=_inverse(tuple(rest) + (axis1, axis2)))
+
+
+# --- arbitrary strided views of a flat buffer ------------------------------------------------------
+
+
+def _strided_indices(shape, strides, offset):
+    """Flat indices (int64 JAX array of `shape`) of a strided view."""
+    import jax.numpy as jnp
+
+    idx = jnp.full(shape, offset, dtype=jnp.int64)
+    for axis, stride in enumerate(strides):
+        if stride:
+            idx = idx + lax().broadcasted_iota(jnp.int64, shape, axis) * stride
+    return idx
+
+
+# Used by `jit` when several arguments share one storage: they become strided views of a single flat
+# input, so a write through one is seen by the others, as eagerly.
+as_strided = primitive(
+    "as_strided", kind="view",
+    impl=lambda view, *, shape, strides, offset: View(shape, strides, view.offset + offset),
+    abstract_eval=_same_dtype(lambda _, *, shape, strides, offset: shape),
+    lower=lambda ctx, x, *, shape, strides, offset: x[_strided_indices(shape, strides, offset)],
+)
+
+
+@write_back_rule(as_strided)
+def _(parent, child, *, shape, strides, offset):
+    from .indexing import scatter_flat
+
+    return scatter_flat.bind(parent, child, shape=shape, strides=strides, offset=offset)
