@@ -257,6 +257,10 @@ class Traced:
         const_entries = list(trace.constants.values())
         const_buffers = {id(tracer._buffer): j for j, (_, _, tracer) in enumerate(const_entries)}
         outputs, out_slots, specs = [], {}, []
+        sharing: dict[int, int] = {}  # buffer id -> number of output leaves that view it
+        for leaf in out_leaves:
+            if isinstance(leaf, Tracer):
+                sharing[id(leaf._buffer)] = sharing.get(id(leaf._buffer), 0) + 1
         for leaf in out_leaves:
             if isinstance(leaf, Tracer) and leaf._trace is trace:
                 buf = leaf._buffer
@@ -264,7 +268,13 @@ class Traced:
                     specs.append(("input", input_buffers[id(buf)], leaf._chain))
                 elif id(buf) in const_buffers:
                     specs.append(("const", const_buffers[id(buf)], leaf._chain))
+                elif sharing[id(buf)] == 1:
+                    # The only output over this buffer: XLA computes the view's value itself.
+                    specs.append(("out", len(outputs), ()))
+                    outputs.append(trace.read(leaf))
                 else:
+                    # Several outputs view one buffer: return the buffer once and re-derive the views
+                    # eagerly, so the outputs share memory exactly as they would eagerly.
                     if id(buf) not in out_slots:
                         out_slots[id(buf)] = len(outputs)
                         outputs.append(buf.var)
@@ -286,7 +296,7 @@ class Traced:
                 outputs.append(tracer._buffer.var)
         self.specs = specs
         self.constants = [array for _, array, _ in const_entries]
-        self.raw_program = Program([t._var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
+        self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
                                    trace.eqns, outputs)
         self.program = optimize(self.raw_program)
         self.n_leaves = len(in_tracers)

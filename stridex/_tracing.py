@@ -55,10 +55,11 @@ class DataDependentShapeError(TracingError, ValueError):
 class Buffer:
     """The versions of one base value under tracing: `var` is its current value; writes bump `version`."""
 
-    __slots__ = ("var", "version", "aval", "view")
+    __slots__ = ("var", "initial_var", "version", "aval", "view")
 
     def __init__(self, var, aval: ShapedArray, view: View):
         self.var = var
+        self.initial_var = var
         self.version = 0
         self.aval = aval
         self.view = view

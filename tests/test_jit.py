@@ -1,0 +1,267 @@
+"""jit against eager: values, dtypes, shapes, views and writes; caching; errors; the printed IR."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+import stridex as sx  # noqa: E402
+from stridex._ir import IRError, Program, evaluate, verify  # noqa: E402
+from stridex._tracing import ConcretizationError, DataDependentShapeError, EscapedTracerError  # noqa: E402
+
+
+def arange(shape, dtype=np.float64):
+    return sx.asarray(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+
+
+def assert_same(a, b):
+    a, b = (a,) if not isinstance(a, (tuple, list)) else a, (b,) if not isinstance(b, (tuple, list)) else b
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, x.dtype, y.shape, y.dtype)
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def run_both(f, *make_args):
+    """Run f eagerly and under jit on separate copies of the same inputs; compare results and inputs."""
+    eager_args = [m() for m in make_args]
+    jit_args = [m() for m in make_args]
+    eager_out = f(*eager_args)
+    jit_out = sx.jit(f)(*jit_args)
+    assert_same(eager_out, jit_out)
+    assert_same(eager_args, jit_args)  # inputs written by f are written the same way
+    return eager_out, jit_out, eager_args, jit_args
+
+
+def test_write_through_views_then_read_through_other_views():
+    def f(x, y):
+        z = x + y
+        v = z[1:, ::-1]          # a view with a negative stride
+        v[0] = 100.0             # write through it
+        t = sx.permute_dims(z, (1, 0))
+        t[2, 1] += 7.0           # in-place operator through another view
+        return z, v, t, sx.reshape(z, (-1,))
+
+    run_both(f, lambda: arange((3, 4)), lambda: arange((3, 4)))
+
+
+def test_writes_into_inputs_reach_the_caller_and_its_views():
+    def f(x):
+        x[0, :] = -1.0
+        x[:, 1] += 10.0
+        return x[1]
+
+    base = arange((3, 3))
+    view_of_base = base[1:]
+    out = sx.jit(f)(base)
+    expected = np.arange(9.0).reshape(3, 3)
+    expected[0, :] = -1
+    expected[:, 1] += 10
+    np.testing.assert_array_equal(np.asarray(base), expected)
+    np.testing.assert_array_equal(np.asarray(view_of_base), expected[1:])
+    # the returned view is a view of the caller's array, as eagerly
+    out[0] = 99.0
+    assert float(base[1, 0]) == 99.0
+
+
+def test_aliased_arguments_see_each_others_writes():
+    def f(a, b):
+        a[0] = 5.0
+        return b + 0.0
+
+    x = arange((6,))
+    out = sx.jit(f)(x[:4], x[::2])
+    np.testing.assert_array_equal(np.asarray(out), [5.0, 2.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(x), [5.0, 1, 2, 3, 4, 5])
+
+
+def test_reshape_copies_under_jit_exactly_when_it_copies_eagerly():
+    def f(x):
+        flat = sx.reshape(sx.permute_dims(x, (1, 0)), (-1,))  # not a view: a copy
+        flat[0] = 1000.0
+        same = sx.reshape(x, (-1,))  # a view
+        same[1] = 2000.0
+        return x, flat
+
+    run_both(f, lambda: arange((2, 3)))
+
+
+def test_written_closed_over_array_is_written_back():
+    g = arange((3,))
+
+    def f(x):
+        g[1] = 50.0
+        return x + g
+
+    out = sx.jit(f)(arange((3,)))
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 51.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(g), [0.0, 50.0, 2.0])
+
+
+def test_results_are_writable_and_dtypes_are_64_bit():
+    import jax
+
+    before = jax.config.jax_enable_x64
+    f = sx.jit(lambda x, y: (x + y, x))
+    out, same = f(arange((3,), np.float64), arange((3,), np.float64))
+    assert out.dtype == sx.float64
+    out[0] = 7.0  # copy-on-write of JAX's buffer
+    assert float(out[0]) == 7.0
+    u = sx.asarray(np.array([2**63 + 5], dtype=np.uint64))
+    r = sx.jit(lambda a: a + a)(u)
+    assert r.dtype == sx.uint64
+    assert int(r[0]) == (2 * (2**63 + 5)) % 2**64
+    assert jax.config.jax_enable_x64 == before  # the user's global setting is untouched
+
+
+def test_python_scalars_are_weak_and_dynamic():
+    calls = []
+
+    def f(x, s):
+        calls.append(1)
+        return x * s
+
+    g = sx.jit(f)
+    x32 = sx.asarray(np.ones(3, np.float32))
+    assert g(x32, 2.0).dtype == sx.float32
+    assert g(x32, 3.0).dtype == sx.float32
+    assert len(calls) == 1  # the same signature: not traced again
+    np.testing.assert_array_equal(np.asarray(g(x32, 3.0)), [3.0, 3.0, 3.0])
+
+
+def test_cache_keys_static_args_and_pytrees():
+    calls = []
+
+    def f(tree, *, n):
+        calls.append(n)
+        return {"sum": tree["a"] + tree["b"][0], "n": n, "none": None}
+
+    g = sx.jit(f, static_argnames="n")
+    tree = {"a": arange((2,)), "b": [arange((2,)), None]}
+    out = g(tree, n=3)
+    assert out["n"] == 3 and out["none"] is None
+    np.testing.assert_array_equal(np.asarray(out["sum"]), [0.0, 2.0])
+    g(tree, n=3)
+    assert calls == [3]
+    g(tree, n=4)
+    assert calls == [3, 4]
+    g({"a": arange((3,)), "b": [arange((3,)), None]}, n=4)
+    assert calls == [3, 4, 4]
+    assert g.cache_size() == 3
+    with pytest.raises(TypeError, match="not hashable"):
+        sx.jit(lambda x, s: x, static_argnums=1)(arange((2,)), [1, 2])
+
+
+def test_bool_of_tracer_names_the_line_and_the_ways_out():
+    def f(x):
+        if x[0] > 0:  # data-dependent Python control flow
+            return x
+        return -x
+
+    with pytest.raises(ConcretizationError) as info:
+        sx.jit(f)(arange((2,)))
+    message = str(info.value)
+    assert "test_jit.py" in message and "static" in message
+    for convert in (int, float, bool):
+        with pytest.raises(ConcretizationError):
+            sx.jit(lambda x, c=convert: c(x))(arange(()))
+
+
+def test_escaped_tracer_is_reported_when_used():
+    leaked = []
+    sx.jit(lambda x: leaked.append(x) or x)(arange((2,)))
+    with pytest.raises(EscapedTracerError, match="escaped"):
+        leaked[0] + 1
+
+
+def test_data_dependent_shapes_raise_naming_the_operation():
+    def f(x):
+        return x[x > 2.0]
+
+    with pytest.raises(DataDependentShapeError, match="boolean_gather"):
+        sx.jit(f)(arange((5,)))
+
+
+def test_printed_ir_golden():
+    def f(x, y):
+        z = x + y
+        z[0] = 1.0
+        return sx.permute_dims(z, (1, 0))
+
+    text = str(sx.make_ir(f)(arange((2, 3)), arange((2, 3))))
+    assert text == (
+        "{ lambda a:f64[2,3] b:f64[2,3] .\n"
+        "    c:f64[2,3] = add a b\n"
+        "    d:f64[2,3] = scatter[template=[0, 0:3]] c 1.0\n"
+        "    e:f64[3,2] = permute[axes=(1,0)] d\n"
+        "  in (e) }"
+    )
+
+
+def test_passes_fold_views_and_eliminate_dead_and_common_code():
+    def f(x):
+        a = sx.permute_dims(sx.permute_dims(x, (1, 0)), (1, 0))
+        unused = x + 5.0  # noqa: F841
+        return a + x, a + x
+
+    program = sx.make_ir(f)(arange((2, 3)))
+    names = [e.prim.name for e in program.eqns]
+    assert names == ["add"], str(program)
+    verify(program)
+
+
+def test_program_evaluates_eagerly_to_the_jit_result():
+    def f(x):
+        y = x[::-1] + 1.0
+        y[1:] = 0.0
+        return y * 2.0, sx.reshape(y, (2, 2))
+
+    x = arange((4,))
+    program = sx.make_ir(f)(x)
+    verify(program)
+    assert_same(evaluate(program, x), sx.jit(f)(x))
+
+
+def test_outputs_viewing_one_buffer_share_memory_as_eagerly():
+    def f(x):
+        y = x + 1.0
+        return y, y[::2]
+
+    y, y2 = sx.jit(f)(arange((4,)))
+    y[0] = 100.0
+    assert float(y2[0]) == 100.0
+
+
+def test_verifier_rejects_malformed_programs():
+    program = sx.make_ir(lambda x: x + 1.0)(arange((2,)))
+    bad = Program(program.inputs, [], program.eqns + program.eqns, program.outputs)
+    with pytest.raises(IRError, match="defined twice"):
+        verify(bad)
+    reordered = Program([], [], program.eqns, program.outputs)
+    with pytest.raises(IRError, match="before it is defined"):
+        verify(reordered)
+
+
+def test_lower_shows_jax_text():
+    text = sx.jit(lambda x: x + 1.0).lower(arange((3,))).as_text()
+    assert "stablehlo.add" in text or "add" in text
+    assert "f64" in text
+
+
+def test_nested_jit_inlines():
+    inner = sx.jit(lambda x: x + 1.0)
+    outer = sx.jit(lambda x: inner(x) + inner(x))
+    np.testing.assert_array_equal(np.asarray(outer(arange((2,)))), [2.0, 4.0])
+
+
+def test_import_does_not_import_jax_until_jit():
+    code = ("import sys, stridex as sx; assert 'jax' not in sys.modules; "
+            "x = sx.asarray([1.0]); x + x; assert 'jax' not in sys.modules; "
+            "sx.jit(lambda a: a + 1.0)(x); assert 'jax' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "STRIDEX_MODE": "eager"})
