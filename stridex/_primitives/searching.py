@@ -1,1 +1,201 @@
-"""Searching primitives: argmax, argmin, nonzero, searchsorted, where (select), count_nonzero."""
+"""Searching primitives: argmax, argmin, count_nonzero, nonzero, searchsorted, where (select)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._core import ShapedArray, primitive
+from .._lowering_support import as_dtype, broadcast_to_aval, jnp, lax
+from .._storage import aligned_empty
+from .._view import broadcast_shapes
+from .elementwise import ALIGNED_OUTPUT_ELEMENTS, aval_of, promote_avals
+from .reductions import _keep, reduced_shape, truth
+
+_INDEX = np.dtype(np.int64)
+
+
+def sort_key(x):
+    """Lowering helper: keys on which lax's total order equals NumPy's sort order.
+
+    lax orders -0 before +0 and a NaN with its sign bit set before everything; NumPy treats the zeros
+    as equal and puts every NaN last. So zeros become +0 and NaNs a positive NaN; booleans become uint8.
+    """
+    lax_ = lax()
+    if x.dtype == np.bool_:
+        return lax_.convert_element_type(x, np.uint8)
+    if x.dtype.kind != "f":
+        return x
+    zero = lax_.full_like(x, 0)
+    x = lax_.select(lax_.eq(x, zero), zero, x)
+    return lax_.select(lax_.ne(x, x), lax_.full_like(x, np.nan), x)
+
+
+# --- argmax, argmin ----------------------------------------------------------------------------------
+# `axis` is an int, or None for the index into the flattened array.
+
+
+def _arg_shape(shape, axis, keepdims):
+    if axis is None:
+        return (1,) * len(shape) if keepdims else ()
+    return reduced_shape(shape, (axis,), keepdims)
+
+
+def _arg_abstract(x, *, axis, keepdims):
+    return ShapedArray(_arg_shape(x.shape, axis, keepdims), _dtypes.int64)
+
+
+def _arg_impl(np_function):
+    def impl(x, *, axis, keepdims):
+        return np.asarray(np_function(x, axis=axis, keepdims=keepdims))
+
+    return impl
+
+
+def _lower_arg(name):
+    def lower(ctx, x, *, axis, keepdims):
+        lax_ = lax()
+        if x.dtype == np.bool_:
+            x = lax_.convert_element_type(x, np.uint8)
+        if axis is None:
+            out = getattr(lax_, name)(lax_.reshape(x, (x.size,)), 0, np.int64)
+            return lax_.reshape(out, ctx.aval_out.shape)
+        return _keep(getattr(lax_, name)(x, axis, np.int64), (axis,), keepdims)
+
+    return lower
+
+
+argmax = primitive(
+    "argmax",
+    impl=_arg_impl(np.argmax),
+    abstract_eval=_arg_abstract,
+    lower=_lower_arg("argmax"),
+    differentiable=False,
+)
+
+argmin = primitive(
+    "argmin",
+    impl=_arg_impl(np.argmin),
+    abstract_eval=_arg_abstract,
+    lower=_lower_arg("argmin"),
+    differentiable=False,
+)
+
+
+# --- count_nonzero -------------------------------------------------------------------------------------
+
+
+def _count_nonzero_impl(x, *, axes, keepdims):
+    if len(axes) == x.ndim and not keepdims:
+        return np.asarray(np.count_nonzero(x), _INDEX)
+    return np.asarray(np.count_nonzero(x, axis=axes, keepdims=keepdims), _INDEX)
+
+
+def _lower_count_nonzero(ctx, x, *, axes, keepdims):
+    lax_ = lax()
+    counts = lax_.reduce_sum(lax_.convert_element_type(truth(x), np.int64), axes)
+    return _keep(counts, axes, keepdims)
+
+
+count_nonzero = primitive(
+    "count_nonzero",
+    impl=_count_nonzero_impl,
+    abstract_eval=lambda x, *, axes, keepdims: ShapedArray(reduced_shape(x.shape, axes, keepdims), _dtypes.int64),
+    lower=_lower_count_nonzero,
+    differentiable=False,
+)
+
+
+# --- nonzero (data-dependent: one int64 index array per axis) --------------------------------------------
+
+
+def _nonzero_impl(x):
+    # NumPy's per-axis results are strided columns of one buffer; give each its own memory.
+    return tuple(np.ascontiguousarray(i, _INDEX) if x.ndim > 1 else np.asarray(i, _INDEX) for i in np.nonzero(x))
+
+
+def _lower_nonzero(ctx, x):
+    """With the output length known (`ctx.avals_out`), the row-major non-zero positions."""
+    size = ctx.avals_out[0].shape[0]
+    return tuple(as_dtype(i, _dtypes.int64) for i in jnp().nonzero(truth(x), size=size))
+
+
+nonzero = primitive(
+    "nonzero",
+    impl=_nonzero_impl,
+    abstract_eval=None,
+    lower=_lower_nonzero,
+    multiple_results=True,
+    data_dependent=True,
+    differentiable=False,
+)
+
+
+# --- searchsorted: inputs (x1, x2) or (x1, x2, sorter) -----------------------------------------------------
+
+
+def _searchsorted_impl(x1, x2, sorter=None, *, side):
+    return np.asarray(np.searchsorted(x1, x2, side=side, sorter=sorter), _INDEX)
+
+
+def _searchsorted_abstract(x1, x2, sorter=None, *, side):
+    return ShapedArray(aval_of(x2).shape, _dtypes.int64)
+
+
+def _lower_searchsorted(ctx, x1, x2, sorter=None, *, side):
+    j = jnp()
+    a1, a2 = ctx.avals_in[0], aval_of(ctx.avals_in[1])
+    dtype, _ = promote_avals(a1, a2)
+    x1 = as_dtype(x1, dtype)
+    x2 = as_dtype(x2, dtype)
+    if sorter is not None:
+        x1 = j.take(x1, sorter)
+    out = j.searchsorted(sort_key(x1), sort_key(x2), side=side)
+    return as_dtype(out, _dtypes.int64)
+
+
+searchsorted = primitive(
+    "searchsorted",
+    impl=_searchsorted_impl,
+    abstract_eval=_searchsorted_abstract,
+    lower=_lower_searchsorted,
+    differentiable=False,
+)
+
+
+# --- where (select): condition, x1, x2; Python scalars weak ------------------------------------------------
+
+
+def _where_impl(condition, x1, x2):
+    shape = broadcast_shapes(*(np.shape(a) for a in (condition, x1, x2)))
+    size = 1
+    for n in shape:
+        size *= n
+    if size < ALIGNED_OUTPUT_ELEMENTS:
+        return np.asarray(np.where(condition, x1, x2))
+    out = aligned_empty(shape, np.result_type(x1, x2))
+    np.copyto(out, x2)
+    np.copyto(out, x1, where=condition if condition.dtype == np.bool_ else condition.astype(bool))
+    return out
+
+
+def _where_abstract(condition, x1, x2):
+    a1, a2 = aval_of(x1), aval_of(x2)
+    dtype, weak = promote_avals(a1, a2)
+    return ShapedArray(broadcast_shapes(condition.shape, a1.shape, a2.shape), dtype, weak)
+
+
+def _lower_where(ctx, condition, x1, x2):
+    aval = ctx.aval_out
+    condition = truth(condition)
+    if condition.shape != aval.shape:
+        condition = jnp().broadcast_to(condition, aval.shape)
+    return lax().select(condition, broadcast_to_aval(x1, aval), broadcast_to_aval(x2, aval))
+
+
+where = primitive(
+    "where",
+    impl=_where_impl,
+    abstract_eval=_where_abstract,
+    lower=_lower_where,
+)

@@ -1,1 +1,66 @@
-"""Sorting primitives: sort, argsort."""
+"""Sorting primitives: sort, argsort (always stable; descending keeps equal elements in their original order)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes
+from .._core import ShapedArray, primitive
+from .._lowering_support import lax
+from .searching import sort_key
+
+_INDEX = np.dtype(np.int64)
+
+
+def _sort_impl(x, *, axis, descending):
+    if not descending:
+        return np.sort(x, axis=axis, kind="stable")
+    # Note: a stable descending sort must keep equal elements (e.g. -0 and +0) in their original order,
+    # which reversing an ascending sort would not: sort the reversed array, then reverse the result.
+    out = np.sort(np.flip(x, axis), axis=axis, kind="stable")
+    return np.ascontiguousarray(np.flip(out, axis))
+
+
+def _argsort_impl(x, *, axis, descending):
+    if not descending:
+        return np.asarray(np.argsort(x, axis=axis, kind="stable"), _INDEX)
+    n = x.shape[axis]
+    order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    # Positions in the reversed array map back as n-1-i; reversing the order makes it descending.
+    return np.ascontiguousarray(np.subtract(n - 1, np.flip(order, axis), dtype=_INDEX))
+
+
+def _lower_sort(ctx, x, *, axis, descending):
+    lax_ = lax()
+    if descending:
+        x = lax_.rev(x, (axis,))
+    _, out = lax_.sort((sort_key(x), x), dimension=axis, is_stable=True, num_keys=1)
+    return lax_.rev(out, (axis,)) if descending else out
+
+
+def _lower_argsort(ctx, x, *, axis, descending):
+    lax_ = lax()
+    n = x.shape[axis]
+    if descending:
+        x = lax_.rev(x, (axis,))
+    iota = lax_.broadcasted_iota(np.int64, x.shape, axis)
+    _, order = lax_.sort((sort_key(x), iota), dimension=axis, is_stable=True, num_keys=1)
+    if descending:
+        order = lax_.sub(lax_.full_like(order, n - 1), lax_.rev(order, (axis,)))
+    return order
+
+
+sort = primitive(
+    "sort",
+    impl=_sort_impl,
+    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, x.dtype),
+    lower=_lower_sort,
+)
+
+argsort = primitive(
+    "argsort",
+    impl=_argsort_impl,
+    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, _dtypes.int64),
+    lower=_lower_argsort,
+    differentiable=False,
+)
