@@ -94,7 +94,7 @@ class Array:
             made = storage_from_ndarray(self._np)
             self._storage, self._view = made
         elif self._view is None:
-            self._view = _view_of_window(self._np, self._storage.buf)
+            self._view = _view_of_window(self._np, self._storage.numpy_buffer())
         return self._storage, self._view
 
     def _fast_view(self, w: np.ndarray) -> "Array":
@@ -321,7 +321,10 @@ def window(a: Array) -> np.ndarray:
     if 0 in view.shape:
         return np.empty(view.shape, np_dtype)
     itemsize = np_dtype.itemsize
-    w = np.ndarray(view.shape, np_dtype, storage.buf, view.offset * itemsize,
+    buf = storage.buf
+    if buf is None:
+        buf = storage.numpy_buffer()
+    w = np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize,
                    tuple(s * itemsize for s in view.strides))
     if not storage.readonly:
         a._np = w  # a copy-on-write would replace the buffer, so only writable windows are cached

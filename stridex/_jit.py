@@ -111,6 +111,8 @@ class Jitted:
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._cache: OrderedDict = OrderedDict()
+        # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
+        self._fast_cache: dict = {}
         functools.update_wrapper(self, fun)
 
     def __repr__(self):
@@ -217,15 +219,25 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if STATE.trace is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
+        fast_key = None
+        if not kwargs and not self._static_argnums:
+            fast_key = _fast_key(args)
+            if fast_key is not None:
+                entry = self._fast_cache.get(fast_key)
+                if entry is not None:
+                    return entry.run(args)
         sig = self._signature(args, kwargs)
         entry = self._cache.get(sig.key)
         if entry is None:
             entry = Compiled(self._trace(sig, len(args)), self)
             self._cache[sig.key] = entry
             if len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+                evicted = self._cache.popitem(last=False)[1]
+                self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
         else:
             self._cache.move_to_end(sig.key)
+        if fast_key is not None:
+            self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
 
     def lower(self, *args, **kwargs) -> "Lowered":
@@ -234,9 +246,29 @@ class Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast_cache.clear()
 
     def cache_size(self) -> int:
         return len(self._cache)
+
+
+def _fast_key(args):
+    """A cache key for positional, all-array arguments with distinct storages (the common call), else None."""
+    key = []
+    storages = set()
+    for a in args:
+        if type(a) is not Array:
+            return None
+        w = a._np
+        if w is None:
+            w = window(a)
+        st = a._storage
+        if st is not None:
+            if id(st) in storages:
+                return None
+            storages.add(id(st))
+        key.append((w.shape, a._dtype, w.strides))
+    return tuple(key)
 
 
 def _hashable(value, what: str):
@@ -347,8 +379,8 @@ class Compiled:
         return out
 
     def _arguments(self, inputs):
-        return [window(c) for c in self.traced.constants] + [window(x) if isinstance(x, Array) else x
-                                                            for x in inputs]
+        return [_jax_argument(c) for c in self.traced.constants] + [
+            _jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
     def run(self, leaves):
         inputs = self._inputs(leaves)
@@ -375,15 +407,38 @@ class Compiled:
 
 def _adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
-    a = np.asarray(out)
-    storage = Storage(a.reshape(-1), readonly=True, owner=out)
-    return Array._make(storage, View.contiguous(a.shape), _from_np_dtype(a.dtype))
+    view = _contiguous_view(out.shape)
+    return Array._make(Storage.of_jax(out, view), view, _DTYPE_OF_JAX[out.dtype])
 
 
-def _from_np_dtype(dt):
+_DTYPE_OF_JAX: dict = {}
+_CONTIGUOUS: dict = {}
+
+
+def _contiguous_view(shape) -> View:
+    view = _CONTIGUOUS.get(shape)
+    if view is None:
+        if len(_CONTIGUOUS) > 1024:
+            _CONTIGUOUS.clear()
+        view = _CONTIGUOUS[shape] = View.contiguous(shape)
+    return view
+
+
+def _jax_argument(x: Array):
+    """What JAX receives for array x: its own JAX array when x is exactly one, else x's NumPy window."""
+    st = x._storage
+    if st is not None and st.jax_view is not None and x._view is st.jax_view:
+        return st.owner
+    return window(x)
+
+
+def _fill_dtype_table():
     from ._dtypes import FROM_NUMPY
 
-    return FROM_NUMPY[dt]
+    _DTYPE_OF_JAX.update(FROM_NUMPY)
+
+
+_fill_dtype_table()
 
 
 class Lowered:

@@ -39,18 +39,36 @@ class Storage:
     then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
     """
 
-    __slots__ = ("buf", "readonly", "owner", "__weakref__")
+    __slots__ = ("buf", "readonly", "owner", "jax_view", "__weakref__")
 
     def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
         self.buf = buf
         self.readonly = readonly
         self.owner = owner
+        # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
+        # `jit` then hands JAX its own array back instead of converting the NumPy window.
+        self.jax_view = None
+
+    @classmethod
+    def of_jax(cls, jax_array, view) -> "Storage":
+        """The storage of a JAX result; its NumPy buffer (zero-copy, read-only) is made on first use."""
+        self = cls(None, readonly=True, owner=jax_array)
+        self.jax_view = view
+        return self
+
+    def numpy_buffer(self) -> np.ndarray:
+        buf = self.buf
+        if buf is None:
+            buf = self.buf = np.asarray(self.owner).reshape(-1)
+        return buf
 
     def writable(self) -> np.ndarray:
         if self.readonly:
+            self.numpy_buffer()
             self.buf = aligned_copy(self.buf)
             self.readonly = False
             self.owner = None
+            self.jax_view = None
         return self.buf
 
 

@@ -1,0 +1,128 @@
+"""jit benchmarks: stridex's tracing and jit against JAX on the same programs, side by side in one run.
+
+    python -m benchmarks.jit [--quick] [--output benchmarks/JIT_RESULTS.md]
+
+Cases (the tracing issue's targets): tracing cost per recorded op against `jax.make_jaxpr` on a 400-op
+program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
+equivalent `jax.numpy` function; first call (trace + lower + compile); compute time on 10^6 elements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import statistics
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def chain(xp, x, y, n_ops: int):
+    """n_ops elementwise operations, alternating add/multiply/subtract with a mixing term."""
+    ops = (lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, lambda a, b: a * 0.5 + b)
+    z = x
+    for i in range(n_ops):
+        z = ops[i % len(ops)](z, y)
+    return z
+
+
+def best(fn, repeat=7, min_time=0.05):
+    number = 1
+    while True:
+        t = timeit.timeit(fn, number=number)
+        if t >= min_time:
+            break
+        number *= 2
+    times = [timeit.timeit(fn, number=number) / number for _ in range(repeat)]
+    return min(times), statistics.median(times)
+
+
+def run(quick: bool = False) -> list[tuple]:
+    import jax
+    import jax.numpy as jnp
+
+    import stridex as sx
+
+    rows = []
+    with jax.enable_x64(True):
+        x_np = np.ones(1)
+        xs, ys = sx.asarray(x_np), sx.asarray(x_np * 2)
+        xj, yj = jnp.asarray(x_np), jnp.asarray(x_np * 2)
+
+        # 1. tracing cost per op, 400-op program
+        n = 400
+        sx_trace = best(lambda: sx.make_ir(lambda a, b: chain(sx, a, b, n), optimize=False)(xs, ys), repeat=3)
+        jax_trace = best(lambda: jax.make_jaxpr(lambda a, b: chain(jnp, a, b, n))(xj, yj), repeat=3)
+        rows.append(("tracing, per recorded op (400-op program)", sx_trace[0] / n, jax_trace[0] / n))
+
+        # 2. steady-state call, 40 ops, one element
+        f_sx = sx.jit(lambda a, b: chain(sx, a, b, 40))
+        f_jax = jax.jit(lambda a, b: chain(jnp, a, b, 40))
+        f_sx(xs, ys)
+        f_jax(xj, yj).block_until_ready()
+        steady_sx = best(lambda: f_sx(xs, ys))
+        steady_jax = best(lambda: f_jax(xj, yj).block_until_ready())
+        rows.append(("steady-state call, 40 ops on 1 element", steady_sx[0], steady_jax[0]))
+
+        # 3. first call: trace + lower + compile + run (fresh function objects each time)
+        def first_sx():
+            g = sx.jit(lambda a, b: chain(sx, a, b, 40))
+            g(xs, ys)
+
+        def first_jax():
+            g = jax.jit(lambda a, b: chain(jnp, a, b, 40))
+            g(xj, yj).block_until_ready()
+
+        reps = 3 if quick else 5
+        t_sx = min(_once(first_sx) for _ in range(reps))
+        t_jax = min(_once(first_jax) for _ in range(reps))
+        rows.append(("first call (trace + lower + compile), 40 ops", t_sx, t_jax))
+
+        # 4. compute time on 10^6 elements
+        big = np.random.default_rng(0).standard_normal(10**6)
+        bs, bs2 = sx.asarray(big), sx.asarray(big * 0.5)
+        bj, bj2 = jnp.asarray(big), jnp.asarray(big * 0.5)
+        f_sx(bs, bs2)
+        f_jax(bj, bj2).block_until_ready()
+        big_sx = best(lambda: f_sx(bs, bs2))
+        big_jax = best(lambda: f_jax(bj, bj2).block_until_ready())
+        rows.append(("compute, 40 ops on 10^6 elements", big_sx[0], big_jax[0]))
+    return rows
+
+
+def _once(fn):
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def format_rows(rows) -> str:
+    lines = ["| case | stridex | JAX | ratio |", "|---|---:|---:|---:|"]
+    for name, a, b in rows:
+        lines.append(f"| {name} | {a * 1e6:.2f} µs | {b * 1e6:.2f} µs | {a / b:.2f}x |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--output", default=str(HERE / "JIT_RESULTS.md"))
+    args = parser.parse_args(argv)
+    import jax
+
+    rows = run(args.quick)
+    table = format_rows(rows)
+    header = (f"# jit benchmarks\n\nMeasured {datetime.date.today()} on {platform.machine()} "
+              f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX {jax.__version__}, "
+              f"NumPy {np.__version__}; minimum of repeated runs, both libraries in the same process.\n\n")
+    print(table)
+    Path(args.output).write_text(header + table + "\n")
+
+
+if __name__ == "__main__":
+    main()
