@@ -265,3 +265,52 @@ def test_import_does_not_import_jax_until_jit():
             "x = sx.asarray([1.0]); x + x; assert 'jax' not in sys.modules; "
             "sx.jit(lambda a: a + 1.0)(x); assert 'jax' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "STRIDEX_MODE": "eager"})
+
+
+SHARDED_MATMUL = r"""
+import numpy as np, jax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+import stridex as sx
+assert len(jax.devices()) == 4, jax.devices()
+mesh = Mesh(np.array(jax.devices()), ("rows",))
+rows = NamedSharding(mesh, P("rows", None))
+replicated = NamedSharding(mesh, P())
+a = np.arange(64.0).reshape(8, 8)
+b = np.ones((8, 8)) * 0.5
+f = sx.jit(lambda x, y: x @ y, in_shardings=(rows, replicated), out_shardings=rows)
+out = f(sx.asarray(a), sx.asarray(b))
+np.testing.assert_allclose(np.asarray(out), a @ b)
+compiled = f.lower(sx.asarray(a), sx.asarray(b)).compile()
+shardings = compiled.output_shardings
+spec = (shardings[0] if isinstance(shardings, (tuple, list)) else shardings).spec
+assert tuple(spec) == ("rows", None) or tuple(spec)[:1] == ("rows",), spec
+print("sharded ok", spec)
+"""
+
+
+def test_sharded_matmul_over_four_host_devices():
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
+    result = subprocess.run([sys.executable, "-c", SHARDED_MATMUL], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "sharded ok" in result.stdout
+
+
+def _has_gpu() -> bool:
+    try:
+        import jax
+
+        return any(d.platform == "gpu" for d in jax.devices())
+    except RuntimeError:
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="no GPU visible to JAX")
+def test_jit_runs_on_the_gpu():
+    import jax
+
+    gpu = [d for d in jax.devices() if d.platform == "gpu"][0]
+    f = sx.jit(lambda x: sx.sum(x * x), device=gpu)
+    x = sx.asarray(np.arange(1000.0))
+    np.testing.assert_allclose(float(f(x)), float(np.sum(np.arange(1000.0) ** 2)))
+    assert f.lower(x).compile() is not None
