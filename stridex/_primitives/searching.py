@@ -31,6 +31,16 @@ def sort_key(x):
     return lax_.select(lax_.ne(x, x), lax_.full_like(x, np.nan), x)
 
 
+def complex_sort_keys(x) -> tuple:
+    """Lowering helper: keys giving NumPy's complex order [R + Rj, R + nanj, nan + Rj, nan + nanj],
+    each class ordered by its non-NaN parts."""
+    lax_ = lax()
+    real, imag = lax_.real(x), lax_.imag(x)
+    nan_class = lax_.add(lax_.mul(lax_.convert_element_type(lax_.ne(real, real), np.uint8), np.uint8(2)),
+                         lax_.convert_element_type(lax_.ne(imag, imag), np.uint8))
+    return nan_class, sort_key(real), sort_key(imag)
+
+
 # --- argmax, argmin ----------------------------------------------------------------------------------
 # `axis` is an int, or None for the index into the flattened array.
 

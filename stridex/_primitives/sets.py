@@ -8,7 +8,7 @@ from .. import _dtypes
 from .._core import ShapedArray, primitive
 from .._lowering_support import as_dtype, jnp, lax
 from .elementwise import aval_of, promote_avals
-from .searching import sort_key
+from .searching import complex_sort_keys, sort_key
 
 _INDEX = np.dtype(np.int64)
 
@@ -40,7 +40,7 @@ def _lower_unique(ctx, x, *, with_indices, with_inverse, with_counts):
     x = lax_.reshape(x, (x.size,))
     n = x.shape[0]
     if x.dtype.kind == "c":
-        keys = (sort_key(lax_.real(x)), sort_key(lax_.imag(x)))
+        keys = complex_sort_keys(x)
     else:
         keys = (sort_key(x),)
     *_, ordered, perm = lax_.sort((*keys, x, lax_.iota(np.int64, n)), dimension=0, is_stable=True,
@@ -93,7 +93,7 @@ def _lower_isin(ctx, x1, x2, *, invert):
     equal = lax_.eq(lax_.broadcast_in_dim(x1, pairs, tuple(range(x1.ndim))),
                     lax_.broadcast_in_dim(flat, pairs, (x1.ndim,)))
     found = lax_.reduce_or(equal, (x1.ndim,))
-    return lax_.not_(found) if invert else found
+    return lax_.bitwise_not(found) if invert else found
 
 
 isin = primitive(
