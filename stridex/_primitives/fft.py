@@ -1,1 +1,153 @@
-"""FFT primitives."""
+"""FFT primitives: one `fft` record for every transform (the JAX way: a `kind` param), and `fftfreq`.
+
+`fft(x, kind, axes, lengths, norm)`: `kind` is "fft", "ifft", "rfft", "irfft", "hfft" or "ihfft"; `axes` are
+normalised, distinct axes; `lengths` are the logical transform sizes along them (the input is zero-padded
+or trimmed to them; for "irfft"/"hfft" they are output sizes and the last axis reads `n // 2 + 1`
+inputs). Results keep the input's precision: complex64/float32 in, complex64/float32 out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._core import ShapedArray, primitive
+from .._lowering_support import as_dtype, jnp, lax
+
+_REAL_OUTPUT = ("irfft", "hfft")
+_COMPLEX_OUTPUT = ("fft", "ifft", "rfft", "ihfft")
+_HALVED_OUTPUT = ("rfft", "ihfft")  # the last transformed axis has n // 2 + 1 entries
+
+
+def _fft_abstract(x, *, kind, axes, lengths, norm):
+    shape = list(x.shape)
+    for axis, n in zip(axes, lengths):
+        shape[axis] = n
+    if kind in _HALVED_OUTPUT:
+        shape[axes[-1]] = lengths[-1] // 2 + 1
+    dtype = _dtypes.real_of(x.dtype) if kind in _REAL_OUTPUT else _dtypes.complex_of(x.dtype)
+    return ShapedArray(tuple(shape), dtype)
+
+
+_NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
+
+
+def _fft_impl(x, *, kind, axes, lengths, norm):
+    if kind in ("hfft", "ihfft"):
+        out = getattr(np.fft, kind)(x, n=lengths[0], axis=axes[0], norm=norm)
+    else:
+        out = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm)
+    dtype = _fft_abstract(ShapedArray(x.shape, _dtypes.FROM_NUMPY[x.dtype]), kind=kind, axes=axes,
+                          lengths=lengths, norm=norm).dtype
+    return out.astype(dtype.np, copy=False)
+
+
+# --- lowering on lax.fft ---------------------------------------------------------------------------------
+
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _resize(x, axis: int, size: int):
+    """Trim or zero-pad `x` along `axis` to `size` entries."""
+    L = lax()
+    have = x.shape[axis]
+    if have > size:
+        return L.slice_in_dim(x, 0, size, axis=axis)
+    if have < size:
+        config = [(0, 0, 0)] * x.ndim
+        config[axis] = (0, size - have, 0)
+        return L.pad(x, L.convert_element_type(0, x.dtype), config)
+    return x
+
+
+def _on_trailing(x, fft_type: str, lengths: tuple):
+    """lax.fft over the trailing len(lengths) axes, one axis at a time beyond the three lax.fft takes."""
+    L = lax()
+    k = len(lengths)
+    if k <= 3:
+        return L.fft(x, fft_type, lengths)
+    nd = x.ndim
+    # Separable: the complex passes run on the other axes; rfft runs first, irfft last, on the last axis.
+    complex_type = "ifft" if fft_type in ("ifft", "irfft") else "fft"
+    if fft_type == "rfft":
+        x = L.fft(x, "rfft", lengths[-1:])
+    for i in range(nd - k, nd - 1):
+        perm = list(range(nd))
+        perm[i], perm[-1] = perm[-1], perm[i]
+        x = L.transpose(L.fft(L.transpose(x, perm), complex_type, (x.shape[i],)), perm)
+    if fft_type in ("fft", "ifft"):
+        return L.fft(x, fft_type, lengths[-1:])
+    if fft_type == "irfft":
+        return L.fft(x, "irfft", lengths[-1:])
+    return x
+
+
+def _fft_lower(ctx, x, *, kind, axes, lengths, norm):
+    L, J = lax(), jnp()
+    base = {"hfft": "irfft", "ihfft": "rfft"}.get(kind, kind)
+    if kind in ("hfft", "ihfft"):
+        # hfft(x) = irfft(conj(x)) and ihfft(x) = conj(rfft(x)), each with the direction of `norm` swapped.
+        norm = _SWAP[norm]
+    if kind == "hfft":
+        x = J.conj(x)
+    in_lengths = list(lengths)
+    if base == "irfft":
+        in_lengths[-1] = lengths[-1] // 2 + 1
+    for axis, n in zip(axes, in_lengths):
+        x = _resize(x, axis, n)
+    nd = x.ndim
+    perm = [a for a in range(nd) if a not in axes] + list(axes)
+    x = _on_trailing(L.transpose(x, perm), base, tuple(lengths))
+    x = L.transpose(x, tuple(int(a) for a in np.argsort(perm)))
+    count = math.prod(lengths)
+    inverse = base in ("ifft", "irfft")  # lax already divides these by `count`
+    if norm == "ortho":
+        factor = math.sqrt(count) if inverse else 1 / math.sqrt(count)
+    elif norm == "forward":
+        factor = count if inverse else 1 / count
+    else:
+        factor = 1
+    if factor != 1:
+        x = x * factor
+    if kind == "ihfft":
+        x = J.conj(x)
+    return as_dtype(x, ctx.aval_out.dtype)
+
+
+fft = primitive(
+    "fft",
+    impl=_fft_impl,
+    abstract_eval=_fft_abstract,
+    lower=_fft_lower,
+)
+
+
+# --- sample frequencies ------------------------------------------------------------------------------------
+# A creation primitive (no array inputs): `real=False` gives fftfreq's n values, `real=True` rfftfreq's
+# n // 2 + 1. Computed in float64 and rounded once to `dtype`.
+
+
+def _fftfreq_impl(*, n, d, dtype, real):
+    out = np.fft.rfftfreq(n, d) if real else np.fft.fftfreq(n, d)
+    return out.astype(dtype.np)
+
+
+def _fftfreq_abstract(*, n, d, dtype, real):
+    return ShapedArray((n // 2 + 1 if real else n,), dtype)
+
+
+def _fftfreq_lower(ctx, *, n, d, dtype, real):
+    J = jnp()
+    out = J.fft.rfftfreq(n, d, dtype=np.float64) if real else J.fft.fftfreq(n, d, dtype=np.float64)
+    return as_dtype(out, dtype)
+
+
+fftfreq = primitive(
+    "fftfreq",
+    impl=_fftfreq_impl,
+    abstract_eval=_fftfreq_abstract,
+    lower=_fftfreq_lower,
+    differentiable=False,
+)
