@@ -16,7 +16,7 @@ import sys
 from . import _dtypes
 from ._array import Array
 from ._core import ShapedArray
-from ._ir import Eqn, Literal, Program, Var
+from ._ir import Eqn, Literal, Var
 from ._primitives.elementwise import aval_of
 from ._primitives.views import WRITE_BACK
 from ._state import STATE
@@ -101,7 +101,7 @@ class Tracer(Array):
     def _check_live(self, what: str):
         if self._trace.finished:
             raise EscapedTracerError(
-                f"a traced value ({self._aval}) escaped the jit trace that made it and was used for {what} "
+                f"a traced value ({self._aval}) escaped the {self._trace.kind} trace that made it and was used for {what} "
                 f"at {user_frame()}. Return it from the jitted function instead of storing it elsewhere.")
 
     def _eager_window(self, prim):
@@ -113,7 +113,7 @@ class Tracer(Array):
         self._check_live(what)
         raise ConcretizationError(
             f"{what} needs a concrete value, but this array is traced ({self._aval}) at {user_frame()}.\n"
-            "Python control flow cannot depend on values inside `jit`. Ways out: pass the value as a static "
+            f"Python control flow cannot depend on values inside `{self._trace.kind}`. Ways out: pass the value as a static "
             "argument (static_argnums=/static_argnames=), compute the decision outside the jitted function, "
             "or express it with array operations such as `where`.")
 
@@ -155,23 +155,157 @@ class Tracer(Array):
         return self
 
 
-class JitTrace:
-    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own."""
+class Trace:
+    """A functionalising interpreter. Subclasses say what a value's *payload* is (an IR Var for `jit`, a
+    primal with its tangent for `jvp`, ...) through `apply` (run a primitive on payloads) and `lift`
+    (the payload of a value from outside this trace); views, writes and re-derivation are shared here."""
 
-    def __init__(self):
-        self.eqns: list[Eqn] = []
-        self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+    kind = "trace"
+
+    def __init__(self, parent=None):
+        self.parent = parent  # the trace this one's computations are bound to (None: eager)
         self.finished = False
 
-    # --- making tracers ----------------------------------------------------------------------
-    def new_input(self, aval: ShapedArray, view: View | None = None) -> Tracer:
-        var = Var(aval)
-        view = view if view is not None else View.contiguous(aval.shape)
-        return Tracer(self, aval, var, Buffer(var, aval, view), (), view)
+    # --- hooks ---------------------------------------------------------------------------------
+    def apply(self, prim, payloads: list, params: dict) -> list:
+        raise NotImplementedError
 
-    def _fresh(self, var: Var) -> Tracer:
-        view = View.contiguous(var.aval.shape)
-        return Tracer(self, var.aval, var, Buffer(var, var.aval, view), (), view)
+    def lift(self, x):
+        raise NotImplementedError
+
+    def aval(self, payload) -> ShapedArray:
+        raise NotImplementedError
+
+    def data_dependent(self, prim, args, params):
+        raise DataDependentShapeError(
+            f"{prim.name} has an output shape that depends on the values of its input, which `{self.kind}` "
+            f"cannot know while tracing (at {user_frame()}). Call it outside the transformed function, or use "
+            "a fixed-size alternative (e.g. `where` instead of boolean-mask indexing).")
+
+    # --- tracers -------------------------------------------------------------------------------
+    def new_tracer(self, payload, view: View | None = None) -> Tracer:
+        aval = self.aval(payload)
+        view = view if view is not None else View.contiguous(aval.shape)
+        return Tracer(self, aval, payload, Buffer(payload, aval, view), (), view)
+
+    def to_tracer(self, x) -> Tracer:
+        """x as a tracer of this trace (values from outside become tracers over their lifted payload)."""
+        if isinstance(x, Tracer) and x._trace is self:
+            return x
+        view = x._storage_view()[1] if isinstance(x, Array) and not isinstance(x, Tracer) and x.size else None
+        if isinstance(x, Tracer) and x.size:
+            view = x._view
+        return self.new_tracer(self.lift(x), view)
+
+    def read(self, x):
+        """The payload for `x`, re-derived through its chain of views if its buffer was written since."""
+        if isinstance(x, Tracer) and x._trace is self:
+            if x._version != x._buffer.version:
+                self._rederive(x)
+            return x._var
+        if isinstance(x, Tracer) and x._trace.finished:
+            x._check_live("an operation")
+        return self.lift(x)
+
+    def _rederive(self, x: Tracer) -> None:
+        buffer = x._buffer
+        payload = buffer.var
+        for prim, params in x._chain:
+            (payload,) = self.apply(prim, [payload], params)
+        x._var = payload
+        x._version = buffer.version
+
+    # --- the interpreter -----------------------------------------------------------------------
+    def process(self, prim, args, params):
+        if prim.kind == "write":
+            return self._process_write(prim, args, params)
+        if prim.data_dependent:
+            return self.data_dependent(prim, args, params)
+        outputs = self.apply(prim, [self.read(a) for a in args], params)
+        if prim.kind == "view":
+            x = self.to_tracer(args[0])
+            (payload,) = outputs
+            return Tracer(self, self.aval(payload), payload, x._buffer, x._chain + ((prim, params),),
+                          prim.impl(x._view, **params))
+        tracers = [self.new_tracer(p) for p in outputs]
+        return tuple(tracers) if prim.multiple_results else tracers[0]
+
+    def _process_write(self, prim, args, params):
+        from ._primitives.indexing import scatter
+
+        target, value, *indices = args
+        target = self.writable_target(target)
+        updated = scatter.bind(self._current(target), value, *indices, **params)
+        self.write_back(target, updated)
+        return target
+
+    def writable_target(self, target) -> Tracer:
+        if isinstance(target, Tracer) and target._trace is self:
+            return target
+        raise TracingError(
+            f"under {self.kind}, writing into an array from outside the transformed function is not supported "
+            f"(at {user_frame()}); pass the array in as an argument")
+
+    def _current(self, x: Tracer) -> Tracer:
+        """A tracer with x's current value and x's view (so further derivations see the right strides)."""
+        payload = self.read(x)
+        return Tracer(self, x._aval, payload, Buffer(payload, x._aval, x._view), (), x._view)
+
+    def write_back(self, target: Tracer, new_value: Tracer) -> None:
+        """Make `new_value` the value of view `target` by writing it back through target's chain."""
+        buffer = target._buffer
+        base = Tracer(self, buffer.aval, buffer.var, Buffer(buffer.var, buffer.aval, buffer.view), (), buffer.view)
+        parents = [base]
+        for prim, params in target._chain[:-1]:
+            parents.append(prim.bind(parents[-1], **params))
+        child = new_value if isinstance(new_value, Tracer) and new_value._trace is self else self.to_tracer(new_value)
+        for (prim, params), parent in zip(reversed(target._chain), reversed(parents)):
+            child = WRITE_BACK[prim.name](parent, child, **params)
+        if child.shape != buffer.aval.shape or child.dtype is not buffer.aval.dtype:
+            raise AssertionError(f"write-back produced {child.aval}, expected {buffer.aval}")
+        buffer.var = self.read(child)
+        buffer.version += 1
+
+    # --- running computations one level down ---------------------------------------------------
+    def below(self):
+        """A context in which binds go to this trace's parent (where its payloads' values live)."""
+        return _TraceScope(self.parent)
+
+
+class _TraceScope:
+    __slots__ = ("trace", "saved")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.saved = STATE.trace
+        STATE.trace = self.trace
+
+    def __exit__(self, *exc):
+        STATE.trace = self.saved
+
+
+def push(trace: Trace) -> _TraceScope:
+    """A context in which `trace` is the current trace."""
+    return _TraceScope(trace)
+
+
+class JitTrace(Trace):
+    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own."""
+
+    kind = "jit"
+
+    def __init__(self):
+        super().__init__(None)
+        self.eqns: list[Eqn] = []
+        self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+
+    def aval(self, payload) -> ShapedArray:
+        return payload.aval
+
+    def new_input(self, aval: ShapedArray, view: View | None = None) -> Tracer:
+        return self.new_tracer(Var(aval), view)
 
     def constant(self, array: Array) -> Tracer:
         """A concrete array the traced function closed over: an implicit input (read at call time)."""
@@ -183,109 +317,43 @@ class JitTrace:
             self.constants[id(array)] = entry
         return entry[2]
 
-    # --- reading values ------------------------------------------------------------------------
-    def read(self, x):
-        """The IR operand for `x`: a Var (re-derived if its buffer was written since), or a Literal."""
+    def to_tracer(self, x) -> Tracer:
+        if isinstance(x, Array) and not isinstance(x, Tracer):
+            return self.constant(x)
+        return super().to_tracer(x)
+
+    def writable_target(self, target) -> Tracer:
+        if isinstance(target, Array) and not isinstance(target, Tracer):
+            return self.constant(target)  # written back into the closed-over array after the call
+        return super().writable_target(target)
+
+    def lift(self, x):
         if isinstance(x, Tracer):
-            if x._trace is not self:
-                x._check_live("an operation")
-                raise EscapedTracerError(f"a value traced by another jit was used at {user_frame()}")
-            if x._version != x._buffer.version:
-                self._rederive(x)
-            return x._var
+            x._check_live("an operation")
+            raise EscapedTracerError(f"a value traced by another transformation was used inside jit at {user_frame()}")
         if isinstance(x, Array):
             return self.read(self.constant(x))
         if isinstance(x, (bool, int, float, complex)):
             return Literal(x, aval_of(x))
         raise TypeError(f"a jitted computation received an operand of type {type(x).__name__}")
 
-    def _rederive(self, x: Tracer) -> None:
-        buffer = x._buffer
-        var = buffer.var
-        for prim, params in x._chain:
-            (var,) = self._emit(prim, [var], params)
-        x._var = var
-        x._version = buffer.version
-
-    def _emit(self, prim, inputs, params) -> list[Var]:
-        avals = prim.abstract_eval(*[v.aval for v in inputs], **params)
+    def apply(self, prim, payloads, params):
+        avals = prim.abstract_eval(*[p.aval for p in payloads], **params)
         avals = avals if prim.multiple_results else (avals,)
         outputs = [Var(a) for a in avals]
-        self.eqns.append(Eqn(prim, inputs, params, outputs))
+        self.eqns.append(Eqn(prim, payloads, params, outputs))
         return outputs
 
-    # --- the interpreter -----------------------------------------------------------------------
-    def process(self, prim, args, params):
-        if prim.kind == "write":
-            return self._process_write(prim, args, params)
-        if prim.data_dependent:
-            raise DataDependentShapeError(
-                f"{prim.name} has an output shape that depends on the values of its input, which `jit` "
-                f"cannot know while tracing (at {user_frame()}). Call it outside the jitted function, or use a "
-                "fixed-size alternative (e.g. `where` instead of boolean-mask indexing).")
-        inputs = [self.read(a) for a in args]
-        outputs = self._emit(prim, inputs, params)
-        if prim.kind == "view":
-            (x,) = args
-            if not isinstance(x, Tracer):
-                x = self.constant(x)
-            view = prim.impl(x._view, **params)
-            (var,) = outputs
-            out = Tracer(self, var.aval, var, x._buffer, x._chain + ((prim, params),), view)
-            return out
-        tracers = [self._fresh(v) for v in outputs]
-        return tuple(tracers) if prim.multiple_results else tracers[0]
 
-    def _process_write(self, prim, args, params):
-        from ._primitives.indexing import scatter
-
-        target, value, *indices = args
-        if not isinstance(target, Tracer):
-            target = self.constant(target)
-        target_value = self._current(target)
-        updated = scatter.bind(target_value, value, *indices, **params)
-        self.write_back(target, updated)
-        return target
-
-    def _current(self, x: Tracer) -> Tracer:
-        """A tracer with x's current value and x's view (so further derivations see the right strides)."""
-        var = self.read(x)
-        buffer = Buffer(var, x._aval, x._view)
-        return Tracer(self, x._aval, var, buffer, (), x._view)
-
-    def write_back(self, target: Tracer, new_value: Tracer) -> None:
-        """Make `new_value` the value of view `target` by writing it back through target's chain."""
-        buffer = target._buffer
-        base = Tracer(self, buffer.aval, self.read_buffer(buffer), Buffer(buffer.var, buffer.aval, buffer.view),
-                      (), buffer.view)
-        parents = [base]
-        for prim, params in target._chain[:-1]:
-            parents.append(prim.bind(parents[-1], **params))
-        child = new_value
-        for (prim, params), parent in zip(reversed(target._chain), reversed(parents)):
-            child = WRITE_BACK[prim.name](parent, child, **params)
-        if child.shape != buffer.aval.shape or child.dtype is not buffer.aval.dtype:
-            raise AssertionError(f"write-back produced {child.aval}, expected {buffer.aval}")
-        buffer.var = self.read(child)
-        buffer.version += 1
-
-    def read_buffer(self, buffer: Buffer):
-        return buffer.var
-
-
-def trace_to_program(fn, in_avals, in_views=None) -> tuple[Program, list, "JitTrace", list]:
+def trace_to_program(fn, in_avals, in_views=None) -> tuple["JitTrace", list, object]:
     """Trace `fn(*tracers)`; returns (program, output tracers, trace, input tracers).
 
     The caller turns outputs into program outputs (see `_jit`); this function only runs the trace.
     """
     trace = JitTrace()
     tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
-    STATE.stack.append(STATE.trace)
-    STATE.trace = trace
-    try:
+    with push(trace):
         out = fn(*tracers)
-    finally:
-        STATE.trace = STATE.stack.pop()
     return trace, tracers, out
 
 
