@@ -21,9 +21,9 @@ from ._view import View
 class Device:
     """A stridex device. Eager arrays live on the CPU; `jit` can place computations elsewhere via JAX."""
 
-    __slots__ = ("platform", "id")
+    __slots__ = ("id", "platform")
 
-    def __init__(self, platform: str = "cpu", id: int = 0):  # noqa: A002
+    def __init__(self, platform: str = "cpu", id: int = 0):
         self.platform = platform
         self.id = id
 
@@ -55,13 +55,13 @@ def check_device(device) -> None:
 class Array:
     """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
 
-    __slots__ = ("_storage", "_view", "_dtype", "_np", "__weakref__")
+    __slots__ = ("__weakref__", "_dtype", "_np", "_storage", "_view")
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
     # --- construction (internal) ---------------------------------------------------------------
 
     @classmethod
-    def _from_numpy(cls, a: np.ndarray) -> "Array":
+    def _from_numpy(cls, a: np.ndarray) -> Array:
         """Adopt ndarray `a` (fresh memory, not shared with any other array) without copying."""
         self = object.__new__(cls)
         self._np = a
@@ -71,7 +71,7 @@ class Array:
         return self
 
     @classmethod
-    def _make(cls, storage: Storage, view: View, dtype: DType) -> "Array":
+    def _make(cls, storage: Storage, view: View, dtype: DType) -> Array:
         self = object.__new__(cls)
         self._storage = storage
         self._view = view
@@ -79,7 +79,7 @@ class Array:
         self._np = None
         return self
 
-    def _copy(self) -> "Array":
+    def _copy(self) -> Array:
         from ._primitives.elementwise import copy
 
         return copy.bind(self)
@@ -97,7 +97,7 @@ class Array:
             self._view = _view_of_window(self._np, self._storage.numpy_buffer())
         return self._storage, self._view
 
-    def _fast_view(self, w: np.ndarray) -> "Array":
+    def _fast_view(self, w: np.ndarray) -> Array:
         """An Array over NumPy view `w` of this array's window, sharing this array's Storage.
 
         Eager fast path for basic indexing, transposes and reshapes: NumPy applies the same view rules
@@ -145,7 +145,7 @@ class Array:
         return n
 
     @property
-    def T(self) -> "Array":
+    def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
         if STATE.trace is None and self._fast_storage():
@@ -153,7 +153,7 @@ class Array:
         return _manip.permute_dims(self, (1, 0))
 
     @property
-    def mT(self) -> "Array":
+    def mT(self) -> Array:
         return _linalg_main.matrix_transpose(self)
 
     def __len__(self) -> int:
@@ -210,7 +210,7 @@ class Array:
 
         return stridex
 
-    def to_device(self, device, /, *, stream=None) -> "Array":
+    def to_device(self, device, /, *, stream=None) -> Array:
         if stream is not None:
             raise ValueError("stridex's CPU device has no streams; pass stream=None")
         check_device(device)
@@ -239,7 +239,7 @@ class Array:
 
     # --- indexing ------------------------------------------------------------------------------
 
-    def __getitem__(self, key) -> "Array":
+    def __getitem__(self, key) -> Array:
         if STATE.trace is None:
             t = type(key)
             if t is int or t is slice:
@@ -361,11 +361,12 @@ def as_index(value, what: str = "index") -> int:
         raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
 
 
-from . import _elementwise as _ew  # noqa: E402
-from . import _getitem  # noqa: E402
-from . import _linalg_main  # noqa: E402
-from . import _manipulation as _manip  # noqa: E402
-
+from . import _elementwise as _ew
+from . import (
+    _getitem,
+    _linalg_main,
+)
+from . import _manipulation as _manip
 
 _OPERANDS = (Array, int, float, complex)
 

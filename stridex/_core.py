@@ -18,7 +18,7 @@ from ._state import STATE
 class ShapedArray:
     """What tracing knows about an array: its shape, dtype and whether it is a weak (Python-scalar) type."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("dtype", "shape", "weak_type")
 
     def __init__(self, shape: tuple, dtype: DType, weak_type: bool = False):
         self.shape = shape
@@ -42,7 +42,7 @@ class ShapedArray:
 
 # --- primitives --------------------------------------------------------------------------------
 
-PRIMITIVES: dict[str, "Primitive"] = {}
+PRIMITIVES: dict[str, Primitive] = {}
 
 # How the eager interpreter runs each kind of primitive:
 #   "compute": impl(*numpy_windows, **params) -> ndarray (or tuple) in fresh memory
@@ -54,8 +54,21 @@ KINDS = ("compute", "view", "write")
 class Primitive:
     """One operation and all its rules, in one record."""
 
-    __slots__ = ("name", "kind", "impl", "abstract_eval", "lower", "jvp", "transpose", "vjp", "batch",
-                 "differentiable", "multiple_results", "data_dependent", "eager")
+    __slots__ = (
+        "abstract_eval",
+        "batch",
+        "data_dependent",
+        "differentiable",
+        "eager",
+        "impl",
+        "jvp",
+        "kind",
+        "lower",
+        "multiple_results",
+        "name",
+        "transpose",
+        "vjp",
+    )
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, differentiable: bool = True,
@@ -161,4 +174,4 @@ def _window_on(buf, view, np_dtype):
 _EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
 
 
-from ._array import Array, window  # noqa: E402  (the array module itself binds primitives)
+from ._array import Array, window

@@ -176,8 +176,7 @@ def setitem(x: Array, key, value) -> None:
     key = _as_tuple(key)
     if _is_basic(key):
         entries = _normalize_basic(key, x.shape)
-        template = tuple(e if e[0] != "slice" else e for e in entries)
-        _ix.assign.bind(x, value, template=template)
+        _ix.assign.bind(x, value, template=entries)
         return
     template, arrays, _ = _advanced_template(key, x.shape)
     _ix.assign.bind(x, value, *arrays, template=template)

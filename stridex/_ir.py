@@ -28,7 +28,7 @@ class Var:
 class Literal:
     """A Python scalar or small constant appearing directly as an equation input."""
 
-    __slots__ = ("value", "aval")
+    __slots__ = ("aval", "value")
 
     def __init__(self, value, aval: ShapedArray):
         self.value = value
@@ -39,7 +39,7 @@ class Literal:
 
 
 class Eqn:
-    __slots__ = ("prim", "inputs", "params", "outputs")
+    __slots__ = ("inputs", "outputs", "params", "prim")
 
     def __init__(self, prim, inputs: list, params: dict, outputs: list):
         self.prim = prim
@@ -54,7 +54,7 @@ class Eqn:
 class Program:
     """inputs: Vars; constants: list of (Var, concrete Array); eqns: Eqns; outputs: Vars or Literals."""
 
-    __slots__ = ("inputs", "constants", "eqns", "outputs")
+    __slots__ = ("constants", "eqns", "inputs", "outputs")
 
     def __init__(self, inputs, constants, eqns, outputs):
         self.inputs = list(inputs)

@@ -78,7 +78,7 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("key", "leaves", "treedef", "statics", "groups")
+    __slots__ = ("groups", "key", "leaves", "statics", "treedef")
 
 
 def _alias_groups(leaves, alias) -> dict:
@@ -125,7 +125,7 @@ class Jitted:
     def _signature(self, args, kwargs) -> _Signature:
         nargs = len(args)
         static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
-        statics, dynamic, ranges = [], [], []
+        statics, dynamic = [], []
         for i, a in enumerate(args):
             if i in static_pos:
                 statics.append((i, _hashable(a, f"static argument {i}")))
@@ -168,11 +168,11 @@ class Jitted:
         return sig
 
     # --- tracing --------------------------------------------------------------------------------
-    def trace(self, *args, **kwargs) -> "Traced":
+    def trace(self, *args, **kwargs) -> Traced:
         sig = self._signature(args, kwargs)
         return self._trace(sig, len(args))
 
-    def _trace(self, sig: _Signature, nargs: int) -> "Traced":
+    def _trace(self, sig: _Signature, nargs: int) -> Traced:
         statics = dict(sig.statics)
         avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
         for j, leaf in enumerate(sig.leaves):
@@ -240,7 +240,7 @@ class Jitted:
             self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
 
-    def lower(self, *args, **kwargs) -> "Lowered":
+    def lower(self, *args, **kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
         return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
 

@@ -4,7 +4,7 @@
 class _State:
     """`trace` is the innermost active trace, None when running eagerly; `stack` holds the outer ones."""
 
-    __slots__ = ("trace", "stack")
+    __slots__ = ("stack", "trace")
 
     def __init__(self):
         self.trace = None

@@ -39,7 +39,7 @@ class Storage:
     then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
     """
 
-    __slots__ = ("buf", "readonly", "owner", "jax_view", "__weakref__")
+    __slots__ = ("__weakref__", "buf", "jax_view", "owner", "readonly")
 
     def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
         self.buf = buf
@@ -50,7 +50,7 @@ class Storage:
         self.jax_view = None
 
     @classmethod
-    def of_jax(cls, jax_array, view) -> "Storage":
+    def of_jax(cls, jax_array, view) -> Storage:
         """The storage of a JAX result; its NumPy buffer (zero-copy, read-only) is made on first use."""
         self = cls(None, readonly=True, owner=jax_array)
         self.jax_view = view

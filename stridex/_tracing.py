@@ -55,7 +55,7 @@ class DataDependentShapeError(TracingError, ValueError):
 class Buffer:
     """The versions of one base value under tracing: `var` is its current value; writes bump `version`."""
 
-    __slots__ = ("var", "initial_var", "version", "aval", "view")
+    __slots__ = ("aval", "initial_var", "var", "version", "view")
 
     def __init__(self, var, aval: ShapedArray, view: View):
         self.var = var
@@ -68,7 +68,7 @@ class Buffer:
 class Tracer(Array):
     """An array inside a trace: what is known is its aval; its value is an IR variable."""
 
-    __slots__ = ("_trace", "_aval", "_var", "_buffer", "_chain", "_version")
+    __slots__ = ("_aval", "_buffer", "_chain", "_trace", "_var", "_version")
 
     def __init__(self, trace, aval: ShapedArray, var, buffer: Buffer, chain: tuple, view: View):
         self._trace = trace
@@ -117,7 +117,7 @@ class Tracer(Array):
             "argument (static_argnums=/static_argnames=), compute the decision outside the jitted function, "
             "or express it with array operations such as `where`.")
 
-    def __bool__(self):
+    def __bool__(self):  # noqa: PLE0304  (always raises)
         self._concrete("bool()")
 
     def __int__(self):
@@ -129,7 +129,7 @@ class Tracer(Array):
     def __complex__(self):
         self._concrete("complex()")
 
-    def __index__(self):
+    def __index__(self):  # noqa: PLE0305  (always raises)
         self._concrete("__index__ (use as a Python integer)")
 
     def __array__(self, dtype=None, copy=None):
@@ -273,7 +273,7 @@ class Trace:
 
 
 class _TraceScope:
-    __slots__ = ("trace", "saved")
+    __slots__ = ("saved", "trace")
 
     def __init__(self, trace):
         self.trace = trace
@@ -345,7 +345,7 @@ class JitTrace(Trace):
         return outputs
 
 
-def trace_to_program(fn, in_avals, in_views=None) -> tuple["JitTrace", list, object]:
+def trace_to_program(fn, in_avals, in_views=None) -> tuple[JitTrace, list, object]:
     """Trace `fn(*tracers)`; returns (program, output tracers, trace, input tracers).
 
     The caller turns outputs into program outputs (see `_jit`); this function only runs the trace.
@@ -361,5 +361,13 @@ def is_weak_scalar(x) -> bool:
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, Array)
 
 
-__all__ = ["Tracer", "JitTrace", "ConcretizationError", "EscapedTracerError", "DataDependentShapeError",
-           "TracingError", "trace_to_program", "_dtypes"]
+__all__ = [
+    "ConcretizationError",
+    "DataDependentShapeError",
+    "EscapedTracerError",
+    "JitTrace",
+    "Tracer",
+    "TracingError",
+    "_dtypes",
+    "trace_to_program",
+]

@@ -11,7 +11,7 @@ from math import prod
 
 
 class View:
-    __slots__ = ("shape", "strides", "offset")
+    __slots__ = ("offset", "shape", "strides")
 
     def __init__(self, shape: tuple, strides: tuple, offset: int = 0):
         self.shape = shape
@@ -19,7 +19,7 @@ class View:
         self.offset = offset
 
     @staticmethod
-    def contiguous(shape: tuple, offset: int = 0) -> "View":
+    def contiguous(shape: tuple, offset: int = 0) -> View:
         return View(shape, contiguous_strides(shape), offset)
 
     def __repr__(self):
@@ -55,10 +55,10 @@ class View:
 
     # --- movement ops ---------------------------------------------------------------------
 
-    def permute(self, axes: tuple) -> "View":
+    def permute(self, axes: tuple) -> View:
         return View(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.offset)
 
-    def flip(self, axes: tuple) -> "View":
+    def flip(self, axes: tuple) -> View:
         shape, strides, offset = self.shape, list(self.strides), self.offset
         for a in axes:
             if shape[a] > 0:
@@ -66,7 +66,7 @@ class View:
             strides[a] = -strides[a]
         return View(shape, tuple(strides), offset)
 
-    def broadcast(self, shape: tuple) -> "View":
+    def broadcast(self, shape: tuple) -> View:
         """Broadcast to `shape` (already checked compatible): new leading axes and size-1 axes get stride 0."""
         lead = len(shape) - len(self.shape)
         strides = [0] * lead
@@ -74,16 +74,16 @@ class View:
             strides.append(s if n == m else 0)
         return View(tuple(shape), tuple(strides), self.offset)
 
-    def expand(self, axis: int) -> "View":
+    def expand(self, axis: int) -> View:
         """Insert a size-1 axis at position `axis` (0 <= axis <= ndim)."""
         return View(self.shape[:axis] + (1,) + self.shape[axis:],
                     self.strides[:axis] + (0,) + self.strides[axis:], self.offset)
 
-    def squeeze(self, axes: tuple) -> "View":
+    def squeeze(self, axes: tuple) -> View:
         keep = [i for i in range(len(self.shape)) if i not in axes]
         return View(tuple(self.shape[i] for i in keep), tuple(self.strides[i] for i in keep), self.offset)
 
-    def slice(self, starts: tuple, stops: tuple, steps: tuple) -> "View":
+    def slice(self, starts: tuple, stops: tuple, steps: tuple) -> View:
         """Per-axis normalised slice (start, stop, step as `range` would take them)."""
         shape, strides, offset = [], [], self.offset
         for start, stop, step, s in zip(starts, stops, steps, self.strides):
@@ -94,7 +94,7 @@ class View:
             strides.append(s * step)
         return View(tuple(shape), tuple(strides), offset)
 
-    def index(self, entries: tuple) -> "View":
+    def index(self, entries: tuple) -> View:
         """Basic indexing with normalised entries covering every axis in order:
         ("int", i) drops an axis, ("slice", start, stop, step) keeps it, ("newaxis",) inserts one."""
         shape, strides, offset, axis = [], [], self.offset, 0
@@ -117,12 +117,12 @@ class View:
                 strides.append(stride * step)
         return View(tuple(shape), tuple(strides), offset)
 
-    def select(self, axis: int, index: int) -> "View":
+    def select(self, axis: int, index: int) -> View:
         """Drop `axis` by taking the normalised integer `index` on it."""
         return View(self.shape[:axis] + self.shape[axis + 1:], self.strides[:axis] + self.strides[axis + 1:],
                     self.offset + index * self.strides[axis])
 
-    def diagonal(self, offset: int, axis1: int, axis2: int) -> "View":
+    def diagonal(self, offset: int, axis1: int, axis2: int) -> View:
         """The diagonal of axes (axis1, axis2), appended as the last axis (linalg.diagonal's rule)."""
         n1, n2 = self.shape[axis1], self.shape[axis2]
         s1, s2 = self.strides[axis1], self.strides[axis2]
@@ -139,7 +139,7 @@ class View:
         return View(tuple(self.shape[i] for i in keep) + (length,),
                     tuple(self.strides[i] for i in keep) + (s1 + s2,), start)
 
-    def reshape(self, shape: tuple) -> "View | None":
+    def reshape(self, shape: tuple) -> View | None:
         """A View with the new shape over the same slots, or None when the strides do not allow one.
 
         The NumPy/PyTorch rule: each run of old axes that merges into / splits from new axes must be

@@ -6,8 +6,8 @@ Each record's `impl` is the pure View rule; `abstract_eval` gives the output ava
 from __future__ import annotations
 
 from .._core import ShapedArray, primitive
-from .._view import View
 from .._lowering_support import lax
+from .._view import View
 
 # Each view primitive also has a `write_back(parent, child, **params)` rule, used when tracing
 # functionalises a write: given the value the view was taken of (`parent`) and the new value of the
