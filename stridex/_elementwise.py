@@ -1,4 +1,10 @@
-"""The spec's elementwise functions: argument checks and dtype rules, then one primitive each."""
+"""The spec's elementwise functions: argument checks and dtype rules, then one primitive each.
+
+Arithmetic, comparison, bitwise, logical, rounding and predicate functions live here, together with
+the validators (`_binary`, `_unary`) that the transcendental chapter shares. The functions are built
+from one table per shape (name, accepted dtype category, docstring example), so the table is the
+list of what accepts what.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,10 @@ from . import _dtypes
 from ._array import Array
 from ._primitives import elementwise as _p
 
-__all__ = ["add"]
-
-_NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
 _PY_SCALARS = (bool, int, float, complex)
+_ALLOWED = {category: frozenset(dtypes) for category, dtypes in _dtypes.CATEGORIES.items()}
+_ALLOWED["logical"] = frozenset((_dtypes.bool,) + _dtypes.REAL_DTYPES)
+_NUMERIC = _ALLOWED["numeric"]
 
 
 def _check_scalar(dtype, value, name: str):
@@ -26,9 +32,19 @@ def _check_scalar(dtype, value, name: str):
         raise TypeError(f"{name}: Python complex operand with an array of dtype {dtype.name}")
 
 
+def _python_scalar(value):
+    """NumPy scalars (np.float64(1.0), np.int8(3), ...) act as the Python scalar of the same value."""
+    item = getattr(value, "item", None)
+    if item is not None and getattr(value, "shape", None) == () and type(value).__module__ == "numpy":
+        value = item()
+        if isinstance(value, _PY_SCALARS):
+            return value
+    return None
+
+
 def _binary(prim, allowed: frozenset, category: str, x1, x2):
-    t1, t2 = type(x1), type(x2)
-    if t1 is Array and t2 is Array:
+    """Validate a two-argument elementwise call, then bind `prim` (the fast path: two arrays)."""
+    if type(x1) is Array and type(x2) is Array:
         d1, d2 = x1._dtype, x2._dtype
         if d1 not in allowed or d2 not in allowed:
             bad = d1 if d1 not in allowed else d2
@@ -38,18 +54,31 @@ def _binary(prim, allowed: frozenset, category: str, x1, x2):
 
 
 def _binary_slow(prim, allowed, category, x1, x2):
-    arrays = [x for x in (x1, x2) if isinstance(x, Array)]
+    """Everything but two plain arrays: subclasses (tracers), Python and NumPy scalars, bad types."""
+    operands = []
+    for x in (x1, x2):
+        if not isinstance(x, (Array,) + _PY_SCALARS):
+            scalar = _python_scalar(x)
+            if scalar is None:
+                raise TypeError(f"{prim.name} takes arrays or Python scalars, got {type(x).__name__}")
+            x = scalar
+        operands.append(x)
+    x1, x2 = operands
+    arrays = [x for x in operands if isinstance(x, Array)]
     if not arrays:
         raise TypeError(f"{prim.name} requires at least one array argument, got "
                         f"{type(x1).__name__} and {type(x2).__name__}")
-    for x in (x1, x2):
-        if isinstance(x, Array):
-            if x.dtype not in allowed:
-                raise TypeError(f"{prim.name} requires {category} dtypes, got {x.dtype.name}")
-        elif isinstance(x, _PY_SCALARS):
-            _check_scalar(arrays[0].dtype, x, prim.name)
-        else:
-            raise TypeError(f"{prim.name} takes arrays or Python scalars, got {type(x).__name__}")
+    for x in arrays:
+        if x.dtype not in allowed:
+            raise TypeError(f"{prim.name} requires {category} dtypes, got {x.dtype.name}")
+    if len(arrays) == 1:
+        array = arrays[0]
+        scalar = x2 if array is x1 else x1
+        _check_scalar(array.dtype, scalar, prim.name)
+        promoted = _dtypes.scalar_result_dtype(array.dtype, scalar)
+        if promoted not in allowed:
+            raise TypeError(f"{prim.name} requires {category} operands; a {array.dtype.name} array with the "
+                            f"Python {type(scalar).__name__} {scalar!r} promotes to {promoted.name}")
     return prim.bind(x1, x2)
 
 
@@ -62,11 +91,243 @@ def _unary(prim, allowed: frozenset, category: str, x, **params):
     return prim.bind(x, **params)
 
 
-def add(x1, x2, /):
-    """Elementwise sum, broadcasting `x1` and `x2`.
+def _docstring(summary: str, example: str, result: str) -> str:
+    return f"""{summary}
 
     >>> import stridex as sx
-    >>> sx.add(sx.asarray([1, 2]), 3)
-    Array([4, 5])
+    >>> {example}
+    {result}
     """
-    return _binary(_p.add, _NUMERIC, "numeric", x1, x2)
+
+
+def _binary_function(name: str, category: str, summary: str, example: str, result: str):
+    prim = getattr(_p, name)
+    allowed = _ALLOWED[category]
+    # The fast path tests dtype *names*: str hashes are cached in C, DType.__hash__ runs Python code.
+    names = frozenset(d.name for d in allowed)
+    scalar_ok = frozenset((d.name, kind) for d, kind in _scalar_pairs(allowed))
+    bind = prim.bind
+
+    def function(x1, x2, /):
+        if type(x1) is Array:
+            if type(x2) is Array:
+                if x1._dtype.name in names and x2._dtype.name in names:
+                    return bind(x1, x2)
+            elif (x1._dtype.name, type(x2)) in scalar_ok:
+                return bind(x1, x2)
+        elif type(x2) is Array and (x2._dtype.name, type(x1)) in scalar_ok:
+            return bind(x1, x2)
+        return _binary_slow(prim, allowed, category, x1, x2)
+
+    return _named(function, name, _docstring(summary, example, result))
+
+
+def _scalar_pairs(allowed: frozenset) -> frozenset:
+    """The (array dtype, Python scalar type) pairs `_binary_slow` accepts for `allowed`: its fast-path table."""
+    pairs = set()
+    for dtype in allowed:
+        for kind, example in ((bool, True), (int, 1), (float, 1.0), (complex, 1j)):
+            try:
+                _check_scalar(dtype, example, "")
+            except TypeError:
+                continue
+            if _dtypes.scalar_result_dtype(dtype, example) in allowed:
+                pairs.add((dtype, kind))
+    return frozenset(pairs)
+
+
+def _unary_function(name: str, category: str, summary: str, example: str, result: str, copy_unless=None):
+    """A one-argument function; `copy_unless`: dtype kinds it computes, every other dtype is copied as is."""
+    prim = getattr(_p, name)
+    allowed = _ALLOWED[category]
+
+    def function(x, /):
+        if type(x) is not Array and not isinstance(x, Array):
+            raise TypeError(f"{name} takes an array, got {type(x).__name__}")
+        dtype = x._dtype
+        if dtype not in allowed:
+            raise TypeError(f"{name} requires {category} dtypes, got {dtype.name}")
+        if copy_unless is not None and dtype.kind not in copy_unless:
+            return _p.copy.bind(x)
+        return prim.bind(x)
+
+    return _named(function, name, _docstring(summary, example, result))
+
+
+def _named(function, name: str, doc: str):
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+_FLOATING_KINDS = ("real floating", "complex floating")
+_COMPLEX_KINDS = ("complex floating",)
+
+# name, accepted dtypes, summary, example, its printed result
+_BINARY_TABLE = [
+    ("add", "numeric", "Elementwise sum `x1 + x2`, broadcasting.",
+     "sx.add(sx.asarray([1, 2]), 3)", "Array([4, 5])"),
+    ("subtract", "numeric", "Elementwise difference `x1 - x2`.",
+     "sx.subtract(sx.asarray([1.0, 2.0]), 0.5)", "Array([0.5, 1.5])"),
+    ("multiply", "numeric", "Elementwise product `x1 * x2`.",
+     "sx.multiply(sx.asarray([1, 2]), sx.asarray([3, 4]))", "Array([3, 8])"),
+    ("divide", "numeric", "Elementwise true division `x1 / x2`; integer operands give float64 (NumPy's rule).",
+     "sx.divide(sx.asarray([1, 2]), 4)", "Array([0.25, 0.5 ])"),
+    ("floor_divide", "real numeric", "Elementwise `x1 // x2` rounded toward -infinity (spec special cases).",
+     "sx.floor_divide(sx.asarray([7, -7]), 2)", "Array([ 3, -4])"),
+    ("remainder", "real numeric", "Elementwise `x1 % x2`; the result takes the sign of `x2` (Python's %).",
+     "sx.remainder(sx.asarray([7, -7]), 3)", "Array([1, 2])"),
+    ("maximum", "real numeric", "Elementwise larger of `x1` and `x2`; NaN if either is NaN.",
+     "sx.maximum(sx.asarray([1.0, float('nan')]), 2.0)", "Array([ 2., nan])"),
+    ("minimum", "real numeric", "Elementwise smaller of `x1` and `x2`; NaN if either is NaN.",
+     "sx.minimum(sx.asarray([1.0, 3.0]), 2.0)", "Array([1., 2.])"),
+    ("copysign", "real floating", "The magnitude of `x1` with the sign bit of `x2`.",
+     "sx.copysign(sx.asarray([1.0, 2.0]), -0.0)", "Array([-1., -2.])"),
+    ("equal", "any", "Elementwise `x1 == x2` (bool); NaN equals nothing.",
+     "sx.equal(sx.asarray([1, 2]), 2)", "Array([False,  True])"),
+    ("not_equal", "any", "Elementwise `x1 != x2` (bool).",
+     "sx.not_equal(sx.asarray([1, 2]), 2)", "Array([ True, False])"),
+    ("less", "real numeric", "Elementwise `x1 < x2` (bool).",
+     "sx.less(sx.asarray([1, 2]), 2)", "Array([ True, False])"),
+    ("less_equal", "real numeric", "Elementwise `x1 <= x2` (bool).",
+     "sx.less_equal(sx.asarray([1, 2]), 2)", "Array([ True,  True])"),
+    ("greater", "real numeric", "Elementwise `x1 > x2` (bool).",
+     "sx.greater(sx.asarray([1, 2]), 1)", "Array([False,  True])"),
+    ("greater_equal", "real numeric", "Elementwise `x1 >= x2` (bool).",
+     "sx.greater_equal(sx.asarray([1, 2]), 2)", "Array([False,  True])"),
+    ("bitwise_and", "integer or boolean", "Elementwise bitwise AND `x1 & x2`.",
+     "sx.bitwise_and(sx.asarray([12, 10]), 6)", "Array([4, 2])"),
+    ("bitwise_or", "integer or boolean", "Elementwise bitwise OR `x1 | x2`.",
+     "sx.bitwise_or(sx.asarray([12, 10]), 1)", "Array([13, 11])"),
+    ("bitwise_xor", "integer or boolean", "Elementwise bitwise XOR `x1 ^ x2`.",
+     "sx.bitwise_xor(sx.asarray([12, 10]), 6)", "Array([10, 12])"),
+    ("bitwise_left_shift", "integer", "Elementwise `x1 << x2`; counts outside [0, bits) give 0.",
+     "sx.bitwise_left_shift(sx.asarray([1, 3]), 2)", "Array([ 4, 12])"),
+    ("bitwise_right_shift", "integer",
+     "Elementwise arithmetic `x1 >> x2`; counts outside [0, bits) give 0 (or -1 for negative `x1`).",
+     "sx.bitwise_right_shift(sx.asarray([8, -8]), 2)", "Array([ 2, -2])"),
+    ("logical_and", "logical", "Elementwise logical AND (bool); nonzero numbers count as True.",
+     "sx.logical_and(sx.asarray([True, False]), True)", "Array([ True, False])"),
+    ("logical_or", "logical", "Elementwise logical OR (bool); nonzero numbers count as True.",
+     "sx.logical_or(sx.asarray([True, False]), False)", "Array([ True, False])"),
+    ("logical_xor", "logical", "Elementwise logical XOR (bool); nonzero numbers count as True.",
+     "sx.logical_xor(sx.asarray([True, False]), True)", "Array([False,  True])"),
+]
+
+_UNARY_TABLE = [
+    ("abs", "numeric", None, "Elementwise absolute value; complex input gives its real-dtype modulus.",
+     "sx.abs(sx.asarray([-1.5, 2.0]))", "Array([1.5, 2. ])"),
+    ("negative", "numeric", None, "Elementwise `-x`.",
+     "sx.negative(sx.asarray([1, -2]))", "Array([-1,  2])"),
+    ("square", "numeric", None, "Elementwise `x * x`.",
+     "sx.square(sx.asarray([2, -3]))", "Array([4, 9])"),
+    ("sign", "numeric", None, "Elementwise sign: -1, 0 or 1 (x / |x| for complex); NaN stays NaN.",
+     "sx.sign(sx.asarray([-2.0, 0.0, 3.0]))", "Array([-1.,  0.,  1.])"),
+    ("reciprocal", "numeric", None, "Elementwise `1.0 / x`; integer input gives float64.",
+     "sx.reciprocal(sx.asarray([2.0, 4.0]))", "Array([0.5 , 0.25])"),
+    ("ceil", "real numeric", _FLOATING_KINDS, "Round up to the nearest integer-valued number (same dtype).",
+     "sx.ceil(sx.asarray([-1.5, 1.2]))", "Array([-1.,  2.])"),
+    ("floor", "real numeric", _FLOATING_KINDS, "Round down to the nearest integer-valued number (same dtype).",
+     "sx.floor(sx.asarray([-1.5, 1.2]))", "Array([-2.,  1.])"),
+    ("trunc", "real numeric", _FLOATING_KINDS, "Round toward zero to an integer-valued number (same dtype).",
+     "sx.trunc(sx.asarray([-1.5, 1.7]))", "Array([-1.,  1.])"),
+    ("round", "numeric", _FLOATING_KINDS, "Round to the nearest integer-valued number, halves to even.",
+     "sx.round(sx.asarray([0.5, 1.5, 2.5]))", "Array([0., 2., 2.])"),
+    ("isfinite", "numeric", None, "Elementwise test for finite values (bool).",
+     "sx.isfinite(sx.asarray([1.0, float('inf')]))", "Array([ True, False])"),
+    ("isinf", "numeric", None, "Elementwise test for +-infinity (bool; complex: either component).",
+     "sx.isinf(sx.asarray([1.0, float('-inf')]))", "Array([False,  True])"),
+    ("isnan", "numeric", None, "Elementwise test for NaN (bool; complex: either component).",
+     "sx.isnan(sx.asarray([1.0, float('nan')]))", "Array([False,  True])"),
+    ("signbit", "real floating", None, "Whether the sign bit is set (true for -0.0 and negative NaNs).",
+     "sx.signbit(sx.asarray([-0.0, 0.0]))", "Array([ True, False])"),
+    ("bitwise_invert", "integer or boolean", None, "Elementwise bitwise NOT `~x`.",
+     "sx.bitwise_invert(sx.asarray([0, 5]))", "Array([-1, -6])"),
+    ("logical_not", "logical", None, "Elementwise logical NOT (bool); nonzero numbers count as True.",
+     "sx.logical_not(sx.asarray([True, False]))", "Array([False,  True])"),
+    ("real", "numeric", _COMPLEX_KINDS, "The real component (real-valued input is copied as is).",
+     "sx.real(sx.asarray([1 + 2j]))", "Array([1.])"),
+    ("imag", "numeric", None, "The imaginary component (zeros of the same dtype for real-valued input).",
+     "sx.imag(sx.asarray([1 + 2j]))", "Array([2.])"),
+    ("conj", "numeric", _COMPLEX_KINDS, "The complex conjugate (real-valued input is copied as is).",
+     "sx.conj(sx.asarray([1 + 2j]))", "Array([1.-2.j])"),
+]
+
+for _row in _BINARY_TABLE:
+    globals()[_row[0]] = _binary_function(*_row)
+for _name, _category, _copy_unless, _summary, _example, _result in _UNARY_TABLE:
+    globals()[_name] = _unary_function(_name, _category, _summary, _example, _result, _copy_unless)
+
+
+def positive(x, /):
+    """Elementwise `+x`: a fresh array with the same values and dtype.
+
+    >>> import stridex as sx
+    >>> sx.positive(sx.asarray([1, -2]))
+    Array([ 1, -2])
+    """
+    return _unary(_p.copy, _NUMERIC, "numeric", x)
+
+
+def nextafter(x1, x2, /):
+    """The next representable value after `x1` in the direction of `x2` (dtype of `x1`).
+
+    >>> import stridex as sx
+    >>> float(sx.nextafter(sx.asarray(1.0), 2.0)) - 1.0
+    2.220446049250313e-16
+    """
+    if isinstance(x1, Array) and isinstance(x2, Array) and x1.dtype is not x2.dtype:
+        raise TypeError(f"nextafter requires x1 and x2 of the same dtype, got {x1.dtype.name} and {x2.dtype.name}")
+    return _binary(_p.nextafter, _ALLOWED["real floating"], "real floating", x1, x2)
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002
+    """Clamp `x` to [`min`, `max`] (arrays, Python scalars or None); the result keeps `x`'s dtype.
+
+    A NaN in `x`, `min` or `max` gives NaN; where `min` > `max` the result is `max`.
+
+    >>> import stridex as sx
+    >>> sx.clip(sx.asarray([-2, 0, 5]), 0, 3)
+    Array([0, 0, 3])
+    """
+    if not isinstance(x, Array):
+        raise TypeError(f"clip takes an array, got {type(x).__name__}")
+    dtype = x.dtype
+    if dtype not in _ALLOWED["real numeric"]:
+        raise TypeError(f"clip requires a real numeric dtype, got {dtype.name}")
+    if min is None and max is None:
+        return _p.copy.bind(x)
+    low = _clip_bound(dtype, min, "min", low=True)
+    high = _clip_bound(dtype, max, "max", low=False)
+    return _p.clip.bind(x, low, high)
+
+
+def _clip_bound(dtype, bound, name: str, low: bool):
+    """A clip bound as an array or a Python scalar inside `dtype`'s range (None: the range's end)."""
+    if isinstance(bound, Array):
+        if bound.dtype not in _ALLOWED["real numeric"]:
+            raise TypeError(f"clip: {name} must have a real numeric dtype, got {bound.dtype.name}")
+        return bound
+    if bound is not None and not isinstance(bound, (bool, int, float)):
+        scalar = _python_scalar(bound)
+        if scalar is None or isinstance(scalar, complex):
+            raise TypeError(f"clip: {name} must be an array, a Python int or float, or None; got {type(bound).__name__}")
+        bound = scalar
+    if dtype.kind in ("signed", "unsigned"):
+        if isinstance(bound, float):
+            raise TypeError(f"clip: a float {name} ({bound!r}) cannot bound an array of dtype {dtype.name}")
+        info = _INT_RANGE[dtype]
+        if bound is None:
+            return info[0] if low else info[1]
+        # Note: the spec leaves bounds outside the dtype's range unspecified; they saturate here.
+        return min(max(int(bound), info[0]), info[1])
+    if bound is None:
+        return float("-inf") if low else float("inf")
+    return float(bound)
+
+
+_INT_RANGE = {d: ((-(1 << (8 * d.itemsize - 1)), (1 << (8 * d.itemsize - 1)) - 1) if d.kind == "signed"
+                  else (0, (1 << (8 * d.itemsize)) - 1)) for d in _dtypes.INTEGER_DTYPES}
+
+__all__ = sorted([row[0] for row in _BINARY_TABLE] + [row[0] for row in _UNARY_TABLE]
+                 + ["positive", "nextafter", "clip"])

@@ -2,6 +2,7 @@
 
 Inputs are arrays or Python scalars (weakly typed); outputs broadcast. The eager rule calls a NumPy
 ufunc (plus the spec's special-case fix-ups where NumPy differs); large outputs go to aligned storage.
+The lowering rule computes the same thing on `jax.lax`, converting operands to the exact dtype first.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import numpy as np
 
 from .. import _dtypes
 from .._core import ShapedArray, primitive
-from .._storage import aligned_empty
+from .._lowering_support import as_dtype, broadcast_to_aval, lax
+from .._storage import aligned_copy, aligned_empty
 from .._view import broadcast_shapes
 
 # Outputs with at least this many elements are written into 64-byte-aligned storage, so that JAX can
@@ -48,6 +50,16 @@ def promote_avals(*avals: ShapedArray) -> tuple:
 
 
 _PY_EXAMPLE = {_dtypes.bool: True, _dtypes.int64: 0, _dtypes.float64: 0.0, _dtypes.complex128: 0j}
+# What `ufunc.resolve_dtypes` accepts for a Python scalar operand (it takes no `bool`; a strong bool
+# promotes exactly like a weak one because bool is the lowest type).
+_RESOLVE_PY = {bool: np.dtype(bool), int: int, float: float, complex: complex}
+
+
+def empty(shape: tuple, np_dtype) -> np.ndarray:
+    """A fresh output buffer: aligned when large enough for JAX to adopt it, plain NumPy otherwise."""
+    if prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
+        return np.empty(shape, np_dtype)
+    return aligned_empty(shape, np_dtype)
 
 
 def call_ufunc(ufunc, *args, **kwargs):
@@ -64,22 +76,34 @@ def call_ufunc(ufunc, *args, **kwargs):
         return ufunc(*args, out=..., **kwargs)
     dtype = kwargs.get("dtype")
     if dtype is None:
-        dtype = ufunc.resolve_dtypes(tuple(a.dtype if type(a) is np.ndarray else type(a) for a in args)
+        dtype = ufunc.resolve_dtypes(tuple(a.dtype if type(a) is np.ndarray else _RESOLVE_PY[type(a)] for a in args)
                                      + (None,) * ufunc.nout)[-1]
     out = aligned_empty(shape, dtype)
     ufunc(*args, out=out, **kwargs)
     return out
 
 
+def _quiet(impl):
+    """The impl with NumPy's floating-point warnings silenced (for ops that warn on valid inputs)."""
+
+    def quiet_impl(*args, **params):
+        with np.errstate(all="ignore"):
+            return impl(*args, **params)
+
+    return quiet_impl
+
+
 # --- rule shapes ---------------------------------------------------------------------------------
 
 
-def binary_abstract(result_dtype=None):
-    """Broadcast shapes; dtype by promotion (or a fixed `result_dtype`, e.g. bool for comparisons)."""
+def binary_abstract(result_dtype=None, dtype_rule=None):
+    """Broadcast shapes; dtype by promotion, then `dtype_rule(promoted)` or a fixed `result_dtype`."""
 
     def abstract_eval(x1, x2):
         a1, a2 = aval_of(x1), aval_of(x2)
         dtype, weak = promote_avals(a1, a2)
+        if dtype_rule is not None:
+            dtype = dtype_rule(dtype)
         if result_dtype is not None:
             dtype, weak = result_dtype, False
         return ShapedArray(broadcast_shapes(a1.shape, a2.shape), dtype, weak)
@@ -96,20 +120,513 @@ def unary_abstract(dtype_rule=None):
     return abstract_eval
 
 
+def ufunc_binary_impl(ufunc):
+    """The eager rule `ufunc(x1, x2)`, with a lean path for small operands (the dispatch-bound case)."""
+
+    def impl(x1, x2):
+        # A broadcast result has at most size(x1) * size(x2) elements, so small products are safe to
+        # leave in NumPy's own (unaligned) allocation.
+        n1 = x1.size if type(x1) is np.ndarray else 1
+        if n1 * (x2.size if type(x2) is np.ndarray else 1) < ALIGNED_OUTPUT_ELEMENTS:
+            return ufunc(x1, x2, out=...)
+        return call_ufunc(ufunc, x1, x2)
+
+    return impl
+
+
 def ufunc_binary(name: str, ufunc, **rules):
-    return primitive(name, impl=lambda x1, x2: call_ufunc(ufunc, x1, x2), abstract_eval=binary_abstract(), **rules)
+    """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless rules say)."""
+    rules.setdefault("abstract_eval", binary_abstract())
+    return primitive(name, impl=ufunc_binary_impl(ufunc), **rules)
 
 
-# --- the records -----------------------------------------------------------------------------------
+def ufunc_unary(name: str, ufunc, **rules):
+    """A unary primitive whose eager rule is exactly `ufunc`."""
 
-add = ufunc_binary("add", np.add)
+    def impl(x):
+        if type(x) is not np.ndarray or x.size < ALIGNED_OUTPUT_ELEMENTS:
+            return ufunc(x, out=...)
+        return call_ufunc(ufunc, x)
+
+    rules.setdefault("abstract_eval", unary_abstract())
+    return primitive(name, impl=impl, **rules)
+
+
+# --- lowering rule shapes ------------------------------------------------------------------------
+
+
+def _promoted(ctx):
+    """The dtype the inputs promote to (what a comparison computes in)."""
+    return promote_avals(*ctx.avals_in)[0]
+
+
+def operands(ctx, args, dtype=None):
+    """`args` converted to `dtype` (default: the result dtype) and broadcast to the result shape."""
+    aval = ShapedArray(ctx.aval_out.shape, ctx.aval_out.dtype if dtype is None else dtype)
+    return [broadcast_to_aval(a, aval) for a in args]
+
+
+def lower_binary(fn, compute=None):
+    """Lowering that applies `fn(a, b)` to operands in the result dtype (or `compute(ctx)`)."""
+
+    def lower(ctx, x1, x2):
+        a, b = operands(ctx, (x1, x2), None if compute is None else compute(ctx))
+        return fn(a, b)
+
+    return lower
+
+
+def lower_unary(fn):
+    """Lowering that applies `fn(a, aval_in)` to the input in its own dtype."""
+
+    def lower(ctx, x):
+        aval = ctx.avals_in[0]
+        return fn(as_dtype(x, aval.dtype), aval)
+
+    return lower
+
+
+def _is_complex(x) -> bool:
+    return np.dtype(x.dtype).kind == "c"
+
+
+def _is_float(x) -> bool:
+    return np.dtype(x.dtype).kind == "f"
+
+
+def _zeros_like(x):
+    return lax().full_like(x, 0)
+
+
+def _select(cond, a, b):
+    """Elementwise `a where cond else b`, broadcasting Python scalars to `cond`'s shape."""
+    L = lax()
+    like = a if hasattr(a, "dtype") else b
+    if not hasattr(a, "dtype"):
+        a = L.full_like(like, a)
+    if not hasattr(b, "dtype"):
+        b = L.full_like(like, b)
+    return L.select(cond, a, b)
+
+
+def _signbit(x):
+    """The sign bit of a real floating JAX value (NaN payload signs included)."""
+    L = lax()
+    bits = {4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
+    return L.lt(L.bitcast_convert_type(x, bits), L.full_like(x, 0, bits))
+
+
+def _copysign(magnitude, sign):
+    """Bitwise copysign: |magnitude| with the sign bit of `sign` (exact for NaN and signed zeros)."""
+    L = lax()
+    size = np.dtype(magnitude.dtype).itemsize
+    ubits = {4: np.uint32, 8: np.uint64}[size]
+    mask = np.array(1 << (8 * size - 1), ubits)
+    m = L.bitcast_convert_type(magnitude, ubits)
+    s = L.bitcast_convert_type(sign, ubits)
+    bits = L.bitwise_or(L.bitwise_and(m, L.full_like(m, ~mask)), L.bitwise_and(s, L.full_like(s, mask)))
+    return L.bitcast_convert_type(bits, magnitude.dtype)
+
+
+def _isinf(x):
+    L = lax()
+    return L.eq(L.abs(x), L.full_like(x, np.inf))
+
+
+def _isnan(x):
+    return lax().ne(x, x)
+
+
+# --- arithmetic ----------------------------------------------------------------------------------
+
+add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)))
+subtract = ufunc_binary("subtract", np.subtract, lower=lower_binary(lambda a, b: lax().sub(a, b)))
+multiply = ufunc_binary("multiply", np.multiply, lower=lower_binary(lambda a, b: lax().mul(a, b)))
+
+# Integer and boolean operands divide in the default floating dtype (NumPy's rule; the spec leaves it open).
+divide = primitive(
+    "divide",
+    impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
+    abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
+    lower=lower_binary(lambda a, b: lax().div(a, b)),
+)
+
+
+def _floor_divide_impl(x1, x2):
+    out = call_ufunc(np.floor_divide, x1, x2)
+    if out.dtype.kind == "f":
+        # Note: the spec asks for floor(x1 / x2) when an operand is infinite (inf // 2 is +inf and
+        # 1 // -inf is -0); NumPy pairs // with % there (NaN and -1).
+        infinite = np.isinf(x1) | np.isinf(x2)
+        if infinite.any():
+            np.copyto(out, np.floor(np.divide(x1, x2, dtype=out.dtype)), where=infinite)
+    return out
+
+
+def _lower_floor_divide(ctx, x1, x2):
+    L = lax()
+    a, b = operands(ctx, (x1, x2))
+    if not _is_float(a):
+        return _int_floor_divide(a, b)
+    # NumPy's floating divmod, step by step, then the spec's infinite cases.
+    zero = L.full_like(a, 0)
+    mod = L.rem(a, b)
+    div = L.div(L.sub(a, mod), b)
+    div = _select(L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero))), L.sub(div, L.full_like(div, 1)), div)
+    floor = L.floor(div)
+    floor = _select(L.gt(L.sub(div, floor), L.full_like(div, 0.5)), L.add(floor, L.full_like(div, 1)), floor)
+    quotient = L.div(a, b)
+    floor = _select(L.ne(div, zero), floor, _copysign(zero, quotient))
+    out = _select(L.eq(b, zero), quotient, floor)
+    return _select(L.bitwise_or(_isinf(a), _isinf(b)), L.floor(quotient), out)
+
+
+def _int_floor_divide(a, b):
+    """Integer floor division with NumPy's answers at the edges (x // 0 is 0)."""
+    L = lax()
+    zero = L.full_like(a, 0)
+    nonzero_b = _select(L.eq(b, zero), L.full_like(b, 1), b)
+    q = L.div(a, nonzero_b)
+    if np.dtype(a.dtype).kind == "i":
+        r = L.rem(a, nonzero_b)
+        q = _select(L.bitwise_and(L.ne(r, zero), L.ne(L.lt(r, zero), L.lt(b, zero))), L.sub(q, L.full_like(q, 1)), q)
+    return _select(L.eq(b, zero), zero, q)
+
+
+floor_divide = primitive(
+    "floor_divide",
+    impl=_quiet(_floor_divide_impl),
+    abstract_eval=binary_abstract(),
+    lower=_lower_floor_divide,
+)
+
+
+def _lower_remainder(ctx, x1, x2):
+    L = lax()
+    a, b = operands(ctx, (x1, x2))
+    zero = L.full_like(a, 0)
+    if not _is_float(a):
+        nonzero_b = _select(L.eq(b, zero), L.full_like(b, 1), b)
+        r = L.rem(a, nonzero_b)
+        if np.dtype(a.dtype).kind == "i":
+            r = _select(L.bitwise_and(L.ne(r, zero), L.ne(L.lt(r, zero), L.lt(b, zero))), L.add(r, b), r)
+        return _select(L.eq(b, zero), zero, r)
+    # Python's % from C's fmod, as NumPy computes it: the result takes the divisor's sign.
+    mod = L.rem(a, b)
+    mod = _select(L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero))), L.add(mod, b), mod)
+    return _select(L.eq(mod, zero), _copysign(zero, b), mod)
+
+
+remainder = primitive(
+    "remainder",
+    impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
+    abstract_eval=binary_abstract(),
+    lower=_lower_remainder,
+)
+
+# NaN in either operand gives NaN (np.maximum/np.minimum and lax.max/lax.min both propagate it).
+maximum = ufunc_binary("maximum", np.maximum, lower=lower_binary(lambda a, b: lax().max(a, b)))
+minimum = ufunc_binary("minimum", np.minimum, lower=lower_binary(lambda a, b: lax().min(a, b)))
+copysign = ufunc_binary("copysign", np.copysign, lower=lower_binary(_copysign))
+nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)))
+
+
+def _lower_negative(a, aval):
+    return lax().neg(a)
+
+
+negative = ufunc_unary("negative", np.negative, lower=lower_unary(_lower_negative))
+square = ufunc_unary("square", np.square, lower=lower_unary(lambda a, aval: lax().mul(a, a)))
+
+
+def _lower_abs(a, aval):
+    L = lax()
+    if not _is_complex(a):
+        return L.abs(a)
+    re, im = L.real(a), L.imag(a)
+    out = L.abs(a)
+    # Note: the spec (like hypot) makes |z| infinite whenever a component is, NaN or not.
+    return _select(L.bitwise_or(_isinf(re), _isinf(im)), L.full_like(out, np.inf), out)
+
+
+abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs))  # noqa: A001
+
+# 1 / x computed as the spec says (`1.0 / x`); integer inputs divide in the default floating dtype.
+reciprocal = primitive(
+    "reciprocal",
+    impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
+    abstract_eval=unary_abstract(_dtypes.default_float_for),
+    lower=lambda ctx, x: lax().div(*operands(ctx, (1.0, x))),
+)
+
+
+def _sign_impl(x):
+    out = call_ufunc(np.sign, x)
+    if out.dtype.kind == "c":
+        # Note: the spec makes sign(z) NaN + NaN j when either component is NaN; NumPy gives
+        # +-1 for inf + nan j.
+        nan = np.isnan(x)
+        if nan.any():
+            out[nan] = complex(np.nan, np.nan)
+    return out
+
+
+def _lower_sign(a, aval):
+    L = lax()
+    if not _is_complex(a):
+        return L.sign(a)
+    # NumPy's x / |x| with its infinite cases, plus the spec's NaN rule.
+    re, im = L.real(a), L.imag(a)
+    magnitude = _lower_abs(a, aval)
+    zero = L.full_like(re, 0)
+    one = L.full_like(re, 1)
+    nan = L.full_like(re, np.nan)
+    finite_re = L.div(re, magnitude)
+    finite_im = L.div(im, magnitude)
+    re_inf, im_inf = _isinf(re), _isinf(im)
+    inf_re = _select(re_inf, _select(im_inf, nan, L.sign(re)), zero)
+    inf_im = _select(re_inf, _select(im_inf, nan, zero), L.sign(im))
+    is_inf = L.bitwise_or(re_inf, im_inf)
+    out_re = _select(is_inf, inf_re, finite_re)
+    out_im = _select(is_inf, inf_im, finite_im)
+    is_zero = L.eq(magnitude, zero)
+    out_re = _select(is_zero, zero, out_re)
+    out_im = _select(is_zero, zero, out_im)
+    is_nan = L.bitwise_or(_isnan(re), _isnan(im))
+    out_re = _select(is_nan, nan, out_re)
+    out_im = _select(is_nan, nan, out_im)
+    return L.complex(out_re, out_im)
+
+
+sign = primitive("sign", impl=_sign_impl, abstract_eval=unary_abstract(), lower=lower_unary(_lower_sign))
+
+# --- rounding (floating inputs; integer inputs are copied by the namespace) ---------------------
+
+
+def _lower_trunc(a, aval):
+    L = lax()
+    return _select(L.lt(a, L.full_like(a, 0)), L.ceil(a), L.floor(a))
+
+
+def _lower_round(a, aval):
+    L = lax()
+    even = L.RoundingMethod.TO_NEAREST_EVEN
+    if _is_complex(a):
+        return L.complex(L.round(L.real(a), even), L.round(L.imag(a), even))
+    return L.round(a, even)
+
+
+ceil = ufunc_unary("ceil", np.ceil, lower=lower_unary(lambda a, aval: lax().ceil(a)))
+floor = ufunc_unary("floor", np.floor, lower=lower_unary(lambda a, aval: lax().floor(a)))
+trunc = ufunc_unary("trunc", np.trunc, lower=lower_unary(_lower_trunc))
+# np.rint rounds half to even and keeps signed zeros; complex components round independently.
+round = ufunc_unary("round", np.rint, lower=lower_unary(_lower_round))  # noqa: A001
+
+# --- comparisons: the result is bool, computed in the promoted dtype ------------------------------
+
+
+def _compare_mixed_signs(op, a, b):
+    """Exact comparison of int64 with uint64 (their promoted dtype, float64, would round)."""
+    L = lax()
+    if np.dtype(a.dtype).kind == "u":  # make `a` the signed one, flipping the relation
+        a, b = b, a
+        op = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(op, op)
+    negative = L.lt(a, L.full_like(a, 0))
+    a_u = L.convert_element_type(a, np.uint64)
+    b_u = L.convert_element_type(b, np.uint64)
+    if op == "eq":
+        return L.bitwise_and(L.bitwise_not(negative), L.eq(a_u, b_u))
+    if op == "ne":
+        return L.bitwise_or(negative, L.ne(a_u, b_u))
+    if op in ("lt", "le"):
+        return L.bitwise_or(negative, getattr(L, op)(a_u, b_u))
+    return L.bitwise_and(L.bitwise_not(negative), getattr(L, op)(a_u, b_u))
+
+
+def _lower_compare(op):
+    def lower(ctx, x1, x2):
+        a1, a2 = ctx.avals_in
+        kinds = {a1.dtype.kind, a2.dtype.kind}
+        if kinds == {"signed", "unsigned"} and not (a1.weak_type or a2.weak_type) and _promoted(ctx).kind != "signed":
+            aval_1 = ShapedArray(ctx.aval_out.shape, a1.dtype)
+            aval_2 = ShapedArray(ctx.aval_out.shape, a2.dtype)
+            return _compare_mixed_signs(op, broadcast_to_aval(x1, aval_1), broadcast_to_aval(x2, aval_2))
+        a, b = operands(ctx, (x1, x2), _promoted(ctx))
+        return getattr(lax(), op)(a, b)
+
+    return lower
+
+
+def _comparison(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_compare(op),
+                        differentiable=False)
+
+
+equal = _comparison("equal", np.equal, "eq")
+not_equal = _comparison("not_equal", np.not_equal, "ne")
+less = _comparison("less", np.less, "lt")
+less_equal = _comparison("less_equal", np.less_equal, "le")
+greater = _comparison("greater", np.greater, "gt")
+greater_equal = _comparison("greater_equal", np.greater_equal, "ge")
+
+# --- bitwise and logical -------------------------------------------------------------------------
+
+
+def _integer_or_bool(dtype):
+    if dtype.kind not in ("bool", "signed", "unsigned"):
+        raise TypeError(f"bitwise operations need integer or boolean operands; these promote to {dtype.name}")
+    return dtype
+
+
+def _bitwise(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(dtype_rule=_integer_or_bool),
+                        lower=lower_binary(lambda a, b: getattr(lax(), op)(a, b)), differentiable=False)
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor")
+bitwise_invert = ufunc_unary("bitwise_invert", np.invert, lower=lower_unary(lambda a, aval: lax().bitwise_not(a)),
+                             differentiable=False)
+
+
+def _lower_shift(left: bool):
+    # Note: the spec only defines counts in [0, bits); like NumPy, a negative or too-large count
+    # shifts every bit out (0, or -1 for a negative value shifted right).
+    def lower(ctx, x1, x2):
+        L = lax()
+        a, b = operands(ctx, (x1, x2))
+        bits = 8 * np.dtype(a.dtype).itemsize
+        in_range = L.bitwise_and(L.ge(b, L.full_like(b, 0)), L.lt(b, L.full_like(b, bits)))
+        safe = _select(in_range, b, L.full_like(b, 0))
+        zero = L.full_like(a, 0)
+        if left:
+            return _select(in_range, L.shift_left(a, safe), zero)
+        if np.dtype(a.dtype).kind == "u":
+            return _select(in_range, L.shift_right_logical(a, safe), zero)
+        fill = _select(L.lt(a, zero), L.full_like(a, -1), zero)
+        return _select(in_range, L.shift_right_arithmetic(a, safe), fill)
+
+    return lower
+
+
+def _integer(dtype):
+    if dtype.kind not in ("signed", "unsigned"):
+        raise TypeError(f"bit shifts need integer operands; these promote to {dtype.name}")
+    return dtype
+
+
+bitwise_left_shift = ufunc_binary("bitwise_left_shift", np.left_shift, abstract_eval=binary_abstract(dtype_rule=_integer),
+                                  lower=_lower_shift(True), differentiable=False)
+bitwise_right_shift = ufunc_binary("bitwise_right_shift", np.right_shift,
+                                   abstract_eval=binary_abstract(dtype_rule=_integer),
+                                   lower=_lower_shift(False), differentiable=False)
+
+
+def _truth(x, aval):
+    """A JAX value as bool: nonzero is True (what the logical functions do with non-bool inputs)."""
+    L = lax()
+    x = as_dtype(x, aval.dtype)
+    return x if aval.dtype is _dtypes.bool else L.ne(x, L.full_like(x, 0))
+
+
+def _lower_logical(op):
+    def lower(ctx, x1, x2):
+        shape_aval = ShapedArray(ctx.aval_out.shape, _dtypes.bool)
+        a = broadcast_to_aval(_truth(x1, ctx.avals_in[0]), shape_aval)
+        b = broadcast_to_aval(_truth(x2, ctx.avals_in[1]), shape_aval)
+        return getattr(lax(), op)(a, b)
+
+    return lower
+
+
+def _logical(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_logical(op),
+                        differentiable=False)
+
+
+logical_and = _logical("logical_and", np.logical_and, "bitwise_and")
+logical_or = _logical("logical_or", np.logical_or, "bitwise_or")
+logical_xor = _logical("logical_xor", np.logical_xor, "bitwise_xor")
+logical_not = ufunc_unary("logical_not", np.logical_not, abstract_eval=unary_abstract(lambda d: _dtypes.bool),
+                          lower=lambda ctx, x: lax().bitwise_not(_truth(x, ctx.avals_in[0])), differentiable=False)
+
+# --- predicates ----------------------------------------------------------------------------------
+
+_to_bool = unary_abstract(lambda d: _dtypes.bool)
+
+
+def _lower_predicate(real_rule, integer_value: bool, combine: str):
+    """Complex: `combine` the rule on both components; integers: a constant."""
+
+    def fn(a, aval):
+        L = lax()
+        if _is_complex(a):
+            return getattr(L, combine)(real_rule(L.real(a)), real_rule(L.imag(a)))
+        if not _is_float(a):
+            return L.full(a.shape, integer_value, np.bool_)
+        return real_rule(a)
+
+    return lower_unary(fn)
+
+
+isfinite = ufunc_unary("isfinite", np.isfinite, abstract_eval=_to_bool, differentiable=False,
+                       lower=_lower_predicate(lambda a: lax().is_finite(a), True, "bitwise_and"))
+isinf = ufunc_unary("isinf", np.isinf, abstract_eval=_to_bool, differentiable=False,
+                    lower=_lower_predicate(_isinf, False, "bitwise_or"))
+isnan = ufunc_unary("isnan", np.isnan, abstract_eval=_to_bool, differentiable=False,
+                    lower=_lower_predicate(_isnan, False, "bitwise_or"))
+signbit = ufunc_unary("signbit", np.signbit, abstract_eval=_to_bool, differentiable=False,
+                      lower=lower_unary(lambda a, aval: _signbit(a)))
+
+# --- complex parts (real-valued inputs of real/conj are copied by the namespace) -------------------
+
+real = primitive("real", impl=lambda x: call_ufunc(np.positive, x.real), abstract_eval=unary_abstract(_dtypes.real_of),
+                 lower=lower_unary(lambda a, aval: lax().real(a)))
+
+
+def _imag_impl(x):
+    if x.dtype.kind == "c":
+        return call_ufunc(np.positive, x.imag)
+    out = empty(x.shape, x.dtype)
+    out.fill(0)
+    return out
+
+
+imag = primitive("imag", impl=_imag_impl, abstract_eval=unary_abstract(_dtypes.real_of),
+                 lower=lower_unary(lambda a, aval: lax().imag(a) if _is_complex(a) else _zeros_like(a)))
+conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a)))
+
+# --- clip: x's dtype, bounds broadcast with it ---------------------------------------------------
+
+
+def _clip_impl(x, low, high):
+    shape = broadcast_shapes(*(np.shape(v) for v in (x, low, high)))
+    out = empty(shape, x.dtype)
+    # Bounds are cast to x's dtype (the namespace keeps Python bounds inside its range); NaN anywhere
+    # propagates through maximum/minimum.
+    np.maximum(x, low, out=out, dtype=x.dtype, casting="unsafe")
+    np.minimum(out, high, out=out, dtype=x.dtype, casting="unsafe")
+    return out
+
+
+def _clip_abstract(x, low, high):
+    avals = [aval_of(v) for v in (x, low, high)]
+    return ShapedArray(broadcast_shapes(*(a.shape for a in avals)), avals[0].dtype, False)
+
+
+def _lower_clip(ctx, x, low, high):
+    L = lax()
+    a, lo, hi = operands(ctx, (x, low, high))
+    return L.min(L.max(a, lo), hi)
+
+
+clip = primitive("clip", impl=_clip_impl, abstract_eval=_clip_abstract, lower=_lower_clip)
 
 
 def _copy_impl(x):
-    from .._storage import aligned_copy
-
     return aligned_copy(np.asarray(x))
 
 
 # A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
-copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract())
+copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(), lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
