@@ -1,3 +1,13 @@
-"""(filled in by its chapter's implementation)"""
+"""The spec's constants: e, inf, nan, newaxis, pi (plain Python floats and None, as the spec defines them)."""
 
-__all__ = []
+from __future__ import annotations
+
+import math
+
+__all__ = ["e", "inf", "nan", "newaxis", "pi"]
+
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+pi = math.pi

@@ -1,99 +1,185 @@
-"""Creation functions: `asarray` (adopting NumPy, DLPack producers and Python data) and the spec's constructors."""
+"""Creation functions: `asarray`/`from_dlpack` (adopting NumPy, DLPack producers and Python data) and the constructors."""
 
 from __future__ import annotations
+
+import math
+import operator
 
 import numpy as np
 
 from . import _dtypes
 from ._array import Array, adopt, check_device, raise_if_unsupported
 from ._dtypes import DType
+from ._primitives import creation as _p
+from ._primitives import views as _views
+from ._primitives.convert import convert_element_type
+from ._primitives.elementwise import copy as _copy_prim
+from ._storage import aligned_copy, aligned_empty
 
-__all__ = ["asarray", "from_dlpack"]
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+           "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
 
 _PY_DEFAULT = {bool: _dtypes.bool, int: _dtypes.int64, float: _dtypes.float64, complex: _dtypes.complex128}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _np_dtype(dtype):
-    if dtype is None:
-        return None
-    if not isinstance(dtype, DType):
-        raise TypeError(f"dtype must be a stridex dtype, got {dtype!r}")
-    return dtype.np
+# --- argument checks --------------------------------------------------------------------------------
+
+
+def _check_dtype(dtype, fname: str) -> DType | None:
+    if dtype is not None and not isinstance(dtype, DType):
+        raise TypeError(f"{fname}: dtype must be a stridex dtype or None, got {dtype!r}")
+    return dtype
+
+
+def _check_shape(shape, fname: str) -> tuple:
+    """A shape given as an int or a sequence of ints, each non-negative."""
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        try:
+            dims = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"{fname}: shape {dims} has a negative dimension")
+    return dims
+
+
+def _check_array(x, fname: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname} expects an array, got {type(x).__name__}")
+    return x
+
+
+def _python_scalar(value, fname: str, what: str, kinds=(bool, int, float, complex)):
+    """`value` as a Python bool/int/float/complex (NumPy scalars are unwrapped); TypeError for anything else."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    for kind in (bool, int, float, complex):  # bool first: it is also an int
+        if isinstance(value, kind):
+            if kind in kinds:
+                return kind(value)
+            break
+    names = "/".join(k.__name__ for k in kinds)
+    raise TypeError(f"{fname}: {what} must be a Python {names}, got {type(value).__name__}")
+
+
+# --- asarray and from_dlpack ------------------------------------------------------------------------
 
 
 def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | None = None) -> Array:
-    """Convert `obj` (an array, NumPy array, DLPack producer, Python scalar or nested sequence) to an Array.
+    """Convert `obj` (an array, NumPy array, DLPack producer, buffer, Python scalar or nested sequence) to an Array.
 
-    NumPy arrays and DLPack producers are shared, not copied, unless `copy=True` or a dtype change needs it;
-    `copy=False` raises ValueError when a copy cannot be avoided.
+    Arrays, NumPy arrays, DLPack producers (JAX, PyTorch, ...) and buffer-protocol objects are shared, not
+    copied, unless `copy=True` or a dtype change needs a copy; `copy=False` raises ValueError when a copy
+    cannot be avoided. Memory that must not be written (a JAX result, `bytes`) is copied on the first write.
 
     >>> import stridex as sx
     >>> sx.asarray([[1, 2], [3, 4]], dtype=sx.float32).shape
     (2, 2)
     """
-    check_device(device)
-    np_dtype = _np_dtype(dtype)
+    _check_dtype(dtype, "asarray")
+    if device is not None:
+        check_device(device)
+    if copy is not None and copy is not True and copy is not False:
+        raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
     if isinstance(obj, Array):
-        if np_dtype is None or obj.dtype is dtype:
+        if dtype is None or obj._dtype is dtype:
             return obj._copy() if copy else obj
         if copy is False:
             raise ValueError(f"asarray(copy=False) cannot change dtype {obj.dtype.name} to {dtype.name} without a copy")
-        from ._data_type import astype
-
-        return astype(obj, dtype)
+        return _cast(obj, dtype)
     if type(obj) in _PY_DEFAULT:
         if copy is False:
-            raise ValueError("asarray(copy=False) of a Python scalar would need a copy")
-        return _from_python(obj, np_dtype)
-    if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
-        return _from_numpy_like(np.asarray(obj), np_dtype, copy)
+            raise ValueError(f"asarray(copy=False): a Python {type(obj).__name__} has no buffer to share")
+        return _from_scalar(obj, dtype)
+    if isinstance(obj, np.ndarray):
+        return _from_ndarray(obj, dtype, copy)
+    if isinstance(obj, np.generic):
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): a NumPy scalar ({obj.dtype}) has no buffer to share")
+        return _from_ndarray(np.asarray(obj), dtype, True)
     if hasattr(obj, "__dlpack__"):
         try:
-            return _from_numpy_like(np.from_dlpack(obj), np_dtype, copy)
-        except (BufferError, TypeError, RuntimeError):
-            if copy is False:
-                raise
-            return _from_numpy_like(np.asarray(obj), np_dtype, True)
-    if hasattr(obj, "__array__") or hasattr(obj, "__array_interface__") or _is_buffer(obj):
-        return _from_numpy_like(np.asarray(obj), np_dtype, copy)
+            shared = np.from_dlpack(obj)
+        except (BufferError, TypeError, ValueError, RuntimeError) as exc:
+            if copy is False or not hasattr(obj, "__array__"):
+                raise BufferError(f"asarray: cannot import a {type(obj).__name__} over DLPack: {exc}") from exc
+            return _from_ndarray(np.asarray(obj), dtype, True)
+        return _from_ndarray(shared, dtype, copy)
+    if hasattr(obj, "__array__") or hasattr(obj, "__array_interface__"):
+        return _from_ndarray(np.asarray(obj, copy=False if copy is False else None), dtype, copy)
+    if _is_buffer(obj):
+        # Note: np.asarray(bytes) would make a string array; the spec means the buffer's items.
+        return _from_ndarray(np.asarray(memoryview(obj)), dtype, copy)
     if copy is False:
-        raise ValueError(f"asarray(copy=False) of a {type(obj).__name__} would need a copy")
-    return _from_python(obj, np_dtype)
+        raise ValueError(f"asarray(copy=False): a {type(obj).__name__} has no buffer to share")
+    return _from_sequence(obj, dtype)
 
 
 def _is_buffer(obj) -> bool:
     try:
         memoryview(obj)
-        return True
     except TypeError:
         return False
+    return True
 
 
-def _from_numpy_like(a: np.ndarray, np_dtype, copy) -> Array:
+def _cast(x: Array, dtype: DType) -> Array:
+    if x._dtype.kind == "complex floating" and dtype.kind not in ("complex floating", "bool"):
+        raise TypeError(f"asarray cannot convert complex dtype {x._dtype.name} to {dtype.name}; "
+                        "use real(x) or imag(x) to choose a component first")
+    return convert_element_type.bind(x, new_dtype=dtype)
+
+
+def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Array:
+    if a.dtype not in _dtypes.FROM_NUMPY and a.dtype.byteorder not in "=|":
+        native = a.dtype.newbyteorder("=")
+        if native in _dtypes.FROM_NUMPY:  # a byte-swapped array: same values in the machine's byte order
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): dtype {a.dtype} is not in native byte order")
+            return _from_ndarray(a.astype(native), dtype, None)
     raise_if_unsupported(a.dtype)
-    if np_dtype is not None and a.dtype != np_dtype:
+    if dtype is not None and a.dtype != dtype.np:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change dtype {a.dtype} to {np_dtype} without a copy")
-        return Array._from_numpy(a.astype(np_dtype))
+            raise ValueError(f"asarray(copy=False) cannot change dtype {a.dtype} to {dtype.name} without a copy")
+        return _cast(adopt(a), dtype)
     return adopt(a, copy=bool(copy))
 
 
-def _from_python(obj, np_dtype) -> Array:
-    if np_dtype is None:
+def _from_scalar(value, dtype: DType | None) -> Array:
+    if dtype is None:
+        if type(value) is int and not _INT64_MIN <= value <= _INT64_MAX:
+            return _from_sequence(value, None)  # NumPy's rule: uint64 when it fits, else OverflowError
+        dtype = _PY_DEFAULT[type(value)]
+    out = aligned_empty((), dtype.np)
+    out[()] = value
+    return Array._from_numpy(out)
+
+
+def _from_sequence(obj, dtype: DType | None) -> Array:
+    if dtype is None:
         a = np.asarray(_unwrap(obj))
         if a.dtype == object:
-            raise OverflowError(f"Python integer out of the range of int64/uint64 in {obj!r}")
-        if a.dtype.kind in "US":
-            raise TypeError(f"cannot make an array from {type(obj).__name__} data {obj!r}")
-        if a.dtype == np.float16 or a.dtype.kind not in "biufc":
-            raise TypeError(f"unsupported data {obj!r}")
+            if all(type(v) is int for v in a.flat):
+                raise OverflowError(f"asarray: a Python integer in {_short(obj)} is out of the range of int64 and uint64")
+            raise TypeError(f"asarray: cannot make a numeric array from {type(obj).__name__} data {_short(obj)}")
+        if a.dtype.kind in "USV":
+            raise TypeError(f"asarray: cannot make an array from {type(obj).__name__} data {_short(obj)}")
+        raise_if_unsupported(a.dtype)
     else:
-        a = np.asarray(_unwrap(obj), dtype=np_dtype)
-    return Array._from_numpy(a)
+        a = np.asarray(_unwrap(obj), dtype=dtype.np)
+    return Array._from_numpy(aligned_copy(a))
+
+
+def _short(obj) -> str:
+    text = repr(obj)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _unwrap(obj):
-    """Replace stridex arrays nested in Python sequences by NumPy windows."""
+    """Replace stridex arrays nested in Python sequences by their NumPy windows."""
     if isinstance(obj, Array):
         return np.asarray(obj)
     if isinstance(obj, (list, tuple)):
@@ -105,11 +191,304 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     """Import any DLPack producer (NumPy, JAX, PyTorch, ...), sharing its memory unless `copy=True`.
 
     Read-only producer memory (a JAX result, say) is copied on the first write, never written through.
+
+    >>> import numpy as np, stridex as sx
+    >>> sx.from_dlpack(np.arange(3.0)).dtype
+    stridex.float64
     """
-    check_device(device)
+    if device is not None:
+        check_device(device)
     if isinstance(x, Array):
         return x._copy() if copy else x
     if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack needs an object with __dlpack__, got {type(x).__name__}")
-    a = np.from_dlpack(x, copy=copy)
+        raise AttributeError(f"from_dlpack needs an object with __dlpack__ and __dlpack_device__, "
+                             f"got {type(x).__name__}")
+    a = np.from_dlpack(x, copy=False if copy is False else None)
     return adopt(a, copy=bool(copy))
+
+
+# --- constructors -----------------------------------------------------------------------------------
+
+
+def _number(value, fname: str, what: str):
+    return _python_scalar(value, fname, what, (int, float))
+
+
+def arange(start: float, /, stop: float | None = None, step: float = 1, *,
+           dtype: DType | None = None, device=None) -> Array:
+    """Evenly spaced values in the half-open interval [start, stop) (or [0, start) when `stop` is None).
+
+    >>> import stridex as sx
+    >>> sx.arange(1, 10, 3)
+    Array([1, 4, 7])
+    """
+    _check_dtype(dtype, "arange")
+    if device is not None:
+        check_device(device)
+    start = _number(start, "arange", "start")
+    step = _number(step, "arange", "step")
+    if stop is None:
+        start, stop = 0, start
+    else:
+        stop = _number(stop, "arange", "stop")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    all_int = type(start) is int and type(stop) is int and type(step) is int
+    if dtype is None:
+        dtype = _dtypes.int64 if all_int else _dtypes.float64
+    elif dtype.kind not in ("signed", "unsigned", "real floating"):
+        raise TypeError(f"arange makes real numeric arrays, not {dtype.name}")
+    if all_int:
+        num = len(range(start, stop, step))
+    else:
+        span = (stop - start) / step
+        if not math.isfinite(span):
+            raise ValueError(f"arange({start}, {stop}, {step}) would have an unbounded number of elements")
+        num = max(math.ceil(span), 0)
+    if dtype.kind != "real floating" and not (type(start) is int and type(step) is int):
+        start, step = float(start), float(step)
+    return _p.iota.bind(start=start, step=step, num=num, dtype=dtype)
+
+
+def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+    """An uninitialised array of `shape` (float64 unless `dtype` says otherwise).
+
+    >>> import stridex as sx
+    >>> sx.empty((2, 3)).shape
+    (2, 3)
+    """
+    shape = _check_shape(shape, "empty")
+    dtype = _check_dtype(dtype, "empty") or _dtypes.float64
+    if device is not None:
+        check_device(device)
+    return _p.empty.bind(shape=shape, dtype=dtype)
+
+
+def empty_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+    """An uninitialised array with the shape of `x` (and its dtype unless `dtype` is given).
+
+    >>> import stridex as sx
+    >>> sx.empty_like(sx.ones((2, 2), dtype=sx.int8)).dtype
+    stridex.int8
+    """
+    _check_array(x, "empty_like")
+    dtype = _check_dtype(dtype, "empty_like") or x._dtype
+    if device is not None:
+        check_device(device)
+    return _p.empty.bind(shape=x.shape, dtype=dtype)
+
+
+def _fill(fname: str, shape: tuple, fill_value, dtype: DType | None) -> Array:
+    value = _python_scalar(fill_value, fname, "fill_value")
+    if dtype is None:
+        dtype = _PY_DEFAULT[type(value)]
+    elif type(value) is complex and dtype.kind not in ("complex floating", "bool"):
+        raise TypeError(f"{fname}: a complex fill_value {value!r} does not fit dtype {dtype.name}")
+    return _p.full.bind(shape=shape, fill_value=value, dtype=dtype)
+
+
+def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DType | None = None,
+         device=None) -> Array:
+    """An array of `shape` filled with `fill_value` (dtype inferred from the scalar's type when None).
+
+    >>> import stridex as sx
+    >>> sx.full((2,), 7)
+    Array([7, 7])
+    """
+    shape = _check_shape(shape, "full")
+    _check_dtype(dtype, "full")
+    if device is not None:
+        check_device(device)
+    return _fill("full", shape, fill_value, dtype)
+
+
+def full_like(x: Array, /, fill_value: bool | complex, *, dtype: DType | None = None,
+              device=None) -> Array:
+    """An array with the shape of `x` filled with `fill_value` (dtype of `x` unless `dtype` is given).
+
+    >>> import stridex as sx
+    >>> sx.full_like(sx.zeros((2,)), 3)
+    Array([3., 3.])
+    """
+    _check_array(x, "full_like")
+    dtype = _check_dtype(dtype, "full_like") or x._dtype
+    if device is not None:
+        check_device(device)
+    return _fill("full_like", x.shape, fill_value, dtype)
+
+
+def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+    """An array of `shape` filled with zeros (float64 unless `dtype` says otherwise).
+
+    >>> import stridex as sx
+    >>> sx.zeros(3, dtype=sx.int32)
+    Array([0, 0, 0], dtype=int32)
+    """
+    shape = _check_shape(shape, "zeros")
+    dtype = _check_dtype(dtype, "zeros") or _dtypes.float64
+    if device is not None:
+        check_device(device)
+    return _p.full.bind(shape=shape, fill_value=False if dtype is _dtypes.bool else 0, dtype=dtype)
+
+
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+    """Zeros with the shape of `x` (and its dtype unless `dtype` is given).
+
+    >>> import stridex as sx
+    >>> sx.zeros_like(sx.asarray([1, 2]))
+    Array([0, 0])
+    """
+    _check_array(x, "zeros_like")
+    dtype = _check_dtype(dtype, "zeros_like") or x._dtype
+    if device is not None:
+        check_device(device)
+    return _p.full.bind(shape=x.shape, fill_value=False if dtype is _dtypes.bool else 0, dtype=dtype)
+
+
+def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+    """An array of `shape` filled with ones (float64 unless `dtype` says otherwise).
+
+    >>> import stridex as sx
+    >>> sx.ones((2,), dtype=sx.complex64)
+    Array([1.+0.j, 1.+0.j], dtype=complex64)
+    """
+    shape = _check_shape(shape, "ones")
+    dtype = _check_dtype(dtype, "ones") or _dtypes.float64
+    if device is not None:
+        check_device(device)
+    return _p.full.bind(shape=shape, fill_value=True if dtype is _dtypes.bool else 1, dtype=dtype)
+
+
+def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+    """Ones with the shape of `x` (and its dtype unless `dtype` is given).
+
+    >>> import stridex as sx
+    >>> sx.ones_like(sx.asarray([True, False]))
+    Array([ True,  True])
+    """
+    _check_array(x, "ones_like")
+    dtype = _check_dtype(dtype, "ones_like") or x._dtype
+    if device is not None:
+        check_device(device)
+    return _p.full.bind(shape=x.shape, fill_value=True if dtype is _dtypes.bool else 1, dtype=dtype)
+
+
+def _size(value, fname: str, what: str) -> int:
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fname}: {what} must be an integer, got {type(value).__name__}") from None
+    if n < 0:
+        raise ValueError(f"{fname}: {what} must be non-negative, got {n}")
+    return n
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType | None = None,
+        device=None) -> Array:
+    """A 2-D array with ones on the `k`-th diagonal and zeros elsewhere.
+
+    >>> import stridex as sx
+    >>> sx.eye(2, 3, k=1, dtype=sx.int8)
+    Array([[0, 1, 0],
+           [0, 0, 1]], dtype=int8)
+    """
+    n_rows = _size(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else _size(n_cols, "eye", "n_cols")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"eye: k must be an integer, got {type(k).__name__}") from None
+    dtype = _check_dtype(dtype, "eye") or _dtypes.float64
+    if device is not None:
+        check_device(device)
+    return _p.eye.bind(n_rows=n_rows, n_cols=n_cols, k=k, dtype=dtype)
+
+
+def _triangle(fname: str, x, k, upper: bool) -> Array:
+    _check_array(x, fname)
+    if x.ndim < 2:
+        raise ValueError(f"{fname} needs an array of at least 2 dimensions, got shape {x.shape}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{fname}: k must be an integer, got {type(k).__name__}") from None
+    return _p.triangle.bind(x, k=k, upper=upper)
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of the matrices in `x` (elements above the `k`-th diagonal set to zero).
+
+    >>> import stridex as sx
+    >>> sx.tril(sx.ones((2, 2), dtype=sx.int64))
+    Array([[1, 0],
+           [1, 1]])
+    """
+    return _triangle("tril", x, k, upper=False)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of the matrices in `x` (elements below the `k`-th diagonal set to zero).
+
+    >>> import stridex as sx
+    >>> sx.triu(sx.ones((2, 2), dtype=sx.int64))
+    Array([[1, 1],
+           [0, 1]])
+    """
+    return _triangle("triu", x, k, upper=True)
+
+
+def linspace(start: complex, stop: complex, /, num: int, *,
+             dtype: DType | None = None, device=None, endpoint: bool = True) -> Array:
+    """`num` evenly spaced numbers from `start` to `stop` (included unless `endpoint=False`).
+
+    >>> import stridex as sx
+    >>> sx.linspace(0, 1, 5)
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    start = _python_scalar(start, "linspace", "start", (int, float, complex))
+    stop = _python_scalar(stop, "linspace", "stop", (int, float, complex))
+    num = _size(num, "linspace", "num")
+    _check_dtype(dtype, "linspace")
+    if device is not None:
+        check_device(device)
+    if not isinstance(endpoint, (bool, np.bool_)):
+        raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
+    is_complex = type(start) is complex or type(stop) is complex
+    if dtype is None:
+        dtype = _dtypes.complex128 if is_complex else _dtypes.float64
+    elif dtype is _dtypes.bool:
+        raise TypeError("linspace makes numeric arrays, not bool")
+    elif is_complex and dtype.kind != "complex floating":
+        raise TypeError(f"linspace: complex start/stop ({start!r}, {stop!r}) do not fit dtype {dtype.name}")
+    convert = complex if is_complex else float
+    return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from 1-D coordinate vectors ("xy": Cartesian, "ij": matrix indexing).
+
+    Each output is a fresh array (not a broadcast view), so writing into one never touches the others.
+
+    >>> import stridex as sx
+    >>> [g.shape for g in sx.meshgrid(sx.arange(3), sx.arange(2))]
+    [(2, 3), (2, 3)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        _check_array(a, "meshgrid")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid takes 1-D arrays; argument {i} has shape {a.shape}")
+    shape = [a.shape[0] for a in arrays]
+    axes = list(range(len(arrays)))
+    if indexing == "xy" and len(arrays) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+        axes[0], axes[1] = 1, 0
+    shape = tuple(shape)
+    out = []
+    for a, axis in zip(arrays, axes):
+        lifted = tuple(a.shape[0] if i == axis else 1 for i in range(len(arrays)))
+        grid = _views.broadcast_to.bind(_views.reshape_view.bind(a, shape=lifted), shape=shape)
+        out.append(_copy_prim.bind(grid))
+    return tuple(out)
+

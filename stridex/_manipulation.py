@@ -1,16 +1,19 @@
-"""Manipulation functions. The movement ones (permute, broadcast, flip, expand/squeeze, reshape) are O(1) views."""
+"""Manipulation functions. The movement ones (permute, broadcast, flip, expand/squeeze, reshape) are O(1) views;
+concat, stack, repeat, roll and tile copy."""
 
 from __future__ import annotations
 
 import operator
 
 from ._array import Array
+from ._primitives import shape as _shape
 from ._primitives import views as _views
+from ._primitives.elementwise import copy as _copy_prim
 from ._view import broadcast_shapes as _broadcast_shapes
 from ._view import normalize_axes, normalize_axis
 
-__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "expand_dims", "flip", "moveaxis",
-           "permute_dims", "reshape", "squeeze", "unstack"]
+__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+           "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"]
 
 
 def _check_array(x, name: str):
@@ -49,12 +52,12 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return _views.broadcast_to.bind(x, shape=shape)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """Broadcast all `arrays` against each other (views); returns a list."""
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """Broadcast all `arrays` against each other (views); returns a tuple (a list before the 2025.12 spec)."""
     for a in arrays:
         _check_array(a, "broadcast_arrays")
     shape = _broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
@@ -123,7 +126,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         return _views.reshape_view.bind(x._copy(), shape=shape)
     if shape == x.shape:
         return x
-    storage, view = x._storage_view()
+    view = x._storage_view()[1]
     if view.reshape(shape) is None:
         if copy is False:
             raise ValueError(f"reshape(copy=False): an array of shape {x.shape} and strides {view.strides} "
@@ -150,3 +153,161 @@ def _resolve_shape(shape: tuple, old: tuple) -> tuple:
     elif known != size:
         raise ValueError(f"cannot reshape an array of size {size} (shape {old}) into shape {shape}")
     return shape
+
+
+# --- functions that copy ------------------------------------------------------------------------------
+
+
+def _check_arrays(arrays, fname: str) -> tuple:
+    if isinstance(arrays, Array) or not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{fname} takes a tuple or list of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{fname} needs at least one array")
+    for a in arrays:
+        _check_array(a, fname)
+    return tuple(arrays)
+
+
+def _flat(x: Array) -> Array:
+    return x if x.ndim == 1 else reshape(x, (-1,))
+
+
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    """Join `arrays` along an existing `axis` (flattened first when `axis` is None), promoting dtypes.
+
+    >>> import stridex as sx
+    >>> sx.concat([sx.zeros((1, 2)), sx.ones((2, 2))]).shape
+    (3, 2)
+    """
+    arrays = _check_arrays(arrays, "concat")
+    if axis is None:
+        return _shape.concatenate.bind(*(_flat(a) for a in arrays), axis=0)
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("concat cannot join 0-D arrays along an axis; use axis=None or stack")
+    axis = normalize_axis(axis, ndim)
+    first = arrays[0].shape
+    for a in arrays[1:]:
+        if a.ndim != ndim or a.shape[:axis] != first[:axis] or a.shape[axis + 1:] != first[axis + 1:]:
+            raise ValueError(f"concat along axis {axis}: shapes {' and '.join(str(b.shape) for b in arrays)} "
+                             "differ outside that axis")
+    return _shape.concatenate.bind(*arrays, axis=axis)
+
+
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """Join same-shaped `arrays` along a new axis at position `axis` of the result, promoting dtypes.
+
+    >>> import stridex as sx
+    >>> sx.stack([sx.zeros(3), sx.ones(3)], axis=-1).shape
+    (3, 2)
+    """
+    arrays = _check_arrays(arrays, "stack")
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != shape:
+            raise ValueError(f"stack needs arrays of one shape, got {' and '.join(str(b.shape) for b in arrays)}")
+    axis = normalize_axis(axis, len(shape) + 1)
+    return _shape.concatenate.bind(*(_views.expand_dims.bind(a, axis=axis) for a in arrays), axis=axis)
+
+
+def _count(value, fname: str, what: str) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{fname}: {what} must be an integer, got bool")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fname}: {what} must be an integer, got {type(value).__name__}") from None
+    if n < 0:
+        raise ValueError(f"{fname}: {what} must be non-negative, got {n}")
+    return n
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Repeat each element of `x` (flattened when `axis` is None) `repeats` times along `axis`.
+
+    `repeats` is an int, or an integer array of shape (1,) or (x.shape[axis],) giving one count per
+    element; with an array, the output shape depends on its values (eager only; traced programs need
+    them known).
+
+    >>> import stridex as sx
+    >>> sx.repeat(sx.asarray([1, 2]), 2)
+    Array([1, 1, 2, 2])
+    >>> sx.repeat(sx.asarray([1, 2]), sx.asarray([1, 3]))
+    Array([1, 2, 2, 2])
+    """
+    _check_array(x, "repeat")
+    if axis is None:
+        x, axis = _flat(x), 0
+    else:
+        if x.ndim == 0:
+            raise ValueError("repeat along an axis needs an array of at least one dimension; use axis=None")
+        axis = normalize_axis(axis, x.ndim)
+    if isinstance(repeats, Array):
+        if repeats.dtype.kind not in ("signed", "unsigned"):
+            raise TypeError(f"repeat: a repeats array must have an integer dtype, got {repeats.dtype.name}")
+        n = x.shape[axis]
+        if repeats.shape not in ((), (1,), (n,)):
+            raise ValueError(f"repeat: repeats of shape {repeats.shape} do not broadcast to ({n},), "
+                             f"the length of axis {axis} of an array of shape {x.shape}")
+        return _shape.repeat_by_array.bind(x, repeats, axis=axis)
+    count = _count(repeats, "repeat", "repeats")
+    # (..., n, ...) -> view (..., n, 1, ...) -> broadcast view (..., n, count, ...) -> copy -> (..., n*count, ...)
+    shape = x.shape
+    spread = _views.broadcast_to.bind(_views.expand_dims.bind(x, axis=axis + 1),
+                                      shape=shape[:axis + 1] + (count,) + shape[axis + 1:])
+    out_shape = shape[:axis] + (shape[axis] * count,) + shape[axis + 1:]
+    return _views.reshape_view.bind(_copy_prim.bind(spread), shape=out_shape)
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """Shift the elements of `x` along `axis` (of the flattened array when None), wrapping around the ends.
+
+    >>> import stridex as sx
+    >>> sx.roll(sx.arange(5), 2)
+    Array([3, 4, 0, 1, 2])
+    """
+    _check_array(x, "roll")
+    if axis is None:
+        if isinstance(shift, tuple):
+            raise ValueError(f"roll: a tuple shift {shift} needs a tuple axis of the same length")
+        flat = _flat(x)
+        return reshape(roll(flat, shift, axis=0), x.shape)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if isinstance(shift, tuple):
+        if len(shift) != len(axes):
+            raise ValueError(f"roll: shift {shift} and axis {axis} differ in length")
+        shifts = shift
+    else:
+        shifts = (shift,) * len(axes)
+    total = dict.fromkeys(range(x.ndim), 0)
+    for s, a in zip(shifts, axes):
+        try:
+            total[a] += operator.index(s)
+        except TypeError:
+            raise TypeError(f"roll: shift must be an int or a tuple of ints, got {shift!r}") from None
+    moves = [(total[a] % x.shape[a], a) for a in range(x.ndim) if x.shape[a] and total[a] % x.shape[a]]
+    if not moves:
+        return _copy_prim.bind(x)
+    return _shape.roll.bind(x, shifts=tuple(s for s, _ in moves), axes=tuple(a for _, a in moves))
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """Tile `x`: `repetitions[i]` copies along axis i (shapes are padded with leading 1s to match).
+
+    >>> import stridex as sx
+    >>> sx.tile(sx.asarray([1, 2]), (2, 2))
+    Array([[1, 2, 1, 2],
+           [1, 2, 1, 2]])
+    """
+    _check_array(x, "tile")
+    if not isinstance(repetitions, (tuple, list)):
+        raise TypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
+    reps = tuple(_count(r, "tile", "each repetition") for r in repetitions)
+    ndim = max(x.ndim, len(reps))
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    # view x as (1, s0, 1, s1, ...), broadcast to (r0, s0, r1, s1, ...), copy, and merge each pair of axes
+    interleaved = _views.reshape_view.bind(x, shape=tuple(n for s in shape for n in (1, s)))
+    spread = _views.broadcast_to.bind(interleaved, shape=tuple(n for pair in zip(reps, shape) for n in pair))
+    return _views.reshape_view.bind(_copy_prim.bind(spread), shape=tuple(r * s for r, s in zip(reps, shape)))

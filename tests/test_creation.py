@@ -1,0 +1,445 @@
+"""Creation functions against NumPy: values, dtypes, shapes, copy/sharing semantics, alignment, lowerings."""
+
+from __future__ import annotations
+
+import array
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import stridex as sx
+from stridex._array import window
+from stridex._primitives import creation as cp
+from stridex._storage import is_aligned
+
+from .lowering_check import check_primitive_lowering
+
+ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
+       sx.float32, sx.float64, sx.complex64, sx.complex128]
+NUMERIC = ALL[1:]
+shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)
+
+
+def same(got, want):
+    """`got` (a stridex array) equals ndarray `want` in dtype, shape and values (NaNs equal)."""
+    assert isinstance(got, sx.Array)
+    g = np.asarray(got)
+    assert g.dtype == want.dtype, (g.dtype, want.dtype)
+    assert g.shape == want.shape, (g.shape, want.shape)
+    np.testing.assert_array_equal(g, want)
+
+
+# --- asarray -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, dtype", [(True, sx.bool), (3, sx.int64), (2.5, sx.float64), (1 - 2j, sx.complex128)])
+def test_asarray_python_scalars_take_default_dtypes(value, dtype):
+    x = sx.asarray(value)
+    assert x.dtype is dtype and x.shape == ()
+    assert x.dtype.np.type(value) == window(x)[()]
+
+
+@pytest.mark.parametrize("obj, dtype", [
+    ([True, False], sx.bool), ([True, 2], sx.int64), ([1, 2.5], sx.float64), ([1, 2j], sx.complex128),
+    ([[1, 2], [3, 4]], sx.int64), ((1.0, (2, 3)[0]), sx.float64), ([], sx.float64),
+])
+def test_asarray_nested_sequences_infer_the_spec_dtype(obj, dtype):
+    x = sx.asarray(obj)
+    assert x.dtype is dtype
+    same(x, np.asarray(obj, dtype=dtype.np))
+
+
+def test_asarray_python_data_with_dtype():
+    same(sx.asarray([1, 2], dtype=sx.float32), np.asarray([1, 2], np.float32))
+    same(sx.asarray(True, dtype=sx.complex64), np.asarray(True, np.complex64))
+    same(sx.asarray(7, dtype=sx.uint8), np.asarray(7, np.uint8))
+    with pytest.raises(OverflowError):
+        sx.asarray(300, dtype=sx.uint8)
+    with pytest.raises(TypeError):
+        sx.asarray(1j, dtype=sx.float64)
+
+
+def test_asarray_large_python_ints_follow_numpy():
+    assert sx.asarray(2**63).dtype is sx.uint64
+    assert sx.asarray([2**63]).dtype is sx.uint64
+    with pytest.raises(OverflowError):
+        sx.asarray(2**64)
+    with pytest.raises(OverflowError):
+        sx.asarray([2**64])
+
+
+def test_asarray_rejects_non_numeric_data():
+    for bad in (["a", "b"], "text", [object()], None):
+        with pytest.raises((TypeError, ValueError)):
+            sx.asarray(bad)
+    with pytest.raises(TypeError):
+        sx.asarray(np.zeros(2, np.float16))
+    with pytest.raises(TypeError):
+        sx.asarray([1, 2], dtype=np.float32)
+
+
+def test_asarray_of_sequences_holding_arrays():
+    a, b = sx.asarray([1, 2]), sx.asarray([3, 4])
+    same(sx.asarray([a, b]), np.asarray([[1, 2], [3, 4]]))
+    same(sx.asarray([sx.asarray(1.5), 2]), np.asarray([1.5, 2.0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=hnp.arrays(st.sampled_from([d.np for d in ALL]), shapes))
+def test_asarray_shares_numpy_memory_unless_asked_to_copy(a):
+    shared = sx.asarray(a)
+    same(shared, a)
+    copied = sx.asarray(a, copy=True)
+    same(copied, a)
+    never = sx.asarray(a, copy=False)
+    if a.size:
+        old = a.reshape(-1)[0].copy()
+        a.reshape(-1)[0] = ~old if a.dtype == np.bool_ else old + 1
+        new = a.reshape(-1)[0]
+        assert window(shared).reshape(-1)[0] == new
+        assert window(never).reshape(-1)[0] == new
+        assert window(copied).reshape(-1)[0] == old or (old != old)
+
+
+def test_asarray_writes_through_to_numpy_and_back():
+    a = np.arange(6.0).reshape(2, 3)
+    x = sx.asarray(a)
+    x[0, 1] = -1.0
+    assert a[0, 1] == -1.0
+    a[1, 2] = 42.0
+    assert float(x[1, 2]) == 42.0
+    strided = a[:, ::2]
+    y = sx.asarray(strided)
+    y[1, 1] = 7.0
+    assert a[1, 2] == 7.0
+
+
+def test_asarray_copy_semantics_on_arrays():
+    x = sx.asarray([1, 2, 3])
+    assert sx.asarray(x) is x
+    assert sx.asarray(x, copy=False) is x
+    y = sx.asarray(x, copy=True)
+    y[0] = 10
+    assert int(x[0]) == 1
+    z = sx.asarray(x, dtype=sx.float32)
+    assert z.dtype is sx.float32
+    with pytest.raises(ValueError):
+        sx.asarray(x, dtype=sx.float32, copy=False)
+    with pytest.raises(ValueError):
+        sx.asarray(np.arange(3), dtype=sx.float32, copy=False)
+    with pytest.raises(ValueError):
+        sx.asarray([1, 2], copy=False)
+    with pytest.raises(ValueError):
+        sx.asarray(1.0, copy=False)
+    with pytest.raises(TypeError):
+        sx.asarray(sx.asarray([1j]), dtype=sx.float64)
+
+
+def test_asarray_copies_are_aligned_and_independent():
+    a = np.arange(10.0)[1:]  # an unaligned view
+    x = sx.asarray(a, copy=True)
+    assert is_aligned(window(x))
+    a[0] = -5
+    assert float(x[0]) == 1.0
+
+
+def test_asarray_buffer_protocol_objects():
+    buf = bytearray(b"\x01\x02\x03")
+    x = sx.asarray(buf)
+    same(x, np.asarray([1, 2, 3], np.uint8))
+    x[0] = 9
+    assert buf[0] == 9  # bytearray is writable: shared
+    ro = b"\x01\x02"
+    y = sx.asarray(ro)
+    y[0] = 5  # bytes are read-only: copied on the first write
+    assert ro == b"\x01\x02" and int(y[0]) == 5
+    same(sx.asarray(array.array("d", [1.5, 2.5])), np.asarray([1.5, 2.5]))
+    same(sx.asarray(memoryview(array.array("i", [1, -2]))), np.asarray([1, -2], np.int32))
+    with pytest.raises(ValueError):
+        sx.asarray(bytearray(b"\x01"), dtype=sx.int64, copy=False)
+
+
+def test_asarray_numpy_scalars_and_byte_order():
+    same(sx.asarray(np.float32(1.5)), np.asarray(1.5, np.float32))
+    same(sx.asarray(np.int16(-3), dtype=sx.int64), np.asarray(-3, np.int64))
+    swapped = np.arange(4, dtype=">i4")
+    same(sx.asarray(swapped), np.arange(4, dtype=np.int32))
+    with pytest.raises(ValueError):
+        sx.asarray(swapped, copy=False)
+
+
+def test_asarray_device_keyword():
+    info = sx.__array_namespace_info__()
+    assert sx.asarray([1], device=info.default_device()).device == info.default_device()
+    assert sx.asarray([1], device="cpu").shape == (1,)
+    with pytest.raises(ValueError):
+        sx.asarray([1], device="gpu")
+
+
+def test_asarray_and_from_dlpack_share_jax_memory_copy_on_write():
+    jnp = pytest.importorskip("jax.numpy")
+    j = jnp.arange(4.0)
+    x = sx.asarray(j)
+    assert np.shares_memory(window(x), np.asarray(j))
+    y = sx.from_dlpack(j)
+    assert np.shares_memory(window(y), np.asarray(j))
+    x[0] = 100.0
+    assert float(j[0]) == 0.0 and float(x[0]) == 100.0
+    z = sx.from_dlpack(j, copy=True)
+    assert not np.shares_memory(window(z), np.asarray(j))
+    assert sx.asarray(jnp.arange(3, dtype=jnp.int32)).dtype is sx.int32
+
+
+def test_from_dlpack():
+    a = np.arange(6).reshape(2, 3)
+    x = sx.from_dlpack(a)
+    same(x, a)
+    x[0, 0] = 9
+    assert a[0, 0] == 9
+    c = sx.from_dlpack(a, copy=True)
+    c[0, 0] = 0
+    assert a[0, 0] == 9
+    assert sx.from_dlpack(x) is x
+    same(sx.from_dlpack(x, copy=True), a)
+    with pytest.raises(AttributeError):
+        sx.from_dlpack([1, 2])
+    with pytest.raises(ValueError):
+        sx.from_dlpack(a, device="gpu")
+
+
+# --- arange ------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.integers(-50, 50), stop=st.integers(-50, 50), step=st.integers(-7, 7).filter(bool))
+def test_arange_integers_match_numpy(start, stop, step):
+    same(sx.arange(start, stop, step), np.arange(start, stop, step))
+    same(sx.arange(stop), np.arange(stop))
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.floats(-100, 100), stop=st.floats(-100, 100),
+       step=st.floats(0.05, 10) | st.floats(-10, -0.05), dtype=st.sampled_from([sx.float32, sx.float64]))
+def test_arange_floats(start, stop, step, dtype):
+    out = sx.arange(start, stop, step, dtype=dtype)
+    assert out.dtype is dtype and out.ndim == 1
+    assert out.shape[0] == max(math.ceil((stop - start) / step), 0)
+    want = (start + np.arange(out.shape[0]) * step).astype(dtype.np)
+    np.testing.assert_array_equal(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("dtype", [sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64])
+def test_arange_integer_dtypes_at_the_edges_of_their_range(dtype):
+    info = sx.iinfo(dtype)
+    same(sx.arange(info.max, info.max - 5, -2, dtype=dtype), np.arange(info.max, info.max - 5, -2, dtype=dtype.np))
+    same(sx.arange(info.min, info.min + 5, 2, dtype=dtype), np.arange(info.min, info.min + 5, 2, dtype=dtype.np))
+    same(sx.arange(10, 0, -3, dtype=dtype), np.arange(10, 0, -3, dtype=dtype.np))
+
+
+def test_arange_dtypes_and_errors():
+    assert sx.arange(3).dtype is sx.int64
+    assert sx.arange(3.0).dtype is sx.float64
+    assert sx.arange(0, 3, 0.5).dtype is sx.float64
+    same(sx.arange(0.5, 3, dtype=sx.int32), np.asarray([0, 1, 2], np.int32))
+    same(sx.arange(np.int32(3)), np.arange(3))
+    with pytest.raises(ValueError):
+        sx.arange(0, 5, 0)
+    for bad in (sx.bool, sx.complex64):
+        with pytest.raises(TypeError):
+            sx.arange(3, dtype=bad)
+    with pytest.raises(TypeError):
+        sx.arange(1j)
+    with pytest.raises(TypeError):
+        sx.arange(sx.asarray(3))
+
+
+# --- full, zeros, ones, empty and the _like forms ------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=shapes, dtype=st.sampled_from(ALL))
+def test_zeros_ones_empty_full(shape, dtype):
+    same(sx.zeros(shape, dtype=dtype), np.zeros(shape, dtype.np))
+    same(sx.ones(shape, dtype=dtype), np.ones(shape, dtype.np))
+    e = sx.empty(shape, dtype=dtype)
+    assert e.shape == shape and e.dtype is dtype
+    same(sx.full(shape, True, dtype=dtype), np.full(shape, True, dtype.np))
+    x = sx.asarray(np.zeros(shape, np.int8))
+    same(sx.zeros_like(x, dtype=dtype), np.zeros(shape, dtype.np))
+    same(sx.ones_like(x, dtype=dtype), np.ones(shape, dtype.np))
+    same(sx.full_like(x, 1, dtype=dtype), np.full(shape, 1, dtype.np))
+    assert sx.empty_like(x, dtype=dtype).dtype is dtype and sx.empty_like(x).dtype is sx.int8
+    for made in (sx.zeros(shape, dtype=dtype), sx.ones(shape, dtype=dtype), e, sx.empty_like(x)):
+        assert is_aligned(window(made)) or made.size == 0
+
+
+def test_full_infers_dtype_from_the_fill_value():
+    assert sx.full(2, True).dtype is sx.bool
+    assert sx.full(2, 3).dtype is sx.int64
+    assert sx.full(2, 3.5).dtype is sx.float64
+    assert sx.full((2, 2), 1 + 1j).dtype is sx.complex128
+    same(sx.full((), float("nan")), np.asarray(float("nan")))
+    same(sx.full((2,), complex(float("inf"), -0.0), dtype=sx.complex64),
+         np.full((2,), complex(float("inf"), -0.0), np.complex64))
+    assert sx.zeros(3).dtype is sx.float64 and sx.ones((1, 2)).dtype is sx.float64
+    assert sx.full_like(sx.zeros(2, dtype=sx.uint8), 7).dtype is sx.uint8
+
+
+def test_full_and_shape_errors():
+    with pytest.raises(TypeError):
+        sx.full(2, 1j, dtype=sx.float64)
+    with pytest.raises(TypeError):
+        sx.full(2, "x")
+    with pytest.raises(TypeError):
+        sx.full(2, sx.asarray(1.0))
+    with pytest.raises(ValueError):
+        sx.zeros((2, -1))
+    with pytest.raises(TypeError):
+        sx.ones((2.0, 3))
+    with pytest.raises(TypeError):
+        sx.zeros(2, dtype="float64")
+    with pytest.raises(TypeError):
+        sx.zeros_like(np.zeros(2))
+    with pytest.raises(ValueError):
+        sx.empty(2, device="tpu")
+
+
+# --- eye, tril, triu ------------------------------------------------------------------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(0, 6), m=st.none() | st.integers(0, 6), k=st.integers(-8, 8), dtype=st.sampled_from(ALL))
+def test_eye_matches_numpy(n, m, k, dtype):
+    out = sx.eye(n, m, k=k, dtype=dtype)
+    same(out, np.eye(n, m, k=k, dtype=dtype.np))
+    assert is_aligned(window(out)) or out.size == 0
+
+
+def test_eye_errors():
+    with pytest.raises(ValueError):
+        sx.eye(-1)
+    with pytest.raises(TypeError):
+        sx.eye(2.0)
+    with pytest.raises(TypeError):
+        sx.eye(2, k=1.5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=5), k=st.integers(-6, 6),
+       dtype=st.sampled_from(ALL))
+def test_tril_triu_match_numpy(shape, k, dtype):
+    a = (np.arange(math.prod(shape)).reshape(shape) % 7).astype(dtype.np)
+    x = sx.asarray(a)
+    same(sx.tril(x, k=k), np.tril(a, k))
+    same(sx.triu(x, k=k), np.triu(a, k))
+
+
+def test_tril_triu_zero_out_nans_and_need_matrices():
+    a = np.full((3, 3), np.nan)
+    same(sx.tril(sx.asarray(a)), np.tril(a))
+    same(sx.triu(sx.asarray(a)[:, ::-1]), np.triu(a[:, ::-1]))
+    with pytest.raises(ValueError):
+        sx.tril(sx.asarray([1.0, 2.0]))
+    with pytest.raises(TypeError):
+        sx.triu(sx.ones((2, 2)), k=0.5)
+
+
+# --- linspace, meshgrid -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.floats(-1e6, 1e6) | st.integers(-1000, 1000), stop=st.floats(-1e6, 1e6),
+       num=st.integers(0, 20), endpoint=st.booleans(), dtype=st.sampled_from([None, sx.float32, sx.float64]))
+def test_linspace_matches_numpy(start, stop, num, endpoint, dtype):
+    want = np.linspace(start, stop, num, endpoint=endpoint, dtype=None if dtype is None else dtype.np)
+    same(sx.linspace(start, stop, num, endpoint=endpoint, dtype=dtype), want)
+
+
+def test_linspace_complex_integer_and_errors():
+    same(sx.linspace(0, 1 + 2j, 5), np.linspace(0, 1 + 2j, 5))
+    same(sx.linspace(1j, 2, 3, dtype=sx.complex64, endpoint=False),
+         np.linspace(1j, 2, 3, endpoint=False, dtype=np.complex64))
+    same(sx.linspace(0, 10, 4, dtype=sx.int64), np.linspace(0, 10, 4, dtype=np.int64))
+    same(sx.linspace(0.0, 5e-324, 3), np.linspace(0.0, 5e-324, 3))
+    same(sx.linspace(2.0, 3.0, 1), np.linspace(2.0, 3.0, 1))
+    with pytest.raises(ValueError):
+        sx.linspace(0, 1, -1)
+    with pytest.raises(TypeError):
+        sx.linspace(0, 1j, 3, dtype=sx.float64)
+    with pytest.raises(TypeError):
+        sx.linspace(0, 1, 3, dtype=sx.bool)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.integers(0, 4), min_size=0, max_size=4), indexing=st.sampled_from(["xy", "ij"]))
+def test_meshgrid_matches_numpy(sizes, indexing):
+    vectors = [np.arange(n) * (i + 1) for i, n in enumerate(sizes)]
+    got = sx.meshgrid(*(sx.asarray(v) for v in vectors), indexing=indexing)
+    want = np.meshgrid(*vectors, indexing=indexing)
+    assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+def test_meshgrid_outputs_are_independent_copies():
+    a, b = sx.asarray([1, 2, 3]), sx.asarray([4, 5])
+    x, y = sx.meshgrid(a, b)
+    x[0, 0] = 100
+    assert int(a[0]) == 1 and int(x[1, 0]) == 1
+    with pytest.raises(ValueError):
+        sx.meshgrid(a, indexing="yx")
+    with pytest.raises(ValueError):
+        sx.meshgrid(sx.ones((2, 2)))
+
+
+# --- lowering rules -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", NUMERIC[:10])
+def test_creation_lowerings(dtype):
+    pytest.importorskip("jax")
+    check_primitive_lowering(cp.iota, start=3, step=-2, num=5, dtype=dtype) if dtype.kind == "signed" else None
+    check_primitive_lowering(cp.iota, start=1, step=3, num=6, dtype=dtype)
+    check_primitive_lowering(cp.full, shape=(2, 3), fill_value=1, dtype=dtype)
+    check_primitive_lowering(cp.eye, n_rows=3, n_cols=5, k=1, dtype=dtype)
+    check_primitive_lowering(cp.eye, n_rows=4, n_cols=2, k=-1, dtype=dtype)
+    x = sx.asarray((np.arange(24).reshape(2, 3, 4) % 5).astype(dtype.np))
+    for k in (-1, 0, 2):
+        check_primitive_lowering(cp.triangle, x, k=k, upper=False)
+        check_primitive_lowering(cp.triangle, x, k=k, upper=True)
+
+
+def test_iota_lowering_wraps_like_eager():
+    pytest.importorskip("jax")
+    check_primitive_lowering(cp.iota, start=250, step=-1, num=200, dtype=sx.uint8)
+    check_primitive_lowering(cp.iota, start=-128, step=1, num=256, dtype=sx.int8)
+    check_primitive_lowering(cp.iota, start=2**64 - 3, step=1, num=3, dtype=sx.uint64)
+    check_primitive_lowering(cp.iota, start=0.5, step=0.1, num=7, dtype=sx.float32)
+    check_primitive_lowering(cp.iota, start=0.5, step=1.5, num=4, dtype=sx.int16)
+
+
+def test_full_empty_eye_lowerings_other_dtypes():
+    pytest.importorskip("jax")
+    for dtype in (sx.bool, sx.complex64, sx.complex128):
+        check_primitive_lowering(cp.full, shape=(2,), fill_value=True, dtype=dtype)
+        check_primitive_lowering(cp.eye, n_rows=2, n_cols=3, k=0, dtype=dtype)
+    check_primitive_lowering(cp.full, shape=(3,), fill_value=complex(1.5, -2), dtype=sx.complex64)
+    check_primitive_lowering(cp.full, shape=(), fill_value=float("nan"), dtype=sx.float32)
+    x = sx.asarray(np.asarray([[1 + 1j, 2], [3, 4j]]))
+    check_primitive_lowering(cp.triangle, x, k=0, upper=True)
+    eager = cp.empty.bind(shape=(2, 2), dtype=sx.int32)
+    assert eager.shape == (2, 2) and eager.dtype is sx.int32
+
+
+@pytest.mark.parametrize("start, stop, num, endpoint, dtype", [
+    (0.0, 1.0, 5, True, sx.float64), (-3.0, 7.5, 11, False, sx.float32), (0.0, 10.0, 4, True, sx.int64),
+    (0j, 1 + 2j, 5, True, sx.complex128), (1.0, 2.0, 1, True, sx.float64), (1.0, 2.0, 0, False, sx.float64),
+    (0.0, 5e-324, 3, True, sx.float64),
+])
+def test_linspace_lowering(start, stop, num, endpoint, dtype):
+    pytest.importorskip("jax")
+    check_primitive_lowering(cp.linspace, start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype, rtol=0)
