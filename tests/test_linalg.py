@@ -294,6 +294,9 @@ def test_solve_promotes_and_checks():
     a = (rand((3, 3)) + 3 * np.eye(3)).astype(np.float32)
     b = rand((3,), np.complex128)
     check(sx.linalg.solve(sx.asarray(a), sx.asarray(b)), np.linalg.solve(a, b))
+    a64, b32 = a.astype(np.float64), rand((3, 2), np.float32)
+    check(sx.linalg.solve(sx.asarray(a64), sx.asarray(b32)), np.linalg.solve(a64, b32.astype(np.float64)))
+    check(sx.linalg.solve(sx.asarray(np.zeros((0, 0))), sx.asarray(np.zeros(0, np.float32))), np.zeros(0))
     with pytest.raises(ValueError):
         sx.linalg.solve(sx.asarray(a), sx.asarray(rand((4,))))
     with pytest.raises(ValueError):
@@ -456,6 +459,7 @@ def test_lowering_decompositions(dtype):
     lowered(P.det, sq, rtol=t, atol=t)
     lowered(P.slogdet, sq, rtol=t, atol=t)
     lowered(P.solve, sq, sx.asarray(rand((2, 3, 2), dtype)), rtol=t, atol=t)
+    lowered(P.solve, sq, sx.asarray(rand((2, 3, 2), np.float32)), rtol=t, atol=t)  # promoted inside the rule
     lowered(P.eigh, pd, compute_vectors=False, rtol=t, atol=t)
     lowered(P.eig, sq, compute_vectors=False, rtol=t, atol=t)
     lowered(P.svd, sx.asarray(rand((2, 4, 3), dtype)), full_matrices=False, compute_uv=False, rtol=t, atol=t)

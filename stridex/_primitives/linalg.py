@@ -153,21 +153,24 @@ slogdet = primitive(
 
 # --- solve ------------------------------------------------------------------------------------------
 # x1: (..., M, M), x2: (..., M, K) with the same batch shape (the namespace broadcasts and turns a
-# vector right-hand side into a one-column matrix), both of the output dtype.
+# vector right-hand side into a one-column matrix); the result has their promoted dtype.
 
 
 def _solve_abstract(x1, x2):
-    if x1.shape[:-2] != x2.shape[:-2] or x1.shape[-1] != x2.shape[-2] or x1.dtype is not x2.dtype:
-        raise ValueError(f"solve: expected (..., M, M) and (..., M, K) stacks of one dtype, got "
-                         f"{x1} and {x2}")
-    return ShapedArray(x2.shape, x2.dtype)
+    if x1.shape[:-2] != x2.shape[:-2] or x1.shape[-1] != x2.shape[-2]:
+        raise ValueError(f"solve: expected (..., M, M) and (..., M, K) stacks, got {x1} and {x2}")
+    return ShapedArray(x2.shape, _dtypes.promote(x1.dtype, x2.dtype))
 
 
 def _solve_impl(x1, x2):
-    return _cast(np.linalg.solve(x1, x2), _dtypes.FROM_NUMPY[x2.dtype])
+    dtype = np.promote_types(x1.dtype, x2.dtype)
+    return _cast(np.linalg.solve(x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)),
+                 _dtypes.FROM_NUMPY[dtype])
 
 
 def _solve_lower(ctx, x1, x2):
+    dtype = ctx.aval_out.dtype
+    x1, x2 = as_dtype(x1, dtype), as_dtype(x2, dtype)
     lu, _, permutation = lax().linalg.lu(x1)
     b = jnp().take_along_axis(x2, permutation[..., :, None], axis=-2)
     y = lax().linalg.triangular_solve(lu, b, left_side=True, lower=True, unit_diagonal=True)
