@@ -25,6 +25,8 @@ from ._statistical import *  # noqa: F403
 from ._transcendental import *  # noqa: F403
 from ._utility import *  # noqa: F403
 from ._jit import jit, make_ir  # noqa: E402
+from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: E402
+from ._batching import vmap  # noqa: E402
 from . import fft, linalg  # noqa: E402
 
 __array_api_version__ = "2025.12"

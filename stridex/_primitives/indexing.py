@@ -128,3 +128,140 @@ scatter_flat = primitive(
     abstract_eval=lambda x, value, *, shape, strides, offset: ShapedArray(x.shape, x.dtype, x.weak_type),
     lower=_lower_scatter_flat,
 )
+
+
+
+def _scatter_add_impl(x, value, *indices, template):
+    from .._storage import aligned_copy
+
+    out = aligned_copy(x)
+    np.add.at(out, numpy_key(template, indices), value)
+    return out
+
+
+def _lower_scatter_add(ctx, x, value, *indices, template):
+    from .._lowering_support import as_dtype
+
+    return x.at[numpy_key(template, indices)].add(as_dtype(value, ctx.avals_in[0].dtype))
+
+
+# x with value added at x[key], repeated indices accumulating: the adjoint of `gather`.
+scatter_add = primitive(
+    "scatter_add",
+    impl=_scatter_add_impl,
+    abstract_eval=lambda x, value, *indices, template: ShapedArray(x.shape, x.dtype, x.weak_type),
+    lower=_lower_scatter_add,
+)
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+
+
+def _zeros_like(x):
+    from .._autodiff import value_aval, zeros_like_aval
+
+    return zeros_like_aval(value_aval(x))
+
+
+def _gather_jvp(primals, tangents, *, template, prim):
+    x, *indices = primals
+    return prim.bind(x, *indices, template=template), prim.bind(tangents[0], *indices, template=template)
+
+
+def _gather_vjp(ct, x, *indices, out, template):
+    return (scatter_add.bind(_zeros_like(x), ct, *indices, template=template),) + (None,) * len(indices)
+
+
+def _scatter_jvp(primals, tangents, *, template):
+    x, value, *indices = primals
+    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
+    tv = tangents[1] if tangents[1] is not None else 0.0
+    return scatter.bind(x, value, *indices, template=template), scatter.bind(tx, tv, *indices, template=template)
+
+
+def _scatter_vjp(ct, x, value, *indices, out, template):
+    return (scatter.bind(ct, 0.0, *indices, template=template), gather.bind(ct, *indices, template=template)) \
+        + (None,) * len(indices)
+
+
+def _scatter_add_jvp(primals, tangents, *, template):
+    x, value, *indices = primals
+    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
+    tv = tangents[1] if tangents[1] is not None else 0.0
+    return (scatter_add.bind(x, value, *indices, template=template),
+            scatter_add.bind(tx, tv, *indices, template=template))
+
+
+def _scatter_add_vjp(ct, x, value, *indices, out, template):
+    return (ct, gather.bind(ct, *indices, template=template)) + (None,) * len(indices)
+
+
+def _scatter_flat_jvp(primals, tangents, **params):
+    x, value = primals
+    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
+    tv = tangents[1] if tangents[1] is not None else 0.0
+    return scatter_flat.bind(x, value, **params), scatter_flat.bind(tx, tv, **params)
+
+
+def _scatter_flat_vjp(ct, x, value, *, out, **params):
+    from .views import as_strided
+
+    return scatter_flat.bind(ct, 0.0, **params), as_strided.bind(ct, **params)
+
+
+def _basic_template(template) -> bool:
+    return all(e[0] != "array" for e in template)
+
+
+def _batch_scatter_like(prim):
+    """Batching for scatter/scatter_add: basic templates get a leading full slice; index arrays loop."""
+
+    def rule(values, dims, *, axis_size, template):
+        from .._batching import batch_by_loop, move_to_front
+
+        x, value, *indices = values
+        if indices or not _basic_template(template):
+            return batch_by_loop(prim)(values, dims, axis_size=axis_size, template=template)
+        x = move_to_front(x, dims[0], axis_size)
+        if dims[1] is not None:
+            from .._manipulation import reshape
+
+            value = move_to_front(value, dims[1], axis_size)
+            target_rank = len(_abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), template=template).shape)
+            vshape = value.shape
+            value = reshape(value, (vshape[0],) + (1,) * (target_rank - len(vshape) + 1) + vshape[1:])
+        return prim.bind(x, value, template=(("slice", 0, axis_size, 1), *template)), 0
+
+    return rule
+
+
+def _batch_gather(values, dims, *, axis_size, template):
+    from .._batching import batch_by_loop, move_to_front
+
+    x, *indices = values
+    if any(d is not None for d in dims[1:]):
+        return batch_by_loop(gather)(values, dims, axis_size=axis_size, template=template)
+    x = move_to_front(x, dims[0], axis_size)
+    new_template = (("slice", 0, axis_size, 1), *template)
+    per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
+    batched = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
+    # NumPy moves the advanced-index axes first when they are not adjacent: find where the batch axis went.
+    out_dim = next(i for i in range(len(batched)) if batched[:i] + batched[i + 1:] == per_example
+                   and batched[i] == axis_size)
+    return gather.bind(x, *indices, template=new_template), out_dim
+
+
+gather.jvp = lambda primals, tangents, *, template: _gather_jvp(primals, tangents, template=template, prim=gather)
+gather.vjp = _gather_vjp
+gather.batch = _batch_gather
+boolean_gather.jvp = lambda primals, tangents, *, template: _gather_jvp(primals, tangents, template=template,
+                                                                        prim=boolean_gather)
+boolean_gather.vjp = _gather_vjp
+scatter.jvp = _scatter_jvp
+scatter.vjp = _scatter_vjp
+scatter.batch = _batch_scatter_like(scatter)
+scatter_add.jvp = _scatter_add_jvp
+scatter_add.vjp = _scatter_add_vjp
+scatter_add.batch = _batch_scatter_like(scatter_add)
+scatter_flat.jvp = _scatter_flat_jvp
+scatter_flat.vjp = _scatter_flat_vjp

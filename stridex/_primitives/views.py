@@ -219,3 +219,75 @@ def _(parent, child, *, shape, strides, offset):
     from .indexing import scatter_flat
 
     return scatter_flat.bind(parent, child, shape=shape, strides=strides, offset=offset)
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# A view is linear: its JVP applies the same view to the tangent; its VJP writes the cotangent back
+# through the view into zeros (the write-back rule, which is the view's adjoint); `broadcast_to`'s
+# adjoint is the sum over broadcast axes, which autodiff's `fit` applies to every cotangent anyway.
+
+
+def _linear_jvp(prim):
+    return lambda primals, tangents, **params: (prim.bind(*primals, **params), prim.bind(*tangents, **params))
+
+
+def _adjoint_vjp(prim):
+    def vjp(ct, x, *, out, **params):
+        from .._autodiff import value_aval, zeros_like_aval
+
+        return (WRITE_BACK[prim.name](zeros_like_aval(value_aval(x)), ct, **params),)
+
+    return vjp
+
+
+def _batched_view(rule):
+    """A view's batching rule: batch axis first, then the same view with params shifted by one axis."""
+
+    def batch(values, dims, *, axis_size, **params):
+        from .._batching import move_to_front
+
+        (x,), (d,) = values, dims
+        return rule(move_to_front(x, d, axis_size), axis_size, **params), 0
+
+    return batch
+
+
+def _set_rules(prim, batch_rule, vjp=None):
+    prim.jvp = _linear_jvp(prim)
+    prim.vjp = vjp or _adjoint_vjp(prim)
+    prim.batch = _batched_view(batch_rule)
+
+
+_set_rules(basic_index, lambda x, n, *, entries: basic_index.bind(x, entries=(("slice", 0, n, 1), *entries)))
+_set_rules(permute, lambda x, n, *, axes: permute.bind(x, axes=(0, *(a + 1 for a in axes))))
+_set_rules(flip, lambda x, n, *, axes: flip.bind(x, axes=tuple(a + 1 for a in axes)))
+_set_rules(expand_dims, lambda x, n, *, axis: expand_dims.bind(x, axis=axis + 1))
+_set_rules(squeeze, lambda x, n, *, axes: squeeze.bind(x, axes=tuple(a + 1 for a in axes)))
+_set_rules(diagonal, lambda x, n, *, offset, axis1, axis2: diagonal.bind(x, offset=offset, axis1=axis1 + 1,
+                                                                          axis2=axis2 + 1))
+
+
+def _batch_reshape(x, n, *, shape):
+    from .._manipulation import reshape
+
+    return reshape(x, (n, *shape))
+
+
+def _batch_broadcast(x, n, *, shape):
+    from .._manipulation import reshape
+
+    per_example = x.shape[1:]
+    x = reshape(x, (n,) + (1,) * (len(shape) - len(per_example)) + per_example)
+    return broadcast_to.bind(x, shape=(n, *shape)) if x.shape != (n, *shape) else x
+
+
+def _batch_as_strided(x, n, *, shape, strides, offset):
+    from .._manipulation import reshape
+
+    span = x.shape[1]
+    return as_strided.bind(reshape(x, (n * span,)), shape=(n, *shape), strides=(span, *strides), offset=offset)
+
+
+_set_rules(reshape_view, _batch_reshape)
+_set_rules(broadcast_to, _batch_broadcast, vjp=lambda ct, x, *, out, shape: (ct,))
+_set_rules(as_strided, _batch_as_strided)
