@@ -19,14 +19,19 @@ __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 _NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
 
 
-def _check_numeric(name: str, *arrays) -> _dtypes.DType:
-    """TypeError unless every argument is a numeric array; returns their promoted dtype."""
-    for x in arrays:
+_PROMOTION = _dtypes.PROMOTION
+
+
+def _check_numeric(name: str, x1, x2) -> _dtypes.DType:
+    """TypeError unless both arguments are numeric arrays; returns their promoted dtype."""
+    if type(x1) is Array and type(x2) is Array and x1._dtype in _NUMERIC and x2._dtype in _NUMERIC:
+        return _PROMOTION[x1._dtype, x2._dtype]
+    for x in (x1, x2):
         if not isinstance(x, Array):
             raise TypeError(f"{name} expects arrays, got {type(x).__name__}")
         if x._dtype not in _NUMERIC:
             raise TypeError(f"{name} requires numeric dtypes, got {x._dtype.name}")
-    return _dtypes.result_type_of(*(x._dtype for x in arrays))
+    return _dtypes.result_type_of(x1._dtype, x2._dtype)
 
 
 def _broadcast_view(x: Array, shape: tuple) -> Array:
@@ -165,17 +170,19 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
                          f"(shape {s2})")
     if x1._dtype.kind == "complex floating":
         x1 = _ew.conj(x1)
-    x1 = _move_to_end(x1, axis)
-    x2 = _move_to_end(x2, axis)
+    if axis != -1:
+        x1 = _move_to_end(x1, axis)
+        x2 = _move_to_end(x2, axis)
     if x2.ndim == 1 or x1.ndim == 1:
         # One side is a single vector: no batch axes, the other side's leading axes are free.
         c1, c2 = (x1.ndim - 1,), (x2.ndim - 1,)
         return _p.dot_general.bind(x1, x2, dimension_numbers=((c1, c2), ((), ())), out_dtype=dtype)
-    batch = broadcast_shapes(x1.shape[:-1], x2.shape[:-1])
-    k = x1.shape[-1]
-    x1 = _broadcast_view(x1, batch + (k,))
-    x2 = _broadcast_view(x2, batch + (k,))
-    nb = len(batch)
+    if s1 != s2:
+        batch = broadcast_shapes(x1.shape[:-1], x2.shape[:-1])
+        k = x1.shape[-1]
+        x1 = _broadcast_view(x1, batch + (k,))
+        x2 = _broadcast_view(x2, batch + (k,))
+    nb = x1.ndim - 1
     b = tuple(range(nb))
     return _p.dot_general.bind(x1, x2, dimension_numbers=(((nb,), (nb,)), (b, b)), out_dtype=dtype)
 

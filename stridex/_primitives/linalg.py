@@ -40,24 +40,50 @@ def _dot_general_abstract(x1, x2, *, dimension_numbers, out_dtype):
     return ShapedArray(shape, out_dtype)
 
 
+def _is_matmul_layout(ndim1: int, ndim2: int, dimension_numbers) -> bool:
+    """Whether dot_general means exactly `np.matmul(x1, x2)` (which is then called directly)."""
+    (c1, c2), (b1, b2) = dimension_numbers
+    if c1 != (ndim1 - 1,) or c2 != (max(ndim2 - 2, 0),):
+        return False
+    if not b1:
+        return not b2 and (ndim2 <= 2 or ndim1 == 1)
+    return b1 == b2 == tuple(range(len(b1))) and ndim1 == ndim2 == len(b1) + 2
+
+
+def _matmul_into(a, b, shape, dtype):
+    if prod(shape) >= ALIGNED_OUTPUT_ELEMENTS:
+        out = aligned_empty(shape, dtype)
+        np.matmul(a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]) if a.ndim >= 2 and b.ndim >= 2 else out)
+        return out
+    out = np.matmul(a, b)
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
 def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
+    dtype = out_dtype.np
+    if x1.dtype is not dtype:
+        x1 = x1.astype(dtype, copy=False)
+    if x2.dtype is not dtype:
+        x2 = x2.astype(dtype, copy=False)
+    if _is_matmul_layout(x1.ndim, x2.ndim, dimension_numbers):
+        if dimension_numbers[1][0]:
+            shape = x1.shape[:-1] + x2.shape[-1:]
+        elif x1.ndim == 1:
+            shape = x2.shape[:-2] + x2.shape[-1:]
+        else:
+            shape = x1.shape[:-1] + x2.shape[1:]
+        return _matmul_into(x1, x2, shape, dtype)
     (c1, c2), (b1, b2) = dimension_numbers
     f1, f2 = _free_axes(x1.ndim, c1, b1), _free_axes(x2.ndim, c2, b2)
-    dtype = out_dtype.np
     # Lay both out as stacks of matrices, (batch, free1, contract) @ (batch, contract, free2): one matmul.
-    a = x1.transpose(b1 + f1 + c1).astype(dtype, copy=False)
-    b = x2.transpose(b2 + c2 + f2).astype(dtype, copy=False)
+    a = x1.transpose(b1 + f1 + c1)
+    b = x2.transpose(b2 + c2 + f2)
     batch = a.shape[:len(b1)]
     free1, free2 = a.shape[len(b1):len(b1) + len(f1)], b.shape[len(b2) + len(c2):]
     k = prod(a.shape[len(b1) + len(f1):])
     a = a.reshape(batch + (prod(free1), k))
     b = b.reshape(batch + (k, prod(free2)))
-    shape = batch + free1 + free2
-    if prod(shape) >= ALIGNED_OUTPUT_ELEMENTS:
-        out = aligned_empty(shape, dtype)
-        np.matmul(a, b, out=out.reshape(batch + (prod(free1), prod(free2))))
-        return out
-    return np.matmul(a, b).reshape(shape)
+    return _matmul_into(a, b, batch + free1 + free2, dtype).reshape(batch + free1 + free2)
 
 
 def _dot_general_lower(ctx, x1, x2, *, dimension_numbers, out_dtype):
