@@ -2,8 +2,8 @@
 
 Arithmetic, comparison, bitwise, logical, rounding and predicate functions live here, together with
 the validators (`_binary`, `_unary`) that the transcendental chapter shares. The functions are built
-from one table per shape (name, accepted dtype category, docstring example), so the table is the
-list of what accepts what.
+from two factories, one line each (name, accepted dtype category, docstring example), so the
+definitions read as the list of what accepts what.
 """
 
 from __future__ import annotations
@@ -33,12 +33,17 @@ def _check_scalar(dtype, value, name: str):
 
 
 def _python_scalar(value):
-    """NumPy scalars (np.float64(1.0), np.int8(3), ...) act as the Python scalar of the same value."""
-    item = getattr(value, "item", None)
-    if item is not None and getattr(value, "shape", None) == () and type(value).__module__ == "numpy":
-        value = item()
-        if isinstance(value, _PY_SCALARS):
-            return value
+    """The plain Python scalar a scalar-like operand stands for, or None.
+
+    NumPy scalars (np.float64(1.0), np.int8(3)) and subclasses of int/float/complex act as the Python
+    scalar of the same value: weak, like every Python scalar operand.
+    """
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
+        value = value.item()
+        return value if type(value) in _PY_SCALARS else None
+    for kind in (bool, int, float, complex):
+        if isinstance(value, kind):
+            return kind(value)
     return None
 
 
@@ -57,7 +62,7 @@ def _binary_slow(prim, allowed, category, x1, x2):
     """Everything but two plain arrays: subclasses (tracers), Python and NumPy scalars, bad types."""
     operands = []
     for x in (x1, x2):
-        if not isinstance(x, (Array,) + _PY_SCALARS):
+        if type(x) not in _PY_SCALARS and not isinstance(x, Array):
             scalar = _python_scalar(x)
             if scalar is None:
                 raise TypeError(f"{prim.name} takes arrays or Python scalars, got {type(x).__name__}")
@@ -163,100 +168,101 @@ def _named(function, name: str, doc: str):
 _FLOATING_KINDS = ("real floating", "complex floating")
 _COMPLEX_KINDS = ("complex floating",)
 
-# name, accepted dtypes, summary, example, its printed result
-_BINARY_TABLE = [
-    ("add", "numeric", "Elementwise sum `x1 + x2`, broadcasting.",
-     "sx.add(sx.asarray([1, 2]), 3)", "Array([4, 5])"),
-    ("subtract", "numeric", "Elementwise difference `x1 - x2`.",
-     "sx.subtract(sx.asarray([1.0, 2.0]), 0.5)", "Array([0.5, 1.5])"),
-    ("multiply", "numeric", "Elementwise product `x1 * x2`.",
-     "sx.multiply(sx.asarray([1, 2]), sx.asarray([3, 4]))", "Array([3, 8])"),
-    ("divide", "numeric", "Elementwise true division `x1 / x2`; integer operands give float64 (NumPy's rule).",
-     "sx.divide(sx.asarray([1, 2]), 4)", "Array([0.25, 0.5 ])"),
-    ("floor_divide", "real numeric", "Elementwise `x1 // x2` rounded toward -infinity (spec special cases).",
-     "sx.floor_divide(sx.asarray([7, -7]), 2)", "Array([ 3, -4])"),
-    ("remainder", "real numeric", "Elementwise `x1 % x2`; the result takes the sign of `x2` (Python's %).",
-     "sx.remainder(sx.asarray([7, -7]), 3)", "Array([1, 2])"),
-    ("maximum", "real numeric", "Elementwise larger of `x1` and `x2`; NaN if either is NaN.",
-     "sx.maximum(sx.asarray([1.0, float('nan')]), 2.0)", "Array([ 2., nan])"),
-    ("minimum", "real numeric", "Elementwise smaller of `x1` and `x2`; NaN if either is NaN.",
-     "sx.minimum(sx.asarray([1.0, 3.0]), 2.0)", "Array([1., 2.])"),
-    ("copysign", "real floating", "The magnitude of `x1` with the sign bit of `x2`.",
-     "sx.copysign(sx.asarray([1.0, 2.0]), -0.0)", "Array([-1., -2.])"),
-    ("equal", "any", "Elementwise `x1 == x2` (bool); NaN equals nothing.",
-     "sx.equal(sx.asarray([1, 2]), 2)", "Array([False,  True])"),
-    ("not_equal", "any", "Elementwise `x1 != x2` (bool).",
-     "sx.not_equal(sx.asarray([1, 2]), 2)", "Array([ True, False])"),
-    ("less", "real numeric", "Elementwise `x1 < x2` (bool).",
-     "sx.less(sx.asarray([1, 2]), 2)", "Array([ True, False])"),
-    ("less_equal", "real numeric", "Elementwise `x1 <= x2` (bool).",
-     "sx.less_equal(sx.asarray([1, 2]), 2)", "Array([ True,  True])"),
-    ("greater", "real numeric", "Elementwise `x1 > x2` (bool).",
-     "sx.greater(sx.asarray([1, 2]), 1)", "Array([False,  True])"),
-    ("greater_equal", "real numeric", "Elementwise `x1 >= x2` (bool).",
-     "sx.greater_equal(sx.asarray([1, 2]), 2)", "Array([False,  True])"),
-    ("bitwise_and", "integer or boolean", "Elementwise bitwise AND `x1 & x2`.",
-     "sx.bitwise_and(sx.asarray([12, 10]), 6)", "Array([4, 2])"),
-    ("bitwise_or", "integer or boolean", "Elementwise bitwise OR `x1 | x2`.",
-     "sx.bitwise_or(sx.asarray([12, 10]), 1)", "Array([13, 11])"),
-    ("bitwise_xor", "integer or boolean", "Elementwise bitwise XOR `x1 ^ x2`.",
-     "sx.bitwise_xor(sx.asarray([12, 10]), 6)", "Array([10, 12])"),
-    ("bitwise_left_shift", "integer", "Elementwise `x1 << x2`; counts outside [0, bits) give 0.",
-     "sx.bitwise_left_shift(sx.asarray([1, 3]), 2)", "Array([ 4, 12])"),
-    ("bitwise_right_shift", "integer",
-     "Elementwise arithmetic `x1 >> x2`; counts outside [0, bits) give 0 (or -1 for negative `x1`).",
-     "sx.bitwise_right_shift(sx.asarray([8, -8]), 2)", "Array([ 2, -2])"),
-    ("logical_and", "logical", "Elementwise logical AND (bool); nonzero numbers count as True.",
-     "sx.logical_and(sx.asarray([True, False]), True)", "Array([ True, False])"),
-    ("logical_or", "logical", "Elementwise logical OR (bool); nonzero numbers count as True.",
-     "sx.logical_or(sx.asarray([True, False]), False)", "Array([ True, False])"),
-    ("logical_xor", "logical", "Elementwise logical XOR (bool); nonzero numbers count as True.",
-     "sx.logical_xor(sx.asarray([True, False]), True)", "Array([False,  True])"),
-]
+# Each function: its name, the dtype category it accepts, a summary, and a doctest example with its result.
+add = _binary_function("add", "numeric", "Elementwise sum `x1 + x2`, broadcasting.", "sx.add(sx.asarray([1, 2]), 3)",
+                       "Array([4, 5])")
+subtract = _binary_function("subtract", "numeric", "Elementwise difference `x1 - x2`.",
+                            "sx.subtract(sx.asarray([1.0, 2.0]), 0.5)", "Array([0.5, 1.5])")
+multiply = _binary_function("multiply", "numeric", "Elementwise product `x1 * x2`.",
+                            "sx.multiply(sx.asarray([1, 2]), sx.asarray([3, 4]))", "Array([3, 8])")
+divide = _binary_function("divide", "numeric",
+                          "Elementwise true division `x1 / x2`; integer operands give float64 (NumPy's rule).",
+                          "sx.divide(sx.asarray([1, 2]), 4)", "Array([0.25, 0.5 ])")
+floor_divide = _binary_function("floor_divide", "real numeric",
+                                "Elementwise `x1 // x2` rounded toward -infinity (spec special cases).",
+                                "sx.floor_divide(sx.asarray([7, -7]), 2)", "Array([ 3, -4])")
+remainder = _binary_function("remainder", "real numeric",
+                             "Elementwise `x1 % x2`; the result takes the sign of `x2` (Python's %).",
+                             "sx.remainder(sx.asarray([7, -7]), 3)", "Array([1, 2])")
+maximum = _binary_function("maximum", "real numeric", "Elementwise larger of `x1` and `x2`; NaN if either is NaN.",
+                           "sx.maximum(sx.asarray([1.0, float('nan')]), 2.0)", "Array([ 2., nan])")
+minimum = _binary_function("minimum", "real numeric", "Elementwise smaller of `x1` and `x2`; NaN if either is NaN.",
+                           "sx.minimum(sx.asarray([1.0, 3.0]), 2.0)", "Array([1., 2.])")
+copysign = _binary_function("copysign", "real floating", "The magnitude of `x1` with the sign bit of `x2`.",
+                            "sx.copysign(sx.asarray([1.0, 2.0]), -0.0)", "Array([-1., -2.])")
+equal = _binary_function("equal", "any", "Elementwise `x1 == x2` (bool); NaN equals nothing.",
+                         "sx.equal(sx.asarray([1, 2]), 2)", "Array([False,  True])")
+not_equal = _binary_function("not_equal", "any", "Elementwise `x1 != x2` (bool).",
+                             "sx.not_equal(sx.asarray([1, 2]), 2)", "Array([ True, False])")
+less = _binary_function("less", "real numeric", "Elementwise `x1 < x2` (bool).", "sx.less(sx.asarray([1, 2]), 2)",
+                        "Array([ True, False])")
+less_equal = _binary_function("less_equal", "real numeric", "Elementwise `x1 <= x2` (bool).",
+                              "sx.less_equal(sx.asarray([1, 2]), 2)", "Array([ True,  True])")
+greater = _binary_function("greater", "real numeric", "Elementwise `x1 > x2` (bool).",
+                           "sx.greater(sx.asarray([1, 2]), 1)", "Array([False,  True])")
+greater_equal = _binary_function("greater_equal", "real numeric", "Elementwise `x1 >= x2` (bool).",
+                                 "sx.greater_equal(sx.asarray([1, 2]), 2)", "Array([False,  True])")
+bitwise_and = _binary_function("bitwise_and", "integer or boolean", "Elementwise bitwise AND `x1 & x2`.",
+                               "sx.bitwise_and(sx.asarray([12, 10]), 6)", "Array([4, 2])")
+bitwise_or = _binary_function("bitwise_or", "integer or boolean", "Elementwise bitwise OR `x1 | x2`.",
+                              "sx.bitwise_or(sx.asarray([12, 10]), 1)", "Array([13, 11])")
+bitwise_xor = _binary_function("bitwise_xor", "integer or boolean", "Elementwise bitwise XOR `x1 ^ x2`.",
+                               "sx.bitwise_xor(sx.asarray([12, 10]), 6)", "Array([10, 12])")
+bitwise_left_shift = _binary_function("bitwise_left_shift", "integer",
+                                      "Elementwise `x1 << x2`; counts outside [0, bits) give 0.",
+                                      "sx.bitwise_left_shift(sx.asarray([1, 3]), 2)", "Array([ 4, 12])")
+bitwise_right_shift = _binary_function("bitwise_right_shift", "integer",
+                                       "Elementwise arithmetic `x1 >> x2`; counts outside [0, bits) give 0 "
+                                       "(or -1 for negative `x1`).",
+                                       "sx.bitwise_right_shift(sx.asarray([8, -8]), 2)", "Array([ 2, -2])")
+logical_and = _binary_function("logical_and", "logical",
+                               "Elementwise logical AND (bool); nonzero numbers count as True.",
+                               "sx.logical_and(sx.asarray([True, False]), True)", "Array([ True, False])")
+logical_or = _binary_function("logical_or", "logical",
+                              "Elementwise logical OR (bool); nonzero numbers count as True.",
+                              "sx.logical_or(sx.asarray([True, False]), False)", "Array([ True, False])")
+logical_xor = _binary_function("logical_xor", "logical",
+                               "Elementwise logical XOR (bool); nonzero numbers count as True.",
+                               "sx.logical_xor(sx.asarray([True, False]), True)", "Array([False,  True])")
 
-_UNARY_TABLE = [
-    ("abs", "numeric", None, "Elementwise absolute value; complex input gives its real-dtype modulus.",
-     "sx.abs(sx.asarray([-1.5, 2.0]))", "Array([1.5, 2. ])"),
-    ("negative", "numeric", None, "Elementwise `-x`.",
-     "sx.negative(sx.asarray([1, -2]))", "Array([-1,  2])"),
-    ("square", "numeric", None, "Elementwise `x * x`.",
-     "sx.square(sx.asarray([2, -3]))", "Array([4, 9])"),
-    ("sign", "numeric", None, "Elementwise sign: -1, 0 or 1 (x / |x| for complex); NaN stays NaN.",
-     "sx.sign(sx.asarray([-2.0, 0.0, 3.0]))", "Array([-1.,  0.,  1.])"),
-    ("reciprocal", "numeric", None, "Elementwise `1.0 / x`; integer input gives float64.",
-     "sx.reciprocal(sx.asarray([2.0, 4.0]))", "Array([0.5 , 0.25])"),
-    ("ceil", "real numeric", _FLOATING_KINDS, "Round up to the nearest integer-valued number (same dtype).",
-     "sx.ceil(sx.asarray([-1.5, 1.2]))", "Array([-1.,  2.])"),
-    ("floor", "real numeric", _FLOATING_KINDS, "Round down to the nearest integer-valued number (same dtype).",
-     "sx.floor(sx.asarray([-1.5, 1.2]))", "Array([-2.,  1.])"),
-    ("trunc", "real numeric", _FLOATING_KINDS, "Round toward zero to an integer-valued number (same dtype).",
-     "sx.trunc(sx.asarray([-1.5, 1.7]))", "Array([-1.,  1.])"),
-    ("round", "numeric", _FLOATING_KINDS, "Round to the nearest integer-valued number, halves to even.",
-     "sx.round(sx.asarray([0.5, 1.5, 2.5]))", "Array([0., 2., 2.])"),
-    ("isfinite", "numeric", None, "Elementwise test for finite values (bool).",
-     "sx.isfinite(sx.asarray([1.0, float('inf')]))", "Array([ True, False])"),
-    ("isinf", "numeric", None, "Elementwise test for +-infinity (bool; complex: either component).",
-     "sx.isinf(sx.asarray([1.0, float('-inf')]))", "Array([False,  True])"),
-    ("isnan", "numeric", None, "Elementwise test for NaN (bool; complex: either component).",
-     "sx.isnan(sx.asarray([1.0, float('nan')]))", "Array([False,  True])"),
-    ("signbit", "real floating", None, "Whether the sign bit is set (true for -0.0 and negative NaNs).",
-     "sx.signbit(sx.asarray([-0.0, 0.0]))", "Array([ True, False])"),
-    ("bitwise_invert", "integer or boolean", None, "Elementwise bitwise NOT `~x`.",
-     "sx.bitwise_invert(sx.asarray([0, 5]))", "Array([-1, -6])"),
-    ("logical_not", "logical", None, "Elementwise logical NOT (bool); nonzero numbers count as True.",
-     "sx.logical_not(sx.asarray([True, False]))", "Array([False,  True])"),
-    ("real", "numeric", _COMPLEX_KINDS, "The real component (real-valued input is copied as is).",
-     "sx.real(sx.asarray([1 + 2j]))", "Array([1.])"),
-    ("imag", "numeric", None, "The imaginary component (zeros of the same dtype for real-valued input).",
-     "sx.imag(sx.asarray([1 + 2j]))", "Array([2.])"),
-    ("conj", "numeric", _COMPLEX_KINDS, "The complex conjugate (real-valued input is copied as is).",
-     "sx.conj(sx.asarray([1 + 2j]))", "Array([1.-2.j])"),
-]
-
-for _row in _BINARY_TABLE:
-    globals()[_row[0]] = _binary_function(*_row)
-for _name, _category, _copy_unless, _summary, _example, _result in _UNARY_TABLE:
-    globals()[_name] = _unary_function(_name, _category, _summary, _example, _result, _copy_unless)
+abs = _unary_function("abs", "numeric", "Elementwise absolute value; complex input gives its real-dtype modulus.",
+                      "sx.abs(sx.asarray([-1.5, 2.0]))", "Array([1.5, 2. ])")
+negative = _unary_function("negative", "numeric", "Elementwise `-x`.", "sx.negative(sx.asarray([1, -2]))",
+                           "Array([-1,  2])")
+square = _unary_function("square", "numeric", "Elementwise `x * x`.", "sx.square(sx.asarray([2, -3]))",
+                         "Array([4, 9])")
+sign = _unary_function("sign", "numeric", "Elementwise sign: -1, 0 or 1 (x / |x| for complex); NaN stays NaN.",
+                       "sx.sign(sx.asarray([-2.0, 0.0, 3.0]))", "Array([-1.,  0.,  1.])")
+reciprocal = _unary_function("reciprocal", "numeric", "Elementwise `1.0 / x`; integer input gives float64.",
+                             "sx.reciprocal(sx.asarray([2.0, 4.0]))", "Array([0.5 , 0.25])")
+ceil = _unary_function("ceil", "real numeric", "Round up to the nearest integer-valued number (same dtype).",
+                       "sx.ceil(sx.asarray([-1.5, 1.2]))", "Array([-1.,  2.])", copy_unless=_FLOATING_KINDS)
+floor = _unary_function("floor", "real numeric", "Round down to the nearest integer-valued number (same dtype).",
+                        "sx.floor(sx.asarray([-1.5, 1.2]))", "Array([-2.,  1.])", copy_unless=_FLOATING_KINDS)
+trunc = _unary_function("trunc", "real numeric", "Round toward zero to an integer-valued number (same dtype).",
+                        "sx.trunc(sx.asarray([-1.5, 1.7]))", "Array([-1.,  1.])", copy_unless=_FLOATING_KINDS)
+round = _unary_function("round", "numeric", "Round to the nearest integer-valued number, halves to even.",
+                        "sx.round(sx.asarray([0.5, 1.5, 2.5]))", "Array([0., 2., 2.])", copy_unless=_FLOATING_KINDS)
+isfinite = _unary_function("isfinite", "numeric", "Elementwise test for finite values (bool).",
+                           "sx.isfinite(sx.asarray([1.0, float('inf')]))", "Array([ True, False])")
+isinf = _unary_function("isinf", "numeric", "Elementwise test for +-infinity (bool; complex: either component).",
+                        "sx.isinf(sx.asarray([1.0, float('-inf')]))", "Array([False,  True])")
+isnan = _unary_function("isnan", "numeric", "Elementwise test for NaN (bool; complex: either component).",
+                        "sx.isnan(sx.asarray([1.0, float('nan')]))", "Array([False,  True])")
+signbit = _unary_function("signbit", "real floating",
+                          "Whether the sign bit is set (true for -0.0 and negative NaNs).",
+                          "sx.signbit(sx.asarray([-0.0, 0.0]))", "Array([ True, False])")
+bitwise_invert = _unary_function("bitwise_invert", "integer or boolean", "Elementwise bitwise NOT `~x`.",
+                                 "sx.bitwise_invert(sx.asarray([0, 5]))", "Array([-1, -6])")
+logical_not = _unary_function("logical_not", "logical",
+                              "Elementwise logical NOT (bool); nonzero numbers count as True.",
+                              "sx.logical_not(sx.asarray([True, False]))", "Array([False,  True])")
+real = _unary_function("real", "numeric", "The real component (real-valued input is copied as is).",
+                       "sx.real(sx.asarray([1 + 2j]))", "Array([1.])", copy_unless=_COMPLEX_KINDS)
+imag = _unary_function("imag", "numeric", "The imaginary component (zeros of the same dtype for real-valued input).",
+                       "sx.imag(sx.asarray([1 + 2j]))", "Array([2.])")
+conj = _unary_function("conj", "numeric", "The complex conjugate (real-valued input is copied as is).",
+                       "sx.conj(sx.asarray([1 + 2j]))", "Array([1.-2.j])", copy_unless=_COMPLEX_KINDS)
 
 
 def positive(x, /):
@@ -266,7 +272,11 @@ def positive(x, /):
     >>> sx.positive(sx.asarray([1, -2]))
     Array([ 1, -2])
     """
-    return _unary(_p.copy, _NUMERIC, "numeric", x)
+    if not isinstance(x, Array):
+        raise TypeError(f"positive takes an array, got {type(x).__name__}")
+    if x._dtype not in _NUMERIC:
+        raise TypeError(f"positive requires numeric dtypes, got {x._dtype.name}")
+    return _p.copy.bind(x)
 
 
 def nextafter(x1, x2, /):
@@ -281,7 +291,7 @@ def nextafter(x1, x2, /):
     return _binary(_p.nextafter, _ALLOWED["real floating"], "real floating", x1, x2)
 
 
-def clip(x, /, min=None, max=None):  # noqa: A002
+def clip(x, /, min=None, max=None):
     """Clamp `x` to [`min`, `max`] (arrays, Python scalars or None); the result keeps `x`'s dtype.
 
     A NaN in `x`, `min` or `max` gives NaN; where `min` > `max` the result is `max`.
@@ -311,7 +321,8 @@ def _clip_bound(dtype, bound, name: str, low: bool):
     if bound is not None and not isinstance(bound, (bool, int, float)):
         scalar = _python_scalar(bound)
         if scalar is None or isinstance(scalar, complex):
-            raise TypeError(f"clip: {name} must be an array, a Python int or float, or None; got {type(bound).__name__}")
+            raise TypeError(f"clip: {name} must be an array, a Python int or float, or None; "
+                            f"got {type(bound).__name__}")
         bound = scalar
     if dtype.kind in ("signed", "unsigned"):
         if isinstance(bound, float):
@@ -322,12 +333,17 @@ def _clip_bound(dtype, bound, name: str, low: bool):
         # Note: the spec leaves bounds outside the dtype's range unspecified; they saturate here.
         return min(max(int(bound), info[0]), info[1])
     if bound is None:
-        return float("-inf") if low else float("inf")
+        return float('-inf') if low else float('inf')
     return float(bound)
 
 
 _INT_RANGE = {d: ((-(1 << (8 * d.itemsize - 1)), (1 << (8 * d.itemsize - 1)) - 1) if d.kind == "signed"
                   else (0, (1 << (8 * d.itemsize)) - 1)) for d in _dtypes.INTEGER_DTYPES}
 
-__all__ = sorted([row[0] for row in _BINARY_TABLE] + [row[0] for row in _UNARY_TABLE]
-                 + ["positive", "nextafter", "clip"])
+__all__ = [
+    "abs", "add", "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "ceil", "clip", "conj", "copysign", "divide", "equal", "floor", "floor_divide", "greater",
+    "greater_equal", "imag", "isfinite", "isinf", "isnan", "less", "less_equal", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal",
+    "positive", "real", "reciprocal", "remainder", "round", "sign", "signbit", "square", "subtract", "trunc",
+]

@@ -272,7 +272,8 @@ def _lower_floor_divide(ctx, x1, x2):
     zero = L.full_like(a, 0)
     mod = L.rem(a, b)
     div = L.div(L.sub(a, mod), b)
-    div = _select(L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero))), L.sub(div, L.full_like(div, 1)), div)
+    adjust = L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero)))
+    div = _select(adjust, L.sub(div, L.full_like(div, 1)), div)
     floor = L.floor(div)
     floor = _select(L.gt(L.sub(div, floor), L.full_like(div, 0.5)), L.add(floor, L.full_like(div, 1)), floor)
     quotient = L.div(a, b)
@@ -341,6 +342,8 @@ square = ufunc_unary("square", np.square, lower=lower_unary(lambda a, aval: lax(
 
 def _lower_abs(a, aval):
     L = lax()
+    if np.dtype(a.dtype).kind == "u":
+        return a
     if not _is_complex(a):
         return L.abs(a)
     re, im = L.real(a), L.imag(a)
@@ -349,7 +352,7 @@ def _lower_abs(a, aval):
     return _select(L.bitwise_or(_isinf(re), _isinf(im)), L.full_like(out, np.inf), out)
 
 
-abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs))  # noqa: A001
+abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs))
 
 # 1 / x computed as the spec says (`1.0 / x`); integer inputs divide in the default floating dtype.
 reciprocal = primitive(
@@ -373,13 +376,15 @@ def _sign_impl(x):
 
 def _lower_sign(a, aval):
     L = lax()
+    if _is_float(a):
+        zero = L.full_like(a, 0)
+        return _select(L.eq(a, zero), zero, L.sign(a))  # +0 for either zero, as NumPy gives
     if not _is_complex(a):
         return L.sign(a)
     # NumPy's x / |x| with its infinite cases, plus the spec's NaN rule.
     re, im = L.real(a), L.imag(a)
     magnitude = _lower_abs(a, aval)
     zero = L.full_like(re, 0)
-    one = L.full_like(re, 1)
     nan = L.full_like(re, np.nan)
     finite_re = L.div(re, magnitude)
     finite_im = L.div(im, magnitude)
@@ -420,7 +425,7 @@ ceil = ufunc_unary("ceil", np.ceil, lower=lower_unary(lambda a, aval: lax().ceil
 floor = ufunc_unary("floor", np.floor, lower=lower_unary(lambda a, aval: lax().floor(a)))
 trunc = ufunc_unary("trunc", np.trunc, lower=lower_unary(_lower_trunc))
 # np.rint rounds half to even and keeps signed zeros; complex components round independently.
-round = ufunc_unary("round", np.rint, lower=lower_unary(_lower_round))  # noqa: A001
+round = ufunc_unary("round", np.rint, lower=lower_unary(_lower_round))
 
 # --- comparisons: the result is bool, computed in the promoted dtype ------------------------------
 
@@ -516,7 +521,8 @@ def _integer(dtype):
     return dtype
 
 
-bitwise_left_shift = ufunc_binary("bitwise_left_shift", np.left_shift, abstract_eval=binary_abstract(dtype_rule=_integer),
+bitwise_left_shift = ufunc_binary("bitwise_left_shift", np.left_shift,
+                                  abstract_eval=binary_abstract(dtype_rule=_integer),
                                   lower=_lower_shift(True), differentiable=False)
 bitwise_right_shift = ufunc_binary("bitwise_right_shift", np.right_shift,
                                    abstract_eval=binary_abstract(dtype_rule=_integer),
@@ -582,7 +588,7 @@ signbit = ufunc_unary("signbit", np.signbit, abstract_eval=_to_bool, differentia
 # --- complex parts (real-valued inputs of real/conj are copied by the namespace) -------------------
 
 real = primitive("real", impl=lambda x: call_ufunc(np.positive, x.real), abstract_eval=unary_abstract(_dtypes.real_of),
-                 lower=lower_unary(lambda a, aval: lax().real(a)))
+                 lower=lower_unary(lambda a, aval: lax().real(a) if _is_complex(a) else a))
 
 
 def _imag_impl(x):
@@ -595,7 +601,7 @@ def _imag_impl(x):
 
 imag = primitive("imag", impl=_imag_impl, abstract_eval=unary_abstract(_dtypes.real_of),
                  lower=lower_unary(lambda a, aval: lax().imag(a) if _is_complex(a) else _zeros_like(a)))
-conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a)))
+conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a) if _is_complex(a) else a))
 
 # --- clip: x's dtype, bounds broadcast with it ---------------------------------------------------
 
@@ -629,4 +635,5 @@ def _copy_impl(x):
 
 
 # A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
-copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(), lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
+copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(),
+                 lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
