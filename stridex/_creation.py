@@ -34,6 +34,14 @@ def _check_dtype(dtype, fname: str) -> DType | None:
 
 def _check_shape(shape, fname: str) -> tuple:
     """A shape given as an int or a sequence of ints, each non-negative."""
+    if type(shape) is tuple:
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+        else:
+            return shape
+    elif type(shape) is int and shape >= 0:
+        return (shape,)
     try:
         dims = (operator.index(shape),)
     except TypeError:
@@ -134,18 +142,34 @@ def _cast(x: Array, dtype: DType) -> Array:
 
 
 def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Array:
-    if a.dtype not in _dtypes.FROM_NUMPY and a.dtype.byteorder not in "=|":
+    own = _dtypes.FROM_NUMPY.get(a.dtype)
+    if own is None:
         native = a.dtype.newbyteorder("=")
-        if native in _dtypes.FROM_NUMPY:  # a byte-swapped array: same values in the machine's byte order
+        if a.dtype.byteorder not in "=|" and native in _dtypes.FROM_NUMPY:
+            # A byte-swapped array: the same values in the machine's byte order.
             if copy is False:
                 raise ValueError(f"asarray(copy=False): dtype {a.dtype} is not in native byte order")
             return _from_ndarray(a.astype(native), dtype, None)
-    raise_if_unsupported(a.dtype)
-    if dtype is not None and a.dtype != dtype.np:
+        raise_if_unsupported(a.dtype)
+    if dtype is not None and own is not dtype:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change dtype {a.dtype} to {dtype.name} without a copy")
+            raise ValueError(f"asarray(copy=False) cannot change dtype {own.name} to {dtype.name} without a copy")
         return _cast(adopt(a), dtype)
+    if not copy and a.flags.writeable and _whole_element_strides(a):
+        # Writable memory needs no copy-on-write bookkeeping: the ndarray itself is the array's window,
+        # and its Storage is made only if a view of it is taken.
+        return Array._from_numpy(a)
     return adopt(a, copy=bool(copy))
+
+
+def _whole_element_strides(a: np.ndarray) -> bool:
+    if a.flags.c_contiguous:
+        return True
+    itemsize = a.itemsize
+    for s in a.strides:
+        if s % itemsize:
+            return False
+    return True
 
 
 def _from_scalar(value, dtype: DType | None) -> Array:

@@ -206,8 +206,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     for a in arrays[1:]:
         if a.shape != shape:
             raise ValueError(f"stack needs arrays of one shape, got {' and '.join(str(b.shape) for b in arrays)}")
-    axis = normalize_axis(axis, len(shape) + 1)
-    return _shape.concatenate.bind(*(_views.expand_dims.bind(a, axis=axis) for a in arrays), axis=axis)
+    return _shape.stack.bind(*arrays, axis=normalize_axis(axis, len(shape) + 1))
 
 
 def _count(value, fname: str, what: str) -> int:
@@ -250,13 +249,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
             raise ValueError(f"repeat: repeats of shape {repeats.shape} do not broadcast to ({n},), "
                              f"the length of axis {axis} of an array of shape {x.shape}")
         return _shape.repeat_by_array.bind(x, repeats, axis=axis)
-    count = _count(repeats, "repeat", "repeats")
-    # (..., n, ...) -> view (..., n, 1, ...) -> broadcast view (..., n, count, ...) -> copy -> (..., n*count, ...)
-    shape = x.shape
-    spread = _views.broadcast_to.bind(_views.expand_dims.bind(x, axis=axis + 1),
-                                      shape=shape[:axis + 1] + (count,) + shape[axis + 1:])
-    out_shape = shape[:axis] + (shape[axis] * count,) + shape[axis + 1:]
-    return _views.reshape_view.bind(_copy_prim.bind(spread), shape=out_shape)
+    return _shape.repeat.bind(x, count=_count(repeats, "repeat", "repeats"), axis=axis)
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
@@ -304,10 +297,6 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     if not isinstance(repetitions, (tuple, list)):
         raise TypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
     reps = tuple(_count(r, "tile", "each repetition") for r in repetitions)
-    ndim = max(x.ndim, len(reps))
-    shape = (1,) * (ndim - x.ndim) + x.shape
-    reps = (1,) * (ndim - len(reps)) + reps
-    # view x as (1, s0, 1, s1, ...), broadcast to (r0, s0, r1, s1, ...), copy, and merge each pair of axes
-    interleaved = _views.reshape_view.bind(x, shape=tuple(n for s in shape for n in (1, s)))
-    spread = _views.broadcast_to.bind(interleaved, shape=tuple(n for pair in zip(reps, shape) for n in pair))
-    return _views.reshape_view.bind(_copy_prim.bind(spread), shape=tuple(r * s for r, s in zip(reps, shape)))
+    if len(reps) > x.ndim:
+        x = reshape(x, (1,) * (len(reps) - x.ndim) + x.shape)
+    return _shape.tile.bind(x, repetitions=(1,) * (x.ndim - len(reps)) + reps)

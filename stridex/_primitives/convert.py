@@ -6,14 +6,17 @@ import numpy as np
 
 from .._core import ShapedArray, primitive
 from .._lowering_support import lax
-from .._storage import aligned_empty
+from .shape import output_buffer
 
 
 def _convert_impl(x, *, new_dtype):
-    out = aligned_empty(x.shape, new_dtype.np)
-    # NaN/inf/out-of-range floats cast to integers are implementation-defined (the spec leaves them open);
-    # NumPy warns about them, which is noise for a cast the user asked for.
-    with np.errstate(all="ignore"):
+    out = output_buffer(x.shape, new_dtype.np)
+    if x.dtype.kind in "fc" and new_dtype.kind in ("signed", "unsigned"):
+        # NaN/inf/out-of-range floats cast to integers are implementation-defined (the spec leaves them
+        # open); NumPy warns about them, which is noise for a cast the user asked for.
+        with np.errstate(all="ignore"):
+            np.copyto(out, x, casting="unsafe")
+    else:
         np.copyto(out, x, casting="unsafe")
     return out
 

@@ -1,6 +1,5 @@
-"""Shape primitives that copy data: concatenate, roll, and repeat with a repeats array (data-dependent).
-
-`stack`, `tile` and `repeat` with an integer count are compositions of view primitives and `copy`.
+"""Shape primitives that copy data: concatenate, stack, roll, tile, and repeat (by a count, or by an array of
+counts, which makes the output shape data-dependent).
 """
 
 from __future__ import annotations
@@ -14,6 +13,14 @@ from .._core import ShapedArray, primitive
 from .._lowering_support import as_dtype, jnp, lax
 from .._storage import aligned_empty
 from .elementwise import ALIGNED_OUTPUT_ELEMENTS
+
+
+def output_buffer(shape: tuple, np_dtype) -> np.ndarray:
+    """Fresh memory for a result: 64-byte aligned once it is large enough for JAX's zero-copy to matter."""
+    count = 1
+    for n in shape:
+        count *= n
+    return aligned_empty(shape, np_dtype) if count >= ALIGNED_OUTPUT_ELEMENTS else np.empty(shape, np_dtype)
 
 
 def aligned_result(out: np.ndarray) -> np.ndarray:
@@ -39,7 +46,7 @@ def _concatenate_impl(*arrays, axis):
     dtype = _dtypes.result_type_of(*(_dtypes.FROM_NUMPY[a.dtype] for a in arrays))
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
-    out = aligned_empty(tuple(shape), dtype.np)
+    out = output_buffer(tuple(shape), dtype.np)
     np.concatenate(arrays, axis=axis, out=out)
     return out
 
@@ -57,12 +64,43 @@ concatenate = primitive(
 )
 
 
+# --- stack: join same-shaped arrays along a new axis ---------------------------------------------------
+
+
+def _stack_abstract(*avals, axis):
+    dtype = _dtypes.result_type_of(*(a.dtype for a in avals))
+    shape = avals[0].shape
+    return ShapedArray(shape[:axis] + (len(avals),) + shape[axis:], dtype, False)
+
+
+def _stack_impl(*arrays, axis):
+    dtype = _dtypes.result_type_of(*(_dtypes.FROM_NUMPY[a.dtype] for a in arrays))
+    shape = arrays[0].shape
+    out = output_buffer(shape[:axis] + (len(arrays),) + shape[axis:], dtype.np)
+    np.stack(arrays, axis=axis, out=out)
+    return out
+
+
+def _stack_lower(ctx, *arrays, axis):
+    lx = lax()
+    dtype = ctx.aval_out.dtype
+    return lx.concatenate([lx.expand_dims(as_dtype(a, dtype), (axis,)) for a in arrays], axis)
+
+
+stack = primitive(
+    "stack",
+    impl=_stack_impl,
+    abstract_eval=_stack_abstract,
+    lower=_stack_lower,
+)
+
+
 # --- roll --------------------------------------------------------------------------------------------
 # `shifts` and `axes` arrive normalised: distinct sorted axes, each shift in (0, size of its axis).
 
 
 def _roll_impl(x, *, shifts, axes):
-    out = aligned_empty(x.shape, x.dtype)
+    out = output_buffer(x.shape, x.dtype)
     per_axis = [[(slice(None), slice(None))] for _ in x.shape]
     for shift, axis in zip(shifts, axes):
         n = x.shape[axis]
@@ -90,17 +128,58 @@ roll = primitive(
 )
 
 
+# --- tile: repetitions[i] copies along axis i (shapes already padded to one length) -------------------------
+
+
+def _tile_lower(ctx, x, *, repetitions):
+    lx = lax()
+    shape = x.shape
+    # broadcast x to (r0, s0, r1, s1, ...) with x's axes at the odd positions, then merge each pair
+    spread = tuple(n for pair in zip(repetitions, shape) for n in pair)
+    x = lx.broadcast_in_dim(x, spread, tuple(range(1, 2 * len(shape), 2)))
+    return lx.reshape(x, tuple(r * n for r, n in zip(repetitions, shape)))
+
+
+tile = primitive(
+    "tile",
+    impl=lambda x, *, repetitions: aligned_result(np.tile(x, repetitions)),
+    abstract_eval=lambda x, *, repetitions: ShapedArray(tuple(r * n for r, n in zip(repetitions, x.shape)), x.dtype,
+                                                        x.weak_type),
+    lower=_tile_lower,
+)
+
+
+# --- repeat: each element `count` times along `axis` ---------------------------------------------------------
+
+
+def _repeat_lower(ctx, x, *, count, axis):
+    lx = lax()
+    shape = x.shape
+    spread = shape[:axis + 1] + (count,) + shape[axis + 1:]
+    x = lx.broadcast_in_dim(x, spread, tuple(i for i in range(len(spread)) if i != axis + 1))
+    return lx.reshape(x, shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
+
+
+repeat = primitive(
+    "repeat",
+    impl=lambda x, *, count, axis: aligned_result(np.repeat(x, count, axis=axis)),
+    abstract_eval=lambda x, *, count, axis: ShapedArray(x.shape[:axis] + (x.shape[axis] * count,) + x.shape[axis + 1:],
+                                                        x.dtype, x.weak_type),
+    lower=_repeat_lower,
+)
+
+
 # --- repeat with an array of counts: the output length depends on the counts' values -------------------
 
 
-def _repeat_impl(x, repeats, *, axis):
+def _repeat_by_array_impl(x, repeats, *, axis):
     counts = repeats.astype(np.intp, casting="unsafe")
     if counts.size and counts.min() < 0:
         raise ValueError(f"repeat: repeats must be non-negative, got {repeats.min()}")
     return aligned_result(np.repeat(x, counts, axis=axis))
 
 
-def _repeat_lower(ctx, x, repeats, *, axis):
+def _repeat_by_array_lower(ctx, x, repeats, *, axis):
     # Only reachable when the interpreter knows the output shape (the counts were concrete when traced).
     total = ctx.aval_out.shape[axis]
     return jnp().repeat(x, repeats, axis=axis, total_repeat_length=total)
@@ -108,8 +187,8 @@ def _repeat_lower(ctx, x, repeats, *, axis):
 
 repeat_by_array = primitive(
     "repeat_by_array",
-    impl=_repeat_impl,
+    impl=_repeat_by_array_impl,
     abstract_eval=None,
-    lower=_repeat_lower,
+    lower=_repeat_by_array_lower,
     data_dependent=True,
 )
