@@ -2,7 +2,8 @@
 
     python -m benchmarks.eager [--quick] [--output benchmarks/RESULTS.md]
 
-Each case is timed with `timeit` (the loop count chosen so one repeat takes at least 20 ms, then 7 repeats);
+Each case is timed with `timeit` (the loop count chosen so one repeat takes at least 20 ms, then 7 repeats,
+interleaved across the libraries so that changes in the machine's load hit them alike);
 the table gives the per-call minimum and median, and the ratio of minimums against NumPy. A case a
 library cannot run yet (a function not written, say) is reported as n/a with the reason.
 """
@@ -157,36 +158,47 @@ class Timing:
     reason: str | None = None  # why n/a
 
 
-def time_call(fn, repeat: int, target: float) -> Timing:
-    timer = timeit.Timer(fn)
+def loop_count(timer: timeit.Timer, target: float) -> int:
+    """Calls per repeat so that one repeat takes at least `target` seconds (like Timer.autorange)."""
     number = 1
-    while True:  # like Timer.autorange, with our per-repeat target
-        if timer.timeit(number) >= target or number >= 10**7:
-            break
+    while timer.timeit(number) < target and number < 10**7:
         number *= 4
-    runs = [t / number for t in timer.repeat(repeat=repeat, number=number)]
-    return Timing(min(runs), statistics.median(runs))
+    return number
 
 
-def time_case(make, xp, repeat: int, target: float) -> Timing:
-    try:
-        fn = make(xp)
-        fn()
-    except Exception as e:  # noqa: BLE001  (a function not written yet, or refusing these inputs: n/a)
-        return Timing(None, None, f"{type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''}")
-    return time_call(fn, repeat, target)
+def time_row(make, libs: dict, repeat: int, target: float) -> dict[str, Timing]:
+    """Time one case for every library, the repeats interleaved (a, b, c, a, b, c, ...) so that a change
+    in the machine's load during the run affects every library alike."""
+    row, timers = {}, {}
+    for name, xp in libs.items():
+        try:
+            fn = make(xp)
+            fn()
+        except Exception as e:  # noqa: BLE001  (a function not written yet, or refusing these inputs: n/a)
+            row[name] = Timing(None, None, f"{type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''}")
+            continue
+        timer = timeit.Timer(fn)
+        timers[name] = (timer, loop_count(timer, target))
+    runs = {name: [] for name in timers}
+    for _ in range(repeat):
+        for name, (timer, number) in timers.items():
+            runs[name].append(timer.timeit(number) / number)
+    for name, r in runs.items():
+        row[name] = Timing(min(r), statistics.median(r))
+    return {name: row[name] for name in libs}
 
 
-def import_time(module: str, runs: int) -> float:
-    """Median seconds of `import module` in fresh interpreters (interpreter start-up excluded)."""
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+def import_times(modules: tuple, runs: int) -> dict[str, float]:
+    """Median seconds of `import module` in fresh interpreters (start-up excluded), the runs interleaved."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    times = []
+    times = {module: [] for module in modules}
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-        times.append(float(out.stdout))
-    return statistics.median(times)
+        for module in modules:
+            code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+            times[module].append(float(out.stdout))
+    return {module: statistics.median(t) for module, t in times.items()}
 
 
 # --- reporting -----------------------------------------------------------------------------------
@@ -249,7 +261,7 @@ def render(results: dict, libs: list[str], imports: dict[str, float], repeat: in
              "Written by `python -m benchmarks.eager`; all numbers are from one run on the machine below.", "",
              *machine_info(), "",
              (f"Per-call times from `timeit`: {repeat} repeats of a loop sized to take at least "
-              f"{target * 1e3:.0f} ms; the ratio is of the minimums (lower is better for stridex). Targets: "
+              f"{target * 1e3:.0f} ms, interleaved across the libraries; the ratio is of the minimums (lower is better for stridex). Targets: "
               "one-element `x + y` at most 4x NumPy; views O(1); 10^6-element operations at NumPy's speed "
               "(the memory-bandwidth limit)."), ""]
     notes = []
@@ -289,12 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     libs = libraries()
     results = {}
     for group, label, make in CASES:
-        row = {}
-        for name, xp in libs.items():
-            row[name] = time_case(make, xp, repeat, target)
+        row = time_row(make, libs, repeat, target)
         results[label] = row
         print(f"{label:28s} " + "  ".join(f"{name}={fmt_time(t.best)}" for name, t in row.items()), flush=True)
-    imports = {module: import_time(module, import_runs) for module in ("numpy", "stridex")}
+    imports = import_times(("numpy", "stridex"), import_runs)
     for module, t in imports.items():
         print(f"import {module}: {t * 1e3:.0f} ms")
     text = render(results, list(libs), imports, repeat, target)
