@@ -240,6 +240,9 @@ def machine_info() -> list[str]:
         f"- Machine: {cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.machine()}",
         f"- Python {platform.python_version()}, NumPy {np.__version__}",
     ]
+    if hasattr(os, "getloadavg"):
+        info.append("- Load average (1, 5, 15 min) when the report was written: "
+                    + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     try:
         import array_api_strict
 
