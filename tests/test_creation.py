@@ -98,10 +98,10 @@ def test_asarray_shares_numpy_memory_unless_asked_to_copy(a):
     never = sx.asarray(a, copy=False)
     if a.size:
         old = a.reshape(-1)[0].copy()
-        a.reshape(-1)[0] = ~old if a.dtype == np.bool_ else old + 1
+        a.reshape(-1)[0] = 0 if old != 0 else 1  # differs from old, NaN included
         new = a.reshape(-1)[0]
-        assert window(shared).reshape(-1)[0] == new
-        assert window(never).reshape(-1)[0] == new
+        np.testing.assert_array_equal(window(shared).reshape(-1)[0], new)
+        np.testing.assert_array_equal(window(never).reshape(-1)[0], new)
         np.testing.assert_array_equal(window(copied).reshape(-1)[0], old)
 
 
