@@ -609,10 +609,9 @@ conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax()
 def _clip_impl(x, low, high):
     shape = broadcast_shapes(*(np.shape(v) for v in (x, low, high)))
     out = empty(shape, x.dtype)
-    # Bounds are cast to x's dtype (the namespace keeps Python bounds inside its range); NaN anywhere
-    # propagates through maximum/minimum.
-    np.maximum(x, low, out=out, dtype=x.dtype, casting="unsafe")
-    np.minimum(out, high, out=out, dtype=x.dtype, casting="unsafe")
+    # Bounds are cast to x's dtype (the namespace keeps Python bounds inside its range). np.clip is
+    # minimum(maximum(x, low), high) in one pass: NaN anywhere propagates, and low > high gives high.
+    np.clip(x, low, high, out=out, dtype=x.dtype, casting="unsafe")
     return out
 
 
@@ -631,7 +630,10 @@ clip = primitive("clip", impl=_clip_impl, abstract_eval=_clip_abstract, lower=_l
 
 
 def _copy_impl(x):
-    return aligned_copy(np.asarray(x))
+    x = np.asarray(x)
+    if x.size < ALIGNED_OUTPUT_ELEMENTS:
+        return x.copy()  # C order, fresh memory
+    return aligned_copy(x)
 
 
 # A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
