@@ -194,7 +194,7 @@ def test_cholesky(dtype, upper):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_det_slogdet_inv(dtype):
-    a = rand((3, 4, 4), dtype)
+    a = (rand((3, 4, 4), dtype) + 4 * np.eye(4)).astype(dtype)  # well conditioned
     check(sx.linalg.det(sx.asarray(a)), np.linalg.det(a))
     check(sx.linalg.inv(sx.asarray(a)), np.linalg.inv(a), rtol=tol(dtype) * 10)
     sign, logabsdet = sx.linalg.slogdet(sx.asarray(a))
@@ -452,7 +452,7 @@ def test_lowering_decompositions(dtype):
     from tests.lowering_check import check_primitive_lowering as lowered
 
     t = tol(dtype) * 10
-    sq, pd = sx.asarray(rand((2, 3, 3), dtype)), sx.asarray(spd((2, 3, 3), dtype))
+    sq, pd = sx.asarray((rand((2, 3, 3), dtype) + 3 * np.eye(3)).astype(dtype)), sx.asarray(spd((2, 3, 3), dtype))
     lowered(P.cholesky, pd, upper=False, rtol=t, atol=t)
     lowered(P.cholesky, pd, upper=True, rtol=t, atol=t)
     lowered(P.inv, sq, rtol=t, atol=t)

@@ -15,6 +15,8 @@ import numpy as np
 from .. import _dtypes
 from .._core import ShapedArray, primitive
 from .._lowering_support import as_dtype, jnp, lax
+from .._storage import aligned_empty
+from .elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 _REAL_OUTPUT = ("irfft", "hfft")
 _COMPLEX_OUTPUT = ("fft", "ifft", "rfft", "ihfft")
@@ -31,23 +33,25 @@ def _fft_abstract(x, *, kind, axes, lengths, norm):
     return ShapedArray(tuple(shape), dtype)
 
 
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 _NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
 
 
 def _fft_impl(x, *, kind, axes, lengths, norm):
-    if kind in ("hfft", "ihfft"):
-        out = getattr(np.fft, kind)(x, n=lengths[0], axis=axes[0], norm=norm)
+    aval = _fft_abstract(ShapedArray(x.shape, _dtypes.FROM_NUMPY[x.dtype]), kind=kind, axes=axes, lengths=lengths,
+                         norm=norm)
+    # Large results go straight into aligned storage (JAX then takes them without a copy).
+    out = aligned_empty(aval.shape, aval.dtype.np) if math.prod(aval.shape) >= ALIGNED_OUTPUT_ELEMENTS else None
+    if kind == "hfft":  # np.fft.hfft ignores `out`; it is irfft(conj(x)) with the direction of norm swapped
+        result = np.fft.irfft(np.conjugate(x), n=lengths[0], axis=axes[0], norm=_SWAP[norm], out=out)
+    elif kind == "ihfft":
+        result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
     else:
-        out = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm)
-    dtype = _fft_abstract(ShapedArray(x.shape, _dtypes.FROM_NUMPY[x.dtype]), kind=kind, axes=axes,
-                          lengths=lengths, norm=norm).dtype
-    return out.astype(dtype.np, copy=False)
+        result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
+    return result.astype(aval.dtype.np, copy=False)
 
 
 # --- lowering on lax.fft ---------------------------------------------------------------------------------
-
-_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-
 
 def _resize(x, axis: int, size: int):
     """Trim or zero-pad `x` along `axis` to `size` entries."""

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes
 from .._core import ShapedArray, primitive
 from .._lowering_support import as_dtype, jnp, lax
-from .._storage import aligned_empty
+from .._storage import aligned_empty, is_aligned
 from .elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 # --- dot_general ---------------------------------------------------------------------------------
@@ -112,8 +112,17 @@ def _complex(dtype):
 
 
 def _cast(a, dtype) -> np.ndarray:
-    """`a` as a fresh ndarray of stridex dtype `dtype` (NumPy may return another precision or a scalar)."""
-    return np.asarray(a).astype(dtype.np, copy=False)
+    """`a` as an ndarray of stridex dtype `dtype` (NumPy may return another precision or a scalar).
+
+    Large results are moved to aligned storage (JAX then takes them without a copy); against the
+    O(n^3) decomposition that made them, the copy is cheap.
+    """
+    a = np.asarray(a)
+    if a.size >= ALIGNED_OUTPUT_ELEMENTS and (a.dtype != dtype.np or not is_aligned(a)):
+        out = aligned_empty(a.shape, dtype.np)
+        np.copyto(out, a, casting="unsafe")
+        return out
+    return a.astype(dtype.np, copy=False)
 
 
 def _single(name: str, np_function, shape_rule, dtype_rule=lambda d: d, **rules):
