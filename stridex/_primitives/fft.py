@@ -42,12 +42,13 @@ def _fft_impl(x, *, kind, axes, lengths, norm):
                          norm=norm)
     # Large results go straight into aligned storage (JAX then takes them without a copy).
     out = aligned_empty(aval.shape, aval.dtype.np) if math.prod(aval.shape) >= ALIGNED_OUTPUT_ELEMENTS else None
-    if kind == "hfft":  # np.fft.hfft ignores `out`; it is irfft(conj(x)) with the direction of norm swapped
-        result = np.fft.irfft(np.conjugate(x), n=lengths[0], axis=axes[0], norm=_SWAP[norm], out=out)
-    elif kind == "ihfft":
-        result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
-    else:
-        result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
+    with np.errstate(all="ignore"):  # inf/NaN inputs give inf/NaN outputs, without warnings
+        if kind == "hfft":  # np.fft.hfft ignores `out`; it is irfft(conj(x)) with the direction of norm swapped
+            result = np.fft.irfft(np.conjugate(x), n=lengths[0], axis=axes[0], norm=_SWAP[norm], out=out)
+        elif kind == "ihfft":
+            result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
+        else:
+            result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
     return result.astype(aval.dtype.np, copy=False)
 
 

@@ -125,6 +125,16 @@ def _cast(a, dtype) -> np.ndarray:
     return a.astype(dtype.np, copy=False)
 
 
+def _quiet(impl):
+    """Run a decomposition's NumPy call without RuntimeWarnings: NaN/inf/overflow in, NaN/inf out."""
+
+    def quiet_impl(*args, **params):
+        with np.errstate(all="ignore"):
+            return impl(*args, **params)
+
+    return quiet_impl
+
+
 def _single(name: str, np_function, shape_rule, dtype_rule=lambda d: d, **rules):
     """A one-output decomposition: impl = np.linalg function, output aval from shape/dtype rules."""
 
@@ -134,7 +144,7 @@ def _single(name: str, np_function, shape_rule, dtype_rule=lambda d: d, **rules)
     def abstract_eval(x, **params):
         return ShapedArray(shape_rule(x.shape, **params), dtype_rule(x.dtype))
 
-    return primitive(name, impl=impl, abstract_eval=abstract_eval, **rules)
+    return primitive(name, impl=_quiet(impl), abstract_eval=abstract_eval, **rules)
 
 
 # --- cholesky ----------------------------------------------------------------------------------------
@@ -179,7 +189,7 @@ def _slogdet_lower(ctx, x):
 
 slogdet = primitive(
     "slogdet",
-    impl=_slogdet_impl,
+    impl=_quiet(_slogdet_impl),
     abstract_eval=_slogdet_abstract,
     lower=_slogdet_lower,
     multiple_results=True,
@@ -212,7 +222,7 @@ def _solve_lower(ctx, x1, x2):
     return lax().linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
-solve = primitive("solve", impl=_solve_impl, abstract_eval=_solve_abstract, lower=_solve_lower)
+solve = primitive("solve", impl=_quiet(_solve_impl), abstract_eval=_solve_abstract, lower=_solve_lower)
 
 
 # --- eigh (with or without eigenvectors) -----------------------------------------------------------------
@@ -238,7 +248,7 @@ def _eigh_lower(ctx, x, *, compute_vectors):
 
 eigh = primitive(
     "eigh",
-    impl=_eigh_impl,
+    impl=_quiet(_eigh_impl),
     abstract_eval=_eigh_abstract,
     lower=_eigh_lower,
     multiple_results=True,
@@ -273,7 +283,7 @@ def _eig_lower(ctx, x, *, compute_vectors):
 
 eig = primitive(
     "eig",
-    impl=_eig_impl,
+    impl=_quiet(_eig_impl),
     abstract_eval=_eig_abstract,
     lower=_eig_lower,
     multiple_results=True,
@@ -310,7 +320,7 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
 
 svd = primitive(
     "svd",
-    impl=_svd_impl,
+    impl=_quiet(_svd_impl),
     abstract_eval=_svd_abstract,
     lower=_svd_lower,
     multiple_results=True,
@@ -340,7 +350,7 @@ def _qr_lower(ctx, x, *, mode):
 
 qr = primitive(
     "qr",
-    impl=_qr_impl,
+    impl=_quiet(_qr_impl),
     abstract_eval=_qr_abstract,
     lower=_qr_lower,
     multiple_results=True,
