@@ -602,3 +602,16 @@ def test_complex_abs_and_sign_lowering_special_cases():
                              complex(-INF, 2.0), complex(0, -INF), complex(INF, INF), 0j]))
     assert_same(lowered(p.abs, z), np.asarray(p.abs.bind(z)))
     assert_same(lowered(p.sign, z), np.asarray(p.sign.bind(z)))
+
+
+def test_comparison_lowering_with_out_of_range_python_ints():
+    pytest.importorskip("jax")
+    for dtype in ("int8", "uint8", "uint64", "int64"):
+        x = sx.asarray(values(dtype))
+        for scalar in (1000, -1000, 2**70, -(2**70)):
+            if np.dtype(dtype).itemsize == 8 and abs(scalar) < 2**64:
+                continue
+            for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+                prim = getattr(p, name)
+                for args in ((x, scalar), (scalar, x)):
+                    assert_same(lowered(prim, *args), np.asarray(prim.bind(*args)))

@@ -448,8 +448,30 @@ def _compare_mixed_signs(op, a, b):
     return L.bitwise_and(L.bitwise_not(negative), getattr(L, op)(a_u, b_u))
 
 
+_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _out_of_range_comparison(ctx, op, x1, x2):
+    """The constant result of comparing integers with a Python int outside their dtype (NumPy answers
+    these exactly), or None when no operand is such a scalar."""
+    dtype = _promoted(ctx)
+    if dtype.kind not in ("signed", "unsigned"):
+        return None
+    info = np.iinfo(dtype.np)
+    for scalar, flip in ((x2, False), (x1, True)):
+        if type(scalar) is int and not info.min <= scalar <= info.max:
+            relation = _FLIPPED[op] if flip else op  # now "array <relation> scalar"
+            above = scalar > info.max
+            value = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}[relation]
+            return lax().full(ctx.aval_out.shape, value, np.bool_)
+    return None
+
+
 def _lower_compare(op):
     def lower(ctx, x1, x2):
+        constant = _out_of_range_comparison(ctx, op, x1, x2)
+        if constant is not None:
+            return constant
         a1, a2 = ctx.avals_in
         kinds = {a1.dtype.kind, a2.dtype.kind}
         if kinds == {"signed", "unsigned"} and not (a1.weak_type or a2.weak_type) and _promoted(ctx).kind != "signed":
