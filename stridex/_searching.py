@@ -82,7 +82,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return _s.nonzero.bind(x)
 
 
-def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+def searchsorted(x1: Array, x2: Array | float, /, *, side: str = "left", sorter: Array | None = None) -> Array:
     """Indices where the elements of `x2` would be inserted into the ascending 1-D `x1` to keep it sorted.
 
     >>> import stridex as sx

@@ -67,7 +67,7 @@ def _accumulate(prim, x, axis, dtype, keepdims, name):
                      dtype=_accumulation_dtype(x, dtype, name))
 
 
-def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None,  # noqa: A001
+def sum(x: Array, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None,
         keepdims: bool = False) -> Array:
     """Sum of the elements of `x` over `axis` (all axes by default); integers accumulate in 64 bits.
 
@@ -105,7 +105,7 @@ def _extremum(prim, x, axis, keepdims, name):
     return prim.bind(x, axes=axes, keepdims=builtins.bool(keepdims))
 
 
-def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:  # noqa: A001
+def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Largest element of `x` over `axis`; NaN propagates. ValueError on an empty selection.
 
     >>> import stridex as sx
@@ -115,7 +115,7 @@ def max(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     return _extremum(_r.reduce_max, x, axis, keepdims, "max")
 
 
-def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:  # noqa: A001
+def min(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Smallest element of `x` over `axis`; NaN propagates. ValueError on an empty selection.
 
     >>> import stridex as sx
@@ -151,7 +151,7 @@ def _correction(correction, name):
     return int(correction) if isinstance(correction, numbers.Integral) else float(correction)
 
 
-def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
         keepdims: bool = False) -> Array:
     """Variance over `axis`, dividing by M - correction; NaN when M - correction <= 0.
 
@@ -164,7 +164,7 @@ def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: i
                               correction=_correction(correction, "var"))
 
 
-def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation over `axis`, dividing by M - correction; NaN when M - correction <= 0.
 

@@ -19,7 +19,7 @@ def _check_array(x, name: str):
         raise TypeError(f"{name} expects an array, got {type(x).__name__}")
 
 
-def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:  # noqa: A001
+def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether every element over `axis` is non-zero (NaN counts as True; an empty selection is True).
 
     >>> import stridex as sx
@@ -30,7 +30,7 @@ def all(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: boo
     return _r.reduce_all.bind(x, axes=reduction_axes(x, axis, "all"), keepdims=builtins.bool(keepdims))
 
 
-def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:  # noqa: A001
+def any(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether some element over `axis` is non-zero (NaN counts as True; an empty selection is False).
 
     >>> import stridex as sx
