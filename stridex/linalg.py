@@ -8,6 +8,7 @@ Array(6.)
 from __future__ import annotations
 
 import operator
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -403,7 +404,7 @@ def _tolerance(name: str, x: Array, s: Array, rtol) -> Array:
         if rtol._dtype not in _dtypes.REAL_FLOATING_DTYPES:
             raise TypeError(f"linalg.{name}: rtol must have a real floating-point dtype, got {rtol._dtype.name}")
         return _ew.multiply(smax, _expand(rtol, -1))
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
+    if isinstance(rtol, bool) or not isinstance(rtol, Real):
         raise TypeError(f"linalg.{name}: rtol must be a float or an array, got {type(rtol).__name__}")
     return _ew.multiply(smax, float(rtol))
 
@@ -467,7 +468,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     Array(5.)
     """
     _check("vector_norm", x)
-    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+    if isinstance(ord, bool) or not isinstance(ord, Real):
         raise TypeError(f"linalg.vector_norm: ord must be an int or a float, got {ord!r}")
     axes = normalize_axes(axis, x.ndim)
     keepdims = bool(keepdims)
@@ -499,7 +500,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
     if ord == "nuc":
         result = _stat.sum(svdvals(x), axis=-1)
-    elif isinstance(ord, bool) or not isinstance(ord, (int, float)) or ord not in (1, -1, 2, -2, _INF, -_INF):
+    elif isinstance(ord, bool) or not isinstance(ord, Real) or ord not in (1, -1, 2, -2, _INF, -_INF):
         raise ValueError(f"linalg.matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}")
     elif ord in (2, -2):
         reduce = _stat.max if ord == 2 else _stat.min
