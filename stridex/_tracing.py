@@ -161,6 +161,7 @@ class Trace:
     (the payload of a value from outside this trace); views, writes and re-derivation are shared here."""
 
     kind = "trace"
+    concrete_shapes = False  # True where payloads hold values whose shapes are known (autodiff over eager)
 
     def __init__(self, parent=None):
         self.parent = parent  # the trace this one's computations are bound to (None: eager)
@@ -219,7 +220,7 @@ class Trace:
     def process(self, prim, args, params):
         if prim.kind == "write":
             return self._process_write(prim, args, params)
-        if prim.data_dependent:
+        if prim.data_dependent and not self.concrete_shapes:
             return self.data_dependent(prim, args, params)
         outputs = self.apply(prim, [self.read(a) for a in args], params)
         if prim.kind == "view":
