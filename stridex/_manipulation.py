@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ._array import Array
 from ._primitives import shape as _shape
 from ._primitives import views as _views
 from ._primitives.elementwise import copy as _copy_prim
+from ._state import STATE
 from ._view import broadcast_shapes as _broadcast_shapes
 from ._view import normalize_axes, normalize_axis
 
@@ -225,8 +228,8 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     """Repeat each element of `x` (flattened when `axis` is None) `repeats` times along `axis`.
 
     `repeats` is an int, or an integer array of shape (1,) or (x.shape[axis],) giving one count per
-    element; with an array, the output shape depends on its values (eager only; traced programs need
-    them known).
+    element; with an array, the output shape depends on its values: eagerly that is no matter; under
+    `jit` the counts must be a constant of the traced function, not one of its traced inputs.
 
     >>> import stridex as sx
     >>> sx.repeat(sx.asarray([1, 2]), 2)
@@ -248,6 +251,12 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         if repeats.shape not in ((), (1,), (n,)):
             raise ValueError(f"repeat: repeats of shape {repeats.shape} do not broadcast to ({n},), "
                              f"the length of axis {axis} of an array of shape {x.shape}")
+        if STATE.trace is not None and type(repeats) is Array:
+            # Counts known while tracing (a constant, not a traced value): the output shape is static.
+            counts = tuple(int(c) for c in np.asarray(repeats).reshape(-1))
+            if min(counts, default=0) < 0:
+                raise ValueError(f"repeat: repeats must be non-negative, got {min(counts)}")
+            return _shape.repeat.bind(x, count=counts, axis=axis)
         return _shape.repeat_by_array.bind(x, repeats, axis=axis)
     return _shape.repeat.bind(x, count=_count(repeats, "repeat", "repeats"), axis=axis)
 

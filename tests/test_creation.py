@@ -443,3 +443,24 @@ def test_full_empty_eye_lowerings_other_dtypes():
 def test_linspace_lowering(start, stop, num, endpoint, dtype):
     pytest.importorskip("jax")
     check_primitive_lowering(cp.linspace, start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype, rtol=0)
+
+
+def test_creation_functions_under_jit_match_eager():
+    pytest.importorskip("jax")
+    x = sx.asarray(np.arange(12.0).reshape(3, 4))
+
+    def f(x):
+        return (sx.zeros_like(x), sx.ones_like(x, dtype=sx.int8), sx.full_like(x, 2.5), sx.empty_like(x).shape,
+                sx.eye(3, 4, k=1) + x, sx.tril(x, k=-1), sx.triu(x, k=1), sx.arange(2, 11, 3, dtype=sx.uint8),
+                sx.arange(0.5, 2.0, 0.25), sx.linspace(-1, 1, 5, dtype=sx.float32), sx.linspace(0, 1j, 3),
+                sx.meshgrid(x[0], x[:, 1], indexing="xy")[1], sx.full((2,), 7), sx.asarray([[1, 2]], dtype=sx.int32),
+                sx.asarray(x, copy=True), sx.astype(x, sx.complex64), sx.astype(x, sx.bool))
+
+    eager = f(x)
+    jitted = sx.jit(f)(x)
+    for e, j in zip(eager, jitted):
+        if isinstance(e, tuple):
+            assert e == j
+            continue
+        assert e.shape == j.shape and e.dtype is j.dtype
+        np.testing.assert_array_equal(np.asarray(e), np.asarray(j))

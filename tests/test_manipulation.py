@@ -514,3 +514,35 @@ def test_repeat_by_array_lowering_with_a_known_output_shape():
             got = shape_prims.repeat_by_array.lower(ctx, jnp.asarray(np.asarray(x)), jnp.asarray(np.asarray(repeats)),
                                                    axis=axis)
             np.testing.assert_array_equal(np.asarray(got), np.asarray(eager))
+
+
+# --- under jit -------------------------------------------------------------------------------------------
+
+
+def test_copying_functions_under_jit_match_eager():
+    pytest.importorskip("jax")
+    a = sx.asarray(arange_of((2, 3), sx.float32))
+    b = sx.asarray(arange_of((2, 3), sx.int16))
+
+    def f(a, b):
+        return (sx.concat([a, b], axis=1), sx.concat([a, b], axis=None), sx.stack([a, b], axis=-1),
+                sx.repeat(a, 2, axis=0), sx.repeat(b, sx.asarray([1, 0, 3]), axis=1), sx.repeat(a, 3),
+                sx.roll(a, (1, -1), axis=(0, 1)), sx.roll(b, 4), sx.tile(a, (2, 1, 2)),
+                sx.take(a, sx.asarray([2, -1, 0]), axis=1), sx.take_along_axis(b, sx.asarray([[0], [2]]), axis=1),
+                sx.broadcast_arrays(a, sx.asarray([1.0, 2.0, 3.0]))[1], sx.unstack(b, axis=1)[2],
+                sx.moveaxis(sx.expand_dims(a, axis=(0, 3)), 0, -1), sx.flip(sx.squeeze(sx.reshape(b, (1, 6)), 0)))
+
+    eager = f(a, b)
+    jitted = sx.jit(f)(a, b)
+    assert len(eager) == len(jitted)
+    for e, j in zip(eager, jitted):
+        assert e.shape == j.shape and e.dtype is j.dtype
+        np.testing.assert_array_equal(np.asarray(e), np.asarray(j))
+
+
+def test_repeat_with_traced_counts_names_the_problem():
+    pytest.importorskip("jax")
+    from stridex._tracing import DataDependentShapeError
+
+    with pytest.raises(DataDependentShapeError, match="repeat"):
+        sx.jit(lambda x, r: sx.repeat(x, r))(sx.ones(3), sx.asarray([1, 2, 3]))

@@ -149,12 +149,26 @@ tile = primitive(
 )
 
 
-# --- repeat: each element `count` times along `axis` ---------------------------------------------------------
+# --- repeat: each element `count` times along `axis` (an int, or a static tuple with one count per element) ---
+
+
+def _repeated_length(n: int, count) -> int:
+    if isinstance(count, int):
+        return n * count
+    return n * count[0] if len(count) == 1 else sum(count)
+
+
+def _repeat_abstract(x, *, count, axis):
+    shape = x.shape
+    return ShapedArray(shape[:axis] + (_repeated_length(shape[axis], count),) + shape[axis + 1:], x.dtype, x.weak_type)
 
 
 def _repeat_lower(ctx, x, *, count, axis):
-    lx = lax()
     shape = x.shape
+    if not isinstance(count, int):
+        total = _repeated_length(shape[axis], count)
+        return jnp().repeat(x, np.asarray(count), axis=axis, total_repeat_length=total)
+    lx = lax()
     spread = shape[:axis + 1] + (count,) + shape[axis + 1:]
     x = lx.broadcast_in_dim(x, spread, tuple(i for i in range(len(spread)) if i != axis + 1))
     return lx.reshape(x, shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
@@ -163,8 +177,7 @@ def _repeat_lower(ctx, x, *, count, axis):
 repeat = primitive(
     "repeat",
     impl=lambda x, *, count, axis: aligned_result(np.repeat(x, count, axis=axis)),
-    abstract_eval=lambda x, *, count, axis: ShapedArray(x.shape[:axis] + (x.shape[axis] * count,) + x.shape[axis + 1:],
-                                                        x.dtype, x.weak_type),
+    abstract_eval=_repeat_abstract,
     lower=_repeat_lower,
 )
 
