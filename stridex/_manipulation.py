@@ -40,14 +40,36 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape that `shapes` broadcast to; ValueError naming them if they are incompatible."""
-    return _broadcast_shapes(*(tuple(operator.index(n) for n in s) for s in shapes))
+    """The shape that `shapes` broadcast to; ValueError naming them if they are incompatible.
+
+    >>> import stridex as sx
+    >>> sx.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    shapes = tuple(_shape_tuple(s, "broadcast_shapes") for s in shapes)
+    return _broadcast_shapes(*shapes)
+
+
+def _shape_tuple(shape, fname: str) -> tuple:
+    try:
+        dims = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"{fname}: a shape must be a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"{fname}: shape {dims} has a negative dimension")
+    return dims
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
-    """A read-through view of `x` broadcast to `shape` (stride 0 on the broadcast axes)."""
+    """A view of `x` broadcast to `shape` (stride 0 on the broadcast axes).
+
+    >>> import stridex as sx
+    >>> sx.broadcast_to(sx.asarray([1, 2, 3]), (2, 3))
+    Array([[1, 2, 3],
+           [1, 2, 3]])
+    """
     _check_array(x, "broadcast_to")
-    shape = tuple(operator.index(n) for n in shape)
+    shape = _shape_tuple(shape, "broadcast_to")
     if len(shape) < x.ndim or _broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
     if shape == x.shape:
@@ -56,7 +78,12 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
-    """Broadcast all `arrays` against each other (views); returns a tuple (a list before the 2025.12 spec)."""
+    """Broadcast all `arrays` against each other (views); returns a tuple (a list before the 2025.12 spec).
+
+    >>> import stridex as sx
+    >>> [a.shape for a in sx.broadcast_arrays(sx.ones((2, 1)), sx.ones(3))]
+    [(2, 3), (2, 3)]
+    """
     for a in arrays:
         _check_array(a, "broadcast_arrays")
     shape = _broadcast_shapes(*(a.shape for a in arrays))
@@ -64,7 +91,12 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
-    """Insert size-1 axes at `axis` (positions in the result; negative counts from its end)."""
+    """Insert size-1 axes at `axis` (positions in the result; negative counts from its end): a view.
+
+    >>> import stridex as sx
+    >>> sx.expand_dims(sx.ones((2, 3)), axis=(0, -1)).shape
+    (1, 2, 3, 1)
+    """
     _check_array(x, "expand_dims")
     axes = axis if isinstance(axis, tuple) else (axis,)
     out_ndim = x.ndim + len(axes)
@@ -75,7 +107,12 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
-    """Remove the size-1 axes `axis`; ValueError naming the axis if one of them is not of size 1."""
+    """Remove the size-1 axes `axis` (a view); ValueError naming the axis if one of them is not of size 1.
+
+    >>> import stridex as sx
+    >>> sx.squeeze(sx.ones((1, 3, 1)), (0, 2)).shape
+    (3,)
+    """
     _check_array(x, "squeeze")
     axes = normalize_axes(axis, x.ndim)
     for a in axes:
@@ -85,13 +122,23 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
-    """Reverse the order of elements along `axis` (all axes when None): a negative-stride view."""
+    """Reverse the order of elements along `axis` (all axes when None): a negative-stride view.
+
+    >>> import stridex as sx
+    >>> sx.flip(sx.asarray([1, 2, 3]))
+    Array([3, 2, 1])
+    """
     _check_array(x, "flip")
     return _views.flip.bind(x, axes=normalize_axes(axis, x.ndim))
 
 
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
-    """Move axes `source` to positions `destination` (a view)."""
+    """Move axes `source` to positions `destination` (a view).
+
+    >>> import stridex as sx
+    >>> sx.moveaxis(sx.ones((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     _check_array(x, "moveaxis")
     src = normalize_axes(source, x.ndim, "source axis")
     dst = normalize_axes(destination, x.ndim, "destination axis")
@@ -104,7 +151,12 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
-    """Split `x` along `axis` into a tuple of views."""
+    """Split `x` along `axis` into a tuple of views.
+
+    >>> import stridex as sx
+    >>> sx.unstack(sx.asarray([[1, 2], [3, 4]]), axis=1)
+    (Array([1, 3]), Array([2, 4]))
+    """
     _check_array(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack needs an array of at least one dimension, got a 0-D array")
