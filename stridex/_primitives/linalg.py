@@ -3,6 +3,10 @@
 Every decomposition works on stacks: its input's last two axes are the matrix axes, the leading ones are
 batch axes. The eager rules call NumPy's LAPACK-backed `np.linalg` (which keeps float32/complex64 in single
 precision); the lowerings call `jax.lax.linalg` or, where its semantics equal the spec's, `jax.numpy.linalg`.
+
+Note: where the spec leaves failures implementation-defined (a singular matrix for inv/solve, one that is not
+positive definite for cholesky, NaN input to svd/eig), the eager rules raise NumPy's LinAlgError (a
+ValueError) while compiled code, which cannot raise on data, returns NaNs as JAX does.
 """
 
 from __future__ import annotations
@@ -135,14 +139,14 @@ def _quiet(impl):
     return quiet_impl
 
 
-def _single(name: str, np_function, shape_rule, dtype_rule=lambda d: d, **rules):
-    """A one-output decomposition: impl = np.linalg function, output aval from shape/dtype rules."""
+def _single(name: str, np_function, shape_rule, **rules):
+    """A one-output decomposition keeping its input's dtype: impl = an np.linalg function."""
 
     def impl(x, **params):
-        return _cast(np_function(x, **params), dtype_rule(_dtypes.FROM_NUMPY[x.dtype]))
+        return _cast(np_function(x, **params), _dtypes.FROM_NUMPY[x.dtype])
 
     def abstract_eval(x, **params):
-        return ShapedArray(shape_rule(x.shape, **params), dtype_rule(x.dtype))
+        return ShapedArray(shape_rule(x.shape, **params), x.dtype)
 
     return primitive(name, impl=_quiet(impl), abstract_eval=abstract_eval, **rules)
 
@@ -151,10 +155,8 @@ def _single(name: str, np_function, shape_rule, dtype_rule=lambda d: d, **rules)
 
 
 def _cholesky_lower(ctx, x, *, upper):
-    L = lax().linalg.cholesky(x, symmetrize_input=False)  # reads the lower triangle, as NumPy does
-    if upper:
-        L = jnp().conj(jnp().swapaxes(L, -1, -2))
-    return L
+    lower = lax().linalg.cholesky(x, symmetrize_input=False)  # reads the lower triangle, as NumPy does
+    return jnp().conj(jnp().swapaxes(lower, -1, -2)) if upper else lower
 
 
 cholesky = _single("cholesky", lambda x, *, upper: np.linalg.cholesky(x, upper=upper),
@@ -259,15 +261,12 @@ eigh = primitive(
 
 
 def _eig_impl(x, *, compute_vectors):
+    # Note: NumPy returns real results when every eigenvalue is real; the spec wants complex always.
     out = _complex(_dtypes.FROM_NUMPY[x.dtype])
-    if 0 in x.shape:  # LAPACK's geev is not called on empty stacks
-        w, v = np.zeros(x.shape[:-1], out.np), np.zeros(x.shape, out.np)
-    elif not compute_vectors:
+    if not compute_vectors:
         return (_cast(np.linalg.eigvals(x), out),)
-    else:
-        # Note: NumPy returns real results when every eigenvalue is real; the spec wants complex always.
-        w, v = np.linalg.eig(x)
-    return (_cast(w, out), _cast(v, out)) if compute_vectors else (_cast(w, out),)
+    w, v = np.linalg.eig(x)
+    return _cast(w, out), _cast(v, out)
 
 
 def _eig_abstract(x, *, compute_vectors):
