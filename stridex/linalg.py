@@ -376,10 +376,10 @@ def matrix_power(x: Array, n: int, /) -> Array:
     if n == 0:
         eye = _cr.eye(x.shape[-1], dtype=x.dtype)
         return _views.broadcast_to.bind(eye, shape=x.shape)._copy()
-    if n < 0:
-        x, n = inv(x), -n
-    result = None
     base = x
+    if n < 0:
+        base, n = inv(x), -n
+    result = None
     while True:  # binary exponentiation: log2(n) squarings
         if n & 1:
             result = base if result is None else matmul(result, base)
