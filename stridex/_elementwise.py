@@ -111,16 +111,16 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
     # The fast path tests dtype *names*: str hashes are cached in C, DType.__hash__ runs Python code.
     names = frozenset(d.name for d in allowed)
     scalar_ok = frozenset((d.name, kind) for d, kind in _scalar_pairs(allowed))
-    bind = prim.bind
+    bind, array = prim.bind, Array  # closure cells: cheaper than global and attribute lookups
 
     def function(x1, x2, /):
-        if type(x1) is Array:
-            if type(x2) is Array:
+        if type(x1) is array:
+            if type(x2) is array:
                 if x1._dtype.name in names and x2._dtype.name in names:
                     return bind(x1, x2)
             elif (x1._dtype.name, type(x2)) in scalar_ok:
                 return bind(x1, x2)
-        elif type(x2) is Array and (x2._dtype.name, type(x1)) in scalar_ok:
+        elif type(x2) is array and (x2._dtype.name, type(x1)) in scalar_ok:
             return bind(x1, x2)
         return _binary_slow(prim, allowed, category, x1, x2)
 

@@ -123,11 +123,12 @@ def unary_abstract(dtype_rule=None):
 def ufunc_binary_impl(ufunc):
     """The eager rule `ufunc(x1, x2)`, with a lean path for small operands (the dispatch-bound case)."""
 
+    ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS  # closure cells: cheaper than global lookups
+
     def impl(x1, x2):
         # A broadcast result has at most size(x1) * size(x2) elements, so small products are safe to
         # leave in NumPy's own (unaligned) allocation.
-        n1 = x1.size if type(x1) is np.ndarray else 1
-        if n1 * (x2.size if type(x2) is np.ndarray else 1) < ALIGNED_OUTPUT_ELEMENTS:
+        if (x1.size if type(x1) is ndarray else 1) * (x2.size if type(x2) is ndarray else 1) < small:
             return ufunc(x1, x2, out=...)
         return call_ufunc(ufunc, x1, x2)
 
@@ -143,8 +144,10 @@ def ufunc_binary(name: str, ufunc, **rules):
 def ufunc_unary(name: str, ufunc, **rules):
     """A unary primitive whose eager rule is exactly `ufunc`."""
 
+    ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS
+
     def impl(x):
-        if type(x) is not np.ndarray or x.size < ALIGNED_OUTPUT_ELEMENTS:
+        if type(x) is not ndarray or x.size < small:
             return ufunc(x, out=...)
         return call_ufunc(ufunc, x)
 
