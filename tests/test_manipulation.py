@@ -491,6 +491,8 @@ def test_shape_and_take_lowerings():
     check_primitive_lowering(shape_prims.tile, sx.asarray(arange_of((1, 2, 3), sx.bool)), repetitions=(2, 1, 0))
     check_primitive_lowering(shape_prims.repeat, a, count=3, axis=1)
     check_primitive_lowering(shape_prims.repeat, a, count=0, axis=0)
+    check_primitive_lowering(shape_prims.repeat, a, count=(1, 0, 2), axis=1)
+    check_primitive_lowering(shape_prims.repeat, a, count=(3,), axis=0)
     x = sx.asarray(arange_of((3, 4, 5), sx.complex64))
     check_primitive_lowering(shape_prims.roll, x, shifts=(1, 3), axes=(0, 2))
     check_primitive_lowering(shape_prims.roll, x, shifts=(2,), axes=(1,))
