@@ -112,7 +112,11 @@ def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | Non
         try:
             shared = np.from_dlpack(obj)
         except (BufferError, TypeError, ValueError, RuntimeError) as exc:
-            if copy is False or not hasattr(obj, "__array__"):
+            # Memory the CPU cannot address directly (a GPU array, say) can only arrive as a copy.
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): a {type(obj).__name__} cannot be shared over DLPack "
+                                 f"({exc}), only copied") from exc
+            if not hasattr(obj, "__array__"):
                 raise BufferError(f"asarray: cannot import a {type(obj).__name__} over DLPack: {exc}") from exc
             return _from_ndarray(np.asarray(obj), dtype, True)
         return _from_ndarray(shared, dtype, copy)

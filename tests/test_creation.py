@@ -464,3 +464,29 @@ def test_creation_functions_under_jit_match_eager():
             continue
         assert e.shape == j.shape and e.dtype is j.dtype
         np.testing.assert_array_equal(np.asarray(e), np.asarray(j))
+
+
+class _HostOnlyProducer:
+    """A DLPack producer whose memory cannot be shared (like an accelerator array): export fails, __array__ copies."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values)
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("memory is not on the CPU")
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values.copy()
+
+
+def test_asarray_of_a_producer_that_cannot_share_copies_or_raises():
+    producer = _HostOnlyProducer([1.0, 2.0])
+    same(sx.asarray(producer), np.asarray([1.0, 2.0]))
+    same(sx.asarray(producer, dtype=sx.float32), np.asarray([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError):
+        sx.asarray(producer, copy=False)
+    with pytest.raises(BufferError):
+        sx.from_dlpack(producer)
