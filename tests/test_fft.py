@@ -169,3 +169,22 @@ def test_lowering_fftfreq():
 
     lowered(P.fftfreq, n=7, d=0.3, dtype=sx.float32, real=False)
     lowered(P.fftfreq, n=8, d=2.0, dtype=sx.float64, real=True)
+
+
+def test_jit_matches_eager():
+    pytest.importorskip("jax")
+    c = sx.asarray(rand((4, 6), np.complex64))
+    r = sx.asarray(rand((4, 6), np.float64))
+
+    def program(c, r):
+        return (sx.fft.fft(c, n=5), sx.fft.ifftn(c, s=(3, 8), axes=(1, 0), norm="ortho"), sx.fft.rfftn(r),
+                sx.fft.irfft(c, axis=0, norm="forward"), sx.fft.hfft(c, n=9), sx.fft.ihfft(r),
+                sx.fft.fftshift(r, axes=0), sx.fft.ifftshift(c), sx.fft.fftfreq(6, d=0.5, dtype=sx.float32),
+                sx.fft.rfftfreq(7))
+
+    eager = program(c, r)
+    jitted = sx.jit(program)(c, r)
+    for e, j in zip(eager, jitted, strict=True):
+        e, j = np.asarray(e), np.asarray(j)
+        assert e.dtype == j.dtype and e.shape == j.shape
+        np.testing.assert_allclose(j, e, rtol=1e-4, atol=1e-5)

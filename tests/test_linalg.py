@@ -481,3 +481,26 @@ def test_lowering_decomposition_shapes():
             outs = prim.lower(LoweringContext([aval_of(arg)], avals_out), jax.numpy.asarray(np.asarray(arg)), **params)
             for got, aval in zip(outs, avals_out):
                 assert np.asarray(got).shape == aval.shape and np.asarray(got).dtype == aval.dtype.np, prim.name
+
+
+def test_jit_matches_eager():
+    """A program using every composed and decomposition function, jitted (lowered) and eager."""
+    pytest.importorskip("jax")
+    a = sx.asarray(rand((2, 4, 4)) + 4 * np.eye(4))
+    v = sx.asarray(rand((4,)))
+
+    def program(a, v):
+        pd = sx.matmul(a, sx.matrix_transpose(a))
+        return (a @ v, sx.vecdot(a, v), sx.tensordot(a, v, axes=1), sx.linalg.solve(a, v), sx.linalg.det(a),
+                *sx.linalg.slogdet(a), sx.linalg.inv(a), sx.linalg.cholesky(pd, upper=True), sx.linalg.eigvalsh(pd),
+                sx.linalg.svdvals(a), sx.linalg.pinv(a), sx.linalg.matrix_rank(a), sx.linalg.matrix_power(a, -2),
+                sx.linalg.matrix_norm(a, ord="nuc"), sx.linalg.vector_norm(a, ord=3, axis=(0, 2)),
+                sx.linalg.trace(a, offset=1), sx.linalg.cross(a[..., :3], a[..., 1:]), sx.linalg.outer(v, v),
+                sx.linalg.diagonal(a, offset=-1), sx.linalg.eigvals(a))
+
+    eager = program(a, v)
+    jitted = sx.jit(program)(a, v)
+    for e, j in zip(eager, jitted, strict=True):
+        e, j = np.asarray(e), np.asarray(j)
+        assert e.dtype == j.dtype and e.shape == j.shape
+        np.testing.assert_allclose(j, e, rtol=1e-8, atol=1e-10)
