@@ -38,7 +38,11 @@ def reduction_axes(x: Array, axis, name: str) -> tuple:
     """The spec's `axis` argument (None, an int or a tuple of ints) as a sorted tuple of distinct axes."""
     if axis is None:
         return _ALL_AXES[x.ndim]
-    if isinstance(axis, list):
+    if type(axis) is int:
+        ndim = x.ndim
+        if -ndim <= axis < ndim:
+            return (axis + ndim if axis < 0 else axis,)
+    elif isinstance(axis, list):
         raise TypeError(f"{name}: axis must be an int or a tuple of ints, got a list")
     return tuple(sorted(normalize_axes(axis, x.ndim)))
 
