@@ -111,14 +111,19 @@ def primitive(name: str, **rules) -> Primitive:
 
 def _eager_compute(prim, args, params):
     # The hot path of every eager operation: keep it free of generic machinery.
-    wins = []
-    for a in args:
-        if type(a) is Array:
-            w = a._np
-            wins.append(w if w is not None else window(a))
-        else:
-            wins.append(_eager_operand(prim, a))
-    out = prim.impl(*wins, **params)
+    if len(args) == 2:
+        a, b = args
+        wins = [(a._np if a._np is not None else window(a)) if type(a) is Array else _eager_operand(prim, a),
+                (b._np if b._np is not None else window(b)) if type(b) is Array else _eager_operand(prim, b)]
+    else:
+        wins = []
+        for a in args:
+            if type(a) is Array:
+                w = a._np
+                wins.append(w if w is not None else window(a))
+            else:
+                wins.append(_eager_operand(prim, a))
+    out = prim.impl(*wins, **params) if params else prim.impl(*wins)
     if prim.multiple_results:
         return tuple(_wrap(o, wins) for o in out)
     if type(out) is np.ndarray and out.base is None:
@@ -132,6 +137,8 @@ def _eager_compute(prim, args, params):
 
 
 def _eager_operand(prim, a):
+    if type(a) in _PY_SCALARS:
+        return a
     if isinstance(a, Array):  # an Array subclass, e.g. a tracer that escaped its trace
         return a._eager_window(prim)
     return a
@@ -171,6 +178,7 @@ def _window_on(buf, view, np_dtype):
     return np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize, tuple(s * itemsize for s in view.strides))
 
 
+_PY_SCALARS = frozenset({bool, int, float, complex})
 _EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
 
 

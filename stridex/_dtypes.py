@@ -30,11 +30,7 @@ class DType:
 
     __str__ = lambda self: self.name  # noqa: E731
 
-    def __eq__(self, other):
-        return self is other
-
-    def __hash__(self):
-        return hash(self.name)
+    # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
 
     def __reduce__(self):
         return (_by_name, (self.name,))
