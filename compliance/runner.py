@@ -34,6 +34,9 @@ DEFAULT_VERSION = "2025.12"
 # read STRIDEX_MODE.
 MODES: dict[str, dict[str, str]] = {
     "eager": {},
+    # Every namespace function and operator runs through trace -> IR -> jax.jit; functions whose output
+    # shape depends on the data run eagerly and are counted in the file named by STRIDEX_FALLBACK_LOG.
+    "jit": {},
 }
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -60,6 +63,8 @@ class RunResult:
     files: dict[str, FileCounts]
     failures: list[tuple[str, str]]  # (test id, one-line reason), in collection order
     problem: str | None = None  # why the run produced no usable report, or "no tests collected"
+    mode: str = "eager"
+    fallbacks: dict[str, int] = field(default_factory=dict)  # jit mode: functions run eagerly, with counts
 
     def totals(self) -> dict[str, int]:
         out = dict.fromkeys(OUTCOMES, 0)
@@ -122,6 +127,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
                 keyword: str | None, extra: list[str]) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="stridex-compliance-") as tmp:
         json_path = Path(tmp) / "report.json"
+        fallback_log = Path(tmp) / "fallbacks.json"
         cmd = [sys.executable, "-m", "pytest", *paths, "-p", "no:cacheprovider", "-q", "-rN", "--tb=short",
                f"--max-examples={max_examples}", "--disable-deadline",
                f"--skips-file={SKIPS_FILE}", f"--xfails-file={XFAILS_FILE}",
@@ -133,14 +139,19 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         print(f"compliance: version {version}, mode {mode}, max-examples {max_examples}: {' '.join(paths)}",
               flush=True)
         start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=suite, env=suite_env(version, mode), check=False)
+        env = suite_env(version, mode)
+        env["STRIDEX_FALLBACK_LOG"] = str(fallback_log)
+        proc = subprocess.run(cmd, cwd=suite, env=env, check=False)
         duration = time.perf_counter() - start
+        fallbacks = json.loads(fallback_log.read_text()) if fallback_log.exists() else {}
         if not json_path.exists():
             return RunResult(version, proc.returncode, duration, {}, [],
                              problem=f"pytest exited with code {proc.returncode} and wrote no JSON report "
-                                     "(see its output above)")
+                                     "(see its output above)", mode=mode)
         data = json.loads(json_path.read_text())
     result = summarize(data, version, proc.returncode, duration)
+    result.mode = mode
+    result.fallbacks = fallbacks
     if result.problem is None and proc.returncode == 5:
         result.problem = "no tests were collected"
     elif result.problem is None and proc.returncode not in (0, 1):
@@ -207,7 +218,7 @@ def git_commit(path: Path) -> str:
     return out + (" (with uncommitted changes)" if dirty else "")
 
 
-def render_report(results: list[RunResult], *, suite: Path, mode: str, max_examples: int, paths: list[str],
+def render_report(results: list[RunResult], *, suite: Path, max_examples: int, paths: list[str],
                   keyword: str | None, command: str) -> str:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -220,8 +231,9 @@ def render_report(results: list[RunResult], *, suite: Path, mode: str, max_examp
         f"- stridex commit: {git_commit(REPO)}",
         f"- Suite (data-apis/array-api-tests) commit: {git_commit(suite)}",
         f"- Spec (data-apis/array-api) commit pinned by the suite: {git_commit(suite / 'array-api')}",
-        f"- Versions: {', '.join(r.version for r in results)}",
-        f"- Mode: {mode}",
+        f"- Versions: {', '.join(dict.fromkeys(r.version for r in results))}",
+        f"- Modes: {', '.join(dict.fromkeys(r.mode for r in results))} (jit: every namespace function and "
+        "operator is traced to stridex IR and run through jax.jit)",
         f"- Hypothesis max-examples: {max_examples} (deadline disabled)",
         f"- Selection: {' '.join(paths)}" + (f" with -k `{keyword}`" if keyword else ""),
         f"- Skips file entries: {count_entries(SKIPS_FILE)}; xfails file entries: {count_entries(XFAILS_FILE)}",
@@ -229,16 +241,16 @@ def render_report(results: list[RunResult], *, suite: Path, mode: str, max_examp
         "",
         "## Totals",
         "",
-        "| version | passed | failed | errors | skipped | xfailed | xpassed | total | seconds | status |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| mode | version | passed | failed | errors | skipped | xfailed | xpassed | total | seconds | status |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         t = r.totals()
         status = "ok" if r.ok else (r.problem or f"{len(r.failures)} failing")
-        lines.append(f"| {r.version} | {t['passed']} | {t['failed']} | {t['error']} | {t['skipped']} | "
+        lines.append(f"| {r.mode} | {r.version} | {t['passed']} | {t['failed']} | {t['error']} | {t['skipped']} | "
                      f"{t['xfailed']} | {t['xpassed']} | {sum(t.values())} | {r.duration:.0f} | {status} |")
     for r in results:
-        lines += ["", f"## Version {r.version}", ""]
+        lines += ["", f"## Mode {r.mode}, version {r.version}", ""]
         if r.problem:
             lines += [f"**Problem:** {r.problem}.", ""]
         if r.files:
@@ -253,6 +265,11 @@ def render_report(results: list[RunResult], *, suite: Path, mode: str, max_examp
             lines += [f"- `{nodeid}`: {reason.replace('|', '/')}" for nodeid, reason in r.failures]
         else:
             lines.append("None.")
+        if r.mode == "jit":
+            lines += ["", "### Run eagerly: data-dependent output shapes", "",
+                      "These calls have output shapes that depend on the values of their inputs, which `jit` "
+                      "cannot know while tracing; in jit mode they run eagerly (number of calls in this run).", ""]
+            lines += [f"- `{name}`: {count}" for name, count in sorted(r.fallbacks.items())] or ["None."]
     return "\n".join(lines) + "\n"
 
 
@@ -281,7 +298,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--version", action="append", choices=VERSIONS, dest="versions",
                         help=f"ARRAY_API_TESTS_VERSION to test; repeat for several (default {DEFAULT_VERSION})")
     parser.add_argument("--max-examples", type=int, default=100, help="hypothesis examples per test (default 100)")
-    parser.add_argument("--mode", default="eager", choices=sorted(MODES), help="how stridex runs (default eager)")
+    parser.add_argument("--mode", action="append", choices=sorted(MODES), dest="modes",
+                        help="how stridex runs: eager or jit; repeat for both (default eager)")
     parser.add_argument("--report", default=str(DEFAULT_REPORT),
                         help="where to write the Markdown report (default compliance/REPORT.md); 'none' for no file")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression selecting tests")
@@ -289,6 +307,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     if args.max_examples < 1:
         parser.error("--max-examples must be at least 1")
     args.versions = list(dict.fromkeys(args.versions or [DEFAULT_VERSION]))
+    args.modes = list(dict.fromkeys(args.modes or ["eager"]))
     return args, extra
 
 
@@ -297,17 +316,17 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parse_args(argv)
     suite = suite_dir(args.suite)
     paths = selected_paths(suite, args.files)
-    results = [run_version(suite, v, args.mode, paths, args.max_examples, args.keyword, extra)
-               for v in args.versions]
+    results = [run_version(suite, v, mode, paths, args.max_examples, args.keyword, extra)
+               for mode in args.modes for v in args.versions]
     command = "python -m compliance " + " ".join(argv)
-    text = render_report(results, suite=suite, mode=args.mode, max_examples=args.max_examples, paths=paths,
+    text = render_report(results, suite=suite, max_examples=args.max_examples, paths=paths,
                          keyword=args.keyword, command=command.strip())
     if args.report != "none":
         Path(args.report).write_text(text)
         print(f"compliance: report written to {args.report}")
     for r in results:
         t = r.totals()
-        print(f"compliance {r.version} ({args.mode}): {t['passed']} passed, {t['failed']} failed, "
+        print(f"compliance {r.version} ({r.mode}): {t['passed']} passed, {t['failed']} failed, "
               f"{t['error']} errors, {t['skipped']} skipped, {t['xfailed']} xfailed, {t['xpassed']} xpassed"
               + (f" - {r.problem}" if r.problem else ""))
     return 0 if all(r.ok for r in results) else 1

@@ -159,11 +159,14 @@ def test_compliance_summary_and_report():
     assert result.failures[1][1] == "AssertionError: out.dtype=int16 / more"
     assert not result.ok
 
-    text = runner.render_report([result], suite=REPO, mode="eager", max_examples=7,
+    jit_result = runner.summarize(data, "2025.12", 1, 2.0)
+    jit_result.mode, jit_result.fallbacks = "jit", {"nonzero": 3}
+    text = runner.render_report([result, jit_result], suite=REPO, max_examples=7,
                                 paths=["array_api_tests/test_a.py"], keyword=None, command="python -m compliance")
     assert "| array_api_tests/test_a.py | 1 | 1 | 0 | 1 | 0 | 0 |" in text
     assert "`array_api_tests/test_a.py::test_two[int8]`: AssertionError" in text
-    assert "max-examples: 7" in text and "Mode: eager" in text
+    assert "max-examples: 7" in text and "Modes: eager, jit" in text
+    assert "## Mode jit, version 2025.12" in text and "- `nonzero`: 3" in text
 
 
 def test_compliance_lists_hold_no_entries_without_a_citation():
@@ -183,6 +186,8 @@ def test_compliance_accepts_only_known_modes_and_versions():
                                      "--", "-x"])
     assert args.versions == ["2024.12", "2025.12"] and args.files == ["f.py"] and extra == ["-x"]
     assert runner.parse_args([])[0].versions == ["2025.12"]
+    assert runner.parse_args([])[0].modes == ["eager"]
+    assert runner.parse_args(["--mode", "eager", "--mode", "jit"])[0].modes == ["eager", "jit"]
     with pytest.raises(SystemExit):
         runner.parse_args(["--mode", "nonsense"])
     env = runner.suite_env("2023.12", "eager")
