@@ -232,8 +232,8 @@ def render_report(results: list[RunResult], *, suite: Path, max_examples: int, p
         f"- Suite (data-apis/array-api-tests) commit: {git_commit(suite)}",
         f"- Spec (data-apis/array-api) commit pinned by the suite: {git_commit(suite / 'array-api')}",
         f"- Versions: {', '.join(dict.fromkeys(r.version for r in results))}",
-        f"- Modes: {', '.join(dict.fromkeys(r.mode for r in results))} (jit: every namespace function and "
-        "operator is traced to stridex IR and run through jax.jit)",
+        (f"- Modes: {', '.join(dict.fromkeys(r.mode for r in results))} (jit: every namespace function and "
+         "operator is traced to stridex IR and run through jax.jit)"),
         f"- Hypothesis max-examples: {max_examples} (deadline disabled)",
         f"- Selection: {' '.join(paths)}" + (f" with -k `{keyword}`" if keyword else ""),
         f"- Skips file entries: {count_entries(SKIPS_FILE)}; xfails file entries: {count_entries(XFAILS_FILE)}",
@@ -267,8 +267,8 @@ def render_report(results: list[RunResult], *, suite: Path, max_examples: int, p
             lines.append("None.")
         if r.mode == "jit":
             lines += ["", "### Run eagerly: data-dependent output shapes", "",
-                      "These calls have output shapes that depend on the values of their inputs, which `jit` "
-                      "cannot know while tracing; in jit mode they run eagerly (number of calls in this run).", ""]
+                      ("These calls have output shapes that depend on the values of their inputs, which `jit` "
+                       "cannot know while tracing; in jit mode they run eagerly (number of calls in this run)."), ""]
             lines += [f"- `{name}`: {count}" for name, count in sorted(r.fallbacks.items())] or ["None."]
     return "\n".join(lines) + "\n"
 
