@@ -113,6 +113,8 @@ def _pow_impl(x1, x2):
         try:
             return call_ufunc(np.power, x1, x2)
         except ValueError:
+            if np.result_type(x1, x2).kind not in "iu":
+                raise
             # NumPy refuses integers to negative integer powers.
             return _integer_pow_negative(x1, x2)
 
