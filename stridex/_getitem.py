@@ -125,7 +125,8 @@ def _advanced_template(key: tuple, shape: tuple):
             if a.dtype is _dtypes.bool:
                 has_mask = True
                 want = shape[axis:axis + a.ndim]
-                if a.shape != want:
+                # NumPy (and the suite) accept a mask axis of size 0 against an axis of any size.
+                if len(want) != a.ndim or any(k not in (n, 0) for k, n in zip(a.shape, want)):
                     raise IndexError(f"boolean index of shape {a.shape} does not match the indexed axes "
                                      f"{tuple(range(axis, axis + a.ndim))} of shape {want}")
                 axis += a.ndim
