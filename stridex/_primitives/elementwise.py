@@ -3,6 +3,9 @@
 Inputs are arrays or Python scalars (weakly typed); outputs broadcast. The eager rule calls a NumPy
 ufunc (plus the spec's special-case fix-ups where NumPy differs); large outputs go to aligned storage.
 The lowering rule computes the same thing on `jax.lax`, converting operands to the exact dtype first.
+The transformation rules (jvp, vjp, batch) sit at the bottom. Gradient conventions: abs, sign and
+copysign take the subgradient 0 at 0; maximum/minimum (and clip at its bounds) share the gradient
+equally between tied operands; rounding and floor_divide have zero derivative.
 """
 
 from __future__ import annotations
@@ -332,7 +335,9 @@ remainder = primitive(
 maximum = ufunc_binary("maximum", np.maximum, lower=lower_binary(lambda a, b: lax().max(a, b)))
 minimum = ufunc_binary("minimum", np.minimum, lower=lower_binary(lambda a, b: lax().min(a, b)))
 copysign = ufunc_binary("copysign", np.copysign, lower=lower_binary(_copysign))
-nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)))
+# A step to the neighbouring float: no derivative.
+nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)),
+                         differentiable=False)
 
 
 def _lower_negative(a, aval):
@@ -664,3 +669,295 @@ def _copy_impl(x):
 # A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
 copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(),
                  lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Each rule is written with primitives of this module (plus conversions and broadcasts), so the rules are
+# themselves differentiable and batchable. Conventions, where there is a choice (JAX's, so results match
+# jax.grad):
+# - Complex values: a VJP rule is the transpose of its JVP under the real pairing Re(a * b), so for a
+#   holomorphic f the cotangent is `ct * f'(x)` (no conjugate), and conj transposes to conj.
+# - abs and sign take the subgradient 0 at 0 (abs'(0) = sign(0) = 0); so does copysign(x1, x2) in x1,
+#   and its derivative in x2 is 0. The sign of a complex z is z / |z|, differentiated as such (JAX
+#   gives it a zero derivative).
+# - maximum and minimum share the derivative equally between tied operands (half each); clip is
+#   minimum(maximum(x, min), max) and follows the same rule at its bounds.
+# - floor_divide, round, floor, ceil, trunc and the sign of real values are piecewise constant: zero
+#   derivative (their JVP gives no tangent). remainder(x1, x2) = x1 - x2 * floor(x1 / x2), so
+#   d/dx1 = 1 and d/dx2 = -floor(x1 / x2).
+# - Comparisons, bitwise and logical operations, predicates and nextafter are `differentiable=False`.
+# Every primitive here batches with `_batching.batch_elementwise`.
+
+
+def _scalar(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _at_shape(t, out):
+    """A tangent at the output's shape (an operand's tangent is smaller when the other operand broadcasts)."""
+    if t is None or t.shape == out.shape:
+        return t
+    from .._manipulation import broadcast_to
+
+    return broadcast_to(t, out.shape)
+
+
+def _sum_terms(*terms):
+    present = [t for t in terms if t is not None]
+    if not present:
+        return None
+    total = present[0]
+    for t in present[1:]:
+        total = add.bind(total, t)
+    return total
+
+
+def _scaled(t, factor):
+    return None if t is None else multiply.bind(t, factor)
+
+
+def _is_complex_value(x) -> bool:
+    return not _scalar(x) and x.dtype.kind == "complex floating"
+
+
+def _rules(prim, jvp, vjp):
+    prim.jvp = jvp
+    prim.vjp = vjp
+    prim.batch = _batch_rule(prim)
+
+
+def _batch_rule(prim):
+    rules = []
+
+    def batch(values, dims, *, axis_size, **params):
+        if not rules:
+            from .._batching import batch_elementwise
+
+            rules.append(batch_elementwise(prim))
+        return rules[0](values, dims, axis_size=axis_size, **params)
+
+    return batch
+
+
+def _linear(prim):
+    """Rules of a unary linear primitive (negative, conj, copy): f(t) is the tangent, f(ct) the cotangent."""
+    _rules(prim,
+           lambda primals, tangents: (prim.bind(*primals), prim.bind(*tangents)),
+           lambda ct, x, *, out: (prim.bind(ct),))
+
+
+def _constant(prim, arity):
+    """Rules of a piecewise-constant primitive: zero derivative everywhere (no tangent, no cotangent)."""
+    _rules(prim,
+           lambda primals, tangents, **params: (prim.bind(*primals, **params), None),
+           lambda ct, *primals, out, **params: (None,) * arity)
+
+
+_linear(negative)
+_linear(conj)
+_linear(copy)
+for _prim in (floor, ceil, trunc, round):
+    _constant(_prim, 1)
+_constant(floor_divide, 2)
+
+
+def _add_jvp(primals, tangents):
+    out = add.bind(*primals)
+    return out, _at_shape(_sum_terms(*tangents), out)
+
+
+def _subtract_jvp(primals, tangents):
+    out = subtract.bind(*primals)
+    t1, t2 = tangents
+    tangent = negative.bind(t2) if t1 is None else t1 if t2 is None else subtract.bind(t1, t2)
+    return out, _at_shape(tangent, out)
+
+
+def _multiply_jvp(primals, tangents):
+    x1, x2 = primals
+    out = multiply.bind(x1, x2)
+    return out, _at_shape(_sum_terms(_scaled(tangents[0], x2), _scaled(tangents[1], x1)), out)
+
+
+def _divide_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = divide.bind(x1, x2)
+    # d(x1 / x2) = (dx1 - out * dx2) / x2
+    numerator = t1 if t2 is None else subtract.bind(t1, multiply.bind(t2, out)) if t1 is not None \
+        else negative.bind(multiply.bind(t2, out))
+    return out, _at_shape(divide.bind(numerator, x2), out)
+
+
+def _divide_vjp(ct, x1, x2, *, out):
+    ct_1 = divide.bind(ct, x2)
+    return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
+
+
+_rules(add, _add_jvp, lambda ct, x1, x2, *, out: (ct, ct))
+_rules(subtract, _subtract_jvp, lambda ct, x1, x2, *, out: (ct, negative.bind(ct)))
+_rules(multiply, _multiply_jvp,
+       lambda ct, x1, x2, *, out: (None if _scalar(x1) else multiply.bind(ct, x2),
+                                   None if _scalar(x2) else multiply.bind(ct, x1)))
+_rules(divide, _divide_jvp, _divide_vjp)
+
+
+def _unary_chain(prim, derivative):
+    """Rules of a unary primitive with derivative `derivative(x, out)`: tangent and cotangent are scaled by it."""
+
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x)
+        return out, multiply.bind(t, derivative(x, out))
+
+    _rules(prim, jvp, lambda ct, x, *, out: (multiply.bind(ct, derivative(x, out)),))
+
+
+_unary_chain(square, lambda x, out: multiply.bind(x, 2))
+_unary_chain(reciprocal, lambda x, out: negative.bind(square.bind(out)))
+
+
+def _safe_modulus(x):
+    """|x| with zeros replaced by ones (a divisor that is harmless where the numerator vanishes)."""
+    magnitude = abs.bind(x)
+    return add.bind(magnitude, equal.bind(magnitude, 0))  # bool + real: the real dtype
+
+
+def _abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = abs.bind(x)
+    s = sign.bind(x)
+    if _is_complex_value(x):
+        return out, real.bind(multiply.bind(conj.bind(s), t))  # Re(conj(x) dx) / |x|
+    return out, multiply.bind(t, s)
+
+
+def _abs_vjp(ct, x, *, out):
+    s = sign.bind(x)
+    return (multiply.bind(ct, conj.bind(s) if _is_complex_value(x) else s),)
+
+
+def _sign_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = sign.bind(x)
+    if not _is_complex_value(x):
+        return out, None
+    # d(x / |x|) = i s Im(conj(s) dx) / |x|, with s = sign(x); s = 0 makes it 0 at x = 0.
+    rotated = multiply.bind(imag.bind(multiply.bind(conj.bind(out), t)), multiply.bind(out, 1j))
+    return out, divide.bind(rotated, _safe_modulus(x))
+
+
+def _sign_vjp(ct, x, *, out):
+    if not _is_complex_value(x):
+        return (None,)
+    rotated = multiply.bind(imag.bind(multiply.bind(out, ct)), multiply.bind(conj.bind(out), 1j))
+    return (divide.bind(rotated, _safe_modulus(x)),)
+
+
+_rules(abs, _abs_jvp, _abs_vjp)
+_rules(sign, _sign_jvp, _sign_vjp)
+
+
+def _remainder_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = remainder.bind(x1, x2)
+    scaled = None if t2 is None else negative.bind(multiply.bind(t2, floor_divide.bind(x1, x2)))
+    return out, _at_shape(_sum_terms(t1, scaled), out)
+
+
+def _remainder_vjp(ct, x1, x2, *, out):
+    return ct, None if _scalar(x2) else negative.bind(multiply.bind(ct, floor_divide.bind(x1, x2)))
+
+
+_rules(remainder, _remainder_jvp, _remainder_vjp)
+
+
+def _share(first_wins, x1, x2, v):
+    """x1's share of `v` in maximum/minimum: all of it where x1 wins, half on a tie, none otherwise (or on NaN).
+
+    Multiplying by the boolean masks keeps `v`'s dtype and needs no conversion primitive.
+    """
+    return add.bind(multiply.bind(v, first_wins.bind(x1, x2)), multiply.bind(multiply.bind(v, 0.5), equal.bind(x1, x2)))
+
+
+def _extremum_tangent(first_wins, x1, x2, t1, t2):
+    if t2 is None:
+        return _share(first_wins, x1, x2, t1)
+    if t1 is None:
+        return subtract.bind(t2, _share(first_wins, x1, x2, t2))
+    return add.bind(t2, _share(first_wins, x1, x2, subtract.bind(t1, t2)))
+
+
+def _extremum(prim, first_wins):
+    def jvp(primals, tangents):
+        x1, x2 = primals
+        out = prim.bind(x1, x2)
+        return out, _at_shape(_extremum_tangent(first_wins, x1, x2, *tangents), out)
+
+    def vjp(ct, x1, x2, *, out):
+        ct_1 = _share(first_wins, x1, x2, ct)
+        return ct_1, subtract.bind(ct, ct_1)
+
+    _rules(prim, jvp, vjp)
+
+
+_extremum(maximum, greater)
+_extremum(minimum, less)
+
+
+# clip(x, min, max) = minimum(maximum(x, min), max): the derivative of that composition.
+def _clip_jvp(primals, tangents):
+    x, low, high = primals
+    t_x, t_low, t_high = tangents
+    out = clip.bind(x, low, high)
+    inner = maximum.bind(x, low)
+    t_inner = None if t_x is None and t_low is None else _extremum_tangent(greater, x, low, t_x, t_low)
+    tangent = _extremum_tangent(less, inner, high, t_inner, t_high) if t_inner is not None else \
+        subtract.bind(t_high, _share(less, inner, high, t_high))
+    return out, _at_shape(tangent, out)
+
+
+def _clip_vjp(ct, x, low, high, *, out):
+    inner = maximum.bind(x, low)
+    ct_inner = _share(less, inner, high, ct)
+    ct_x = _share(greater, x, low, ct_inner)
+    return ct_x, subtract.bind(ct_inner, ct_x), subtract.bind(ct, ct_inner)
+
+
+_rules(clip, _clip_jvp, _clip_vjp)
+
+
+def _copysign_factor(x1, out):
+    """d copysign(x1, x2) / dx1 = sign(x1) * sign(out): +-1, or 0 at x1 = 0 (as abs)."""
+    return multiply.bind(sign.bind(x1), sign.bind(out))
+
+
+def _copysign_jvp(primals, tangents):
+    x1, x2 = primals
+    out = copysign.bind(x1, x2)
+    return out, _at_shape(_scaled(tangents[0], _copysign_factor(x1, out)), out)
+
+
+_rules(copysign, _copysign_jvp, lambda ct, x1, x2, *, out: (multiply.bind(ct, _copysign_factor(x1, out)), None))
+
+
+def _real_jvp(primals, tangents):
+    return real.bind(*primals), real.bind(*tangents)
+
+
+def _imag_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return imag.bind(x), imag.bind(t) if _is_complex_value(x) else None
+
+
+# real(x) transposes to x + 0j (autodiff's cast of the cotangent to x's dtype); imag(x) to -i * ct.
+_rules(real, _real_jvp, lambda ct, x, *, out: (ct,))
+_rules(imag, _imag_jvp, lambda ct, x, *, out: (multiply.bind(ct, -1j) if _is_complex_value(x) else None,))
+
+# Integer- and bool-valued primitives (and nextafter) carry no derivative; they still batch.
+for _prim in (equal, not_equal, less, less_equal, greater, greater_equal, bitwise_and, bitwise_or, bitwise_xor,
+              bitwise_invert, bitwise_left_shift, bitwise_right_shift, logical_and, logical_or, logical_xor,
+              logical_not, isfinite, isinf, isnan, signbit, nextafter):
+    _prim.batch = _batch_rule(_prim)
+del _prim
