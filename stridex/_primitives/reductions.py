@@ -3,6 +3,12 @@
 Every reduction takes the normalised `axes` (a tuple) and `keepdims`; sum, prod and the cumulative
 ones also take the output `dtype` (the namespace resolves the spec's default accumulation dtype).
 Reductions over all axes return 0-D arrays (NumPy returns scalars there, so the rules wrap them).
+
+Gradient conventions: max and min send the gradient to the elements equal to the result, shared
+equally between ties (`max([1, 3, 3])` gives `[0, 1/2, 1/2]`; a NaN result shares it between the slice's
+NaNs). The gradients of prod and cumulative_prod are exact at zeros (products of the other elements, no
+division). var and std follow `correction` (M - correction in the denominator); std's gradient is
+infinite or NaN where std is 0, and both are NaN where M - correction <= 0, like their values.
 """
 
 from __future__ import annotations
@@ -328,3 +334,310 @@ diff = primitive(
     abstract_eval=_diff_abstract,
     lower=_lower_diff,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Rules compute with stridex operations (imported where used: the namespace imports this module), so
+# they are traced, differentiated again and batched like any user code.
+
+
+def _slice(x, axis: int, start: int, stop: int):
+    """`x[start:stop]` along `axis` (a view)."""
+    from .views import basic_index
+
+    entries = tuple(("slice", start, stop, 1) if i == axis else ("slice", 0, n, 1) for i, n in enumerate(x.shape))
+    return basic_index.bind(x, entries=entries)
+
+
+def _flip(x, axis: int):
+    from .views import flip
+
+    return flip.bind(x, axes=(axis,))
+
+
+def _filled(like, axis: int, length: int, value):
+    """A constant shaped like `like` except `length` along `axis`."""
+    from .._creation import full
+
+    return full(like.shape[:axis] + (length,) + like.shape[axis + 1:], value, dtype=like.dtype)
+
+
+def _cast(x, dtype):
+    from .._data_type import astype
+
+    return x if x.dtype is dtype else astype(x, dtype)
+
+
+def _restore(ct, shape: tuple, axes: tuple, keepdims: bool):
+    """A reduction's cotangent broadcast back over the reduced axes to the operand's `shape`."""
+    from .._manipulation import reshape
+    from .views import broadcast_to
+
+    if not keepdims and axes:
+        ct = reshape(ct, reduced_shape(shape, axes, True))
+    return broadcast_to.bind(ct, shape=shape) if ct.shape != shape else ct
+
+
+def lazy_batch(make):
+    """A batching rule built by `make()` on first use (the batching module cannot be imported here yet)."""
+    built = []
+
+    def rule(values, dims, **params):
+        if not built:
+            built.append(make())
+        return built[0](values, dims, **params)
+
+    return rule
+
+
+def batch_axes(prim, name="axes"):
+    """The batching rule of a one-operand primitive whose param `name` holds its axis or axes."""
+
+    def make():
+        from .._batching import batch_unary_axes
+
+        return batch_unary_axes(prim, (name,))
+
+    return lazy_batch(make)
+
+
+def _linear_jvp(prim):
+    """The JVP of a primitive linear in its (single) operand: the primitive applied to the tangent."""
+    return lambda primals, tangents, **params: (prim.bind(*primals, **params), prim.bind(*tangents, **params))
+
+
+# sum and mean are linear; their adjoint spreads the cotangent over the reduced axes.
+
+reduce_sum.jvp = _linear_jvp(reduce_sum)
+reduce_sum.vjp = lambda ct, x, *, out, axes, keepdims, dtype: (_restore(ct, x.shape, axes, keepdims),)
+reduce_sum.batch = batch_axes(reduce_sum)
+
+reduce_mean.jvp = _linear_jvp(reduce_mean)
+reduce_mean.vjp = lambda ct, x, *, out, axes, keepdims: (_restore(ct, x.shape, axes, keepdims)
+                                                         / _count(x.shape, axes),)
+reduce_mean.batch = batch_axes(reduce_mean)
+
+
+# prod: the derivative by x_i is the product of every other element, built from exclusive running
+# products from the left and from the right, so zeros need no special case (no division).
+
+
+def _product_of_others(x, axes: tuple):
+    """For each element of `x`, the product of the other elements of its reduced slice."""
+    from .._manipulation import reshape
+    from .views import permute
+
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    order = kept + axes
+    moved = permute.bind(x, axes=order) if order != tuple(range(x.ndim)) else x
+    kept_shape = tuple(x.shape[i] for i in kept)
+    size, last = _count(x.shape, axes), len(kept)
+    rows = reshape(moved, kept_shape + (size,))
+
+    def exclusive_products(v):
+        return _slice(cumulative_prod.bind(v, axis=last, dtype=x.dtype, include_initial=True), last, 0, size)
+
+    others = exclusive_products(rows) * _flip(exclusive_products(_flip(rows, last)), last)
+    others = reshape(others, kept_shape + tuple(x.shape[a] for a in axes))
+    inverse = tuple(order.index(i) for i in range(x.ndim))
+    return permute.bind(others, axes=inverse) if order != tuple(range(x.ndim)) else others
+
+
+def _prod_jvp(primals, tangents, *, axes, keepdims, dtype):
+    (x,), (t,) = primals, tangents
+    out = reduce_prod.bind(x, axes=axes, keepdims=keepdims, dtype=dtype)
+    return out, reduce_sum.bind(t * _product_of_others(x, axes), axes=axes, keepdims=keepdims, dtype=dtype)
+
+
+reduce_prod.jvp = _prod_jvp
+reduce_prod.vjp = lambda ct, x, *, out, axes, keepdims, dtype: (
+    _restore(ct, x.shape, axes, keepdims) * _product_of_others(x, axes),)
+reduce_prod.batch = batch_axes(reduce_prod)
+
+
+# max, min: the gradient goes to the elements equal to the result, shared equally between ties (a NaN
+# result: shared between the NaNs of the slice).
+
+
+def _extremum_weights(x, out, axes: tuple, keepdims: bool):
+    from .._elementwise import equal, isnan, logical_or
+    from .._manipulation import reshape
+
+    if not keepdims and axes:
+        out = reshape(out, reduced_shape(x.shape, axes, True))
+    chosen = _cast(logical_or(equal(x, out), isnan(x)), x.dtype)
+    return chosen / reduce_sum.bind(chosen, axes=axes, keepdims=True, dtype=x.dtype)
+
+
+def _extremum_rules(prim):
+    def jvp(primals, tangents, *, axes, keepdims):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axes=axes, keepdims=keepdims)
+        weights = _extremum_weights(x, out, axes, keepdims)
+        return out, reduce_sum.bind(t * weights, axes=axes, keepdims=keepdims, dtype=x.dtype)
+
+    def vjp(ct, x, *, out, axes, keepdims):
+        return (_restore(ct, x.shape, axes, keepdims) * _extremum_weights(x, out, axes, keepdims),)
+
+    prim.jvp, prim.vjp, prim.batch = jvp, vjp, batch_axes(prim)
+
+
+_extremum_rules(reduce_max)
+_extremum_rules(reduce_min)
+
+reduce_all.batch = batch_axes(reduce_all)
+reduce_any.batch = batch_axes(reduce_any)
+
+
+# var, std: d var = 2/(M - correction) * sum((x - mean) dx) (the mean's own derivative cancels, since
+# the deviations sum to zero); d std = d var / (2 std). NaN when M - correction <= 0, as the value.
+
+
+def _var_scale(shape, axes, correction) -> float:
+    dof = _count(shape, axes) - correction
+    return 1.0 / dof if dof > 0 else float("nan")
+
+
+def _deviation(x, axes):
+    return x - reduce_mean.bind(x, axes=axes, keepdims=True)
+
+
+def _var_jvp(primals, tangents, *, axes, keepdims, correction):
+    (x,), (t,) = primals, tangents
+    out = reduce_var.bind(x, axes=axes, keepdims=keepdims, correction=correction)
+    scale = 2.0 * _var_scale(x.shape, axes, correction)
+    return out, reduce_sum.bind(_deviation(x, axes) * t, axes=axes, keepdims=keepdims, dtype=out.dtype) * scale
+
+
+def _var_vjp(ct, x, *, out, axes, keepdims, correction):
+    scale = 2.0 * _var_scale(x.shape, axes, correction)
+    return (_deviation(x, axes) * _restore(ct * scale, x.shape, axes, keepdims),)
+
+
+def _std_jvp(primals, tangents, *, axes, keepdims, correction):
+    (x,), (t,) = primals, tangents
+    out = reduce_std.bind(x, axes=axes, keepdims=keepdims, correction=correction)
+    scale = _var_scale(x.shape, axes, correction)
+    return out, reduce_sum.bind(_deviation(x, axes) * t, axes=axes, keepdims=keepdims, dtype=out.dtype) \
+        * scale / out
+
+
+def _std_vjp(ct, x, *, out, axes, keepdims, correction):
+    scale = _var_scale(x.shape, axes, correction)
+    return (_deviation(x, axes) * _restore(ct * scale / out, x.shape, axes, keepdims),)
+
+
+reduce_var.jvp, reduce_var.vjp, reduce_var.batch = _var_jvp, _var_vjp, batch_axes(reduce_var)
+reduce_std.jvp, reduce_std.vjp, reduce_std.batch = _std_jvp, _std_vjp, batch_axes(reduce_std)
+
+
+# cumulative_sum is linear; its adjoint is the running sum taken from the other end.
+
+
+def _cumsum_vjp(ct, x, *, out, axis, dtype, include_initial):
+    if include_initial:
+        ct = _slice(ct, axis, 1, ct.shape[axis])
+    reverse = cumulative_sum.bind(_flip(ct, axis), axis=axis, dtype=ct.dtype, include_initial=False)
+    return (_flip(reverse, axis),)
+
+
+cumulative_sum.jvp = _linear_jvp(cumulative_sum)
+cumulative_sum.vjp = _cumsum_vjp
+cumulative_sum.batch = batch_axes(cumulative_sum, "axis")
+
+
+# cumulative_prod: with y_i = x_0 ... x_i and e_i = y_{i-1} (e_0 = 1), the tangent obeys
+# dy_i = x_i dy_{i-1} + e_i dx_i, and the cotangent of x_k is e_k * r_k with r_k = ct_k + x_{k+1} r_{k+1}.
+# Both are linear recurrences, solved by a log-depth scan of products: no division, so zeros are exact.
+
+
+def _linear_recurrence(a, b, axis: int):
+    """h along `axis` with h_i = a_i * h_{i-1} + b_i and h_{-1} = 0 (Hillis-Steele scan of affine maps)."""
+    from .._manipulation import concat
+
+    n = a.shape[axis]
+    step = 1
+    while step < n:
+        a_tail = _slice(a, axis, step, n)
+        b = concat([_slice(b, axis, 0, step), a_tail * _slice(b, axis, 0, n - step) + _slice(b, axis, step, n)],
+                   axis=axis)
+        if 2 * step < n:
+            a = concat([_slice(a, axis, 0, step), a_tail * _slice(a, axis, 0, n - step)], axis=axis)
+        step *= 2
+    return b
+
+
+def _cumprod_jvp(primals, tangents, *, axis, dtype, include_initial):
+    from .._manipulation import concat
+
+    (x,), (t,) = primals, tangents
+    n = x.shape[axis]
+    x = _cast(x, dtype)
+    running = cumulative_prod.bind(x, axis=axis, dtype=dtype, include_initial=True)
+    out = running if include_initial else _slice(running, axis, 1, n + 1)
+    tangent = _linear_recurrence(x, _slice(running, axis, 0, n) * _cast(t, dtype), axis)
+    if include_initial:
+        tangent = concat([_filled(tangent, axis, 1, 0), tangent], axis=axis)
+    return out, tangent
+
+
+def _cumprod_vjp(ct, x, *, out, axis, dtype, include_initial):
+    from .._manipulation import concat
+
+    n = x.shape[axis]
+    if include_initial:
+        ct = _slice(ct, axis, 1, n + 1)
+    if not n:
+        return (ct,)
+    if include_initial:
+        exclusive = _slice(out, axis, 0, n)
+    else:
+        exclusive = concat([_filled(out, axis, 1, 1), _slice(out, axis, 0, n - 1)], axis=axis)
+    backwards = _flip(_cast(x, dtype), axis)  # r runs from the end: in flipped order r'_i = x'_{i-1} r'_{i-1} + ct'_i
+    multipliers = concat([_filled(backwards, axis, 1, 1), _slice(backwards, axis, 0, n - 1)], axis=axis)
+    r = _flip(_linear_recurrence(multipliers, _flip(ct, axis), axis), axis)
+    return (exclusive * r,)
+
+
+cumulative_prod.jvp = _cumprod_jvp
+cumulative_prod.vjp = _cumprod_vjp
+cumulative_prod.batch = batch_axes(cumulative_prod, "axis")
+
+
+# diff is linear in its joined input: one difference's adjoint is minus a difference of the cotangent
+# padded with a zero at both ends, so n of them are (-1)^n times the n-th difference of the cotangent
+# padded with n zeros at both ends; the result is split back into the joined pieces.
+
+
+def _diff_jvp(primals, tangents, *, axis, n):
+    from .._autodiff import value_aval, zeros_like_aval
+
+    tangents = [t if t is not None else zeros_like_aval(value_aval(p)) for p, t in zip(primals, tangents)]
+    return diff.bind(*primals, axis=axis, n=n), diff.bind(*tangents, axis=axis, n=n)
+
+
+def _diff_vjp(ct, *parts, out, axis, n):
+    from .._creation import zeros
+
+    if ct.shape[axis] == 0:  # nothing came out: no gradient flows
+        return tuple(zeros(p.shape, dtype=ct.dtype) for p in parts)
+    if n:
+        pad = _filled(ct, axis, n, 0)
+        ct = diff.bind(pad, ct, pad, axis=axis, n=n)
+        ct = -ct if n % 2 else ct
+    pieces, start = [], 0
+    for p in parts:
+        length = p.shape[axis]
+        pieces.append(_slice(ct, axis, start, start + length))
+        start += length
+    return tuple(pieces)
+
+
+def _diff_batch(values, dims, *, axis_size, axis, n):
+    from .._batching import move_to_front
+
+    parts = [move_to_front(v, d, axis_size) for v, d in zip(values, dims)]
+    return diff.bind(*parts, axis=axis + 1, n=n), 0
+
+
+diff.jvp, diff.vjp, diff.batch = _diff_jvp, _diff_vjp, _diff_batch

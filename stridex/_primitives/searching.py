@@ -10,7 +10,7 @@ from .._lowering_support import as_dtype, broadcast_to_aval, jnp, lax
 from .._storage import aligned_empty
 from .._view import broadcast_shapes
 from .elementwise import ALIGNED_OUTPUT_ELEMENTS, aval_of, promote_avals
-from .reductions import _keep, reduced_shape, truth
+from .reductions import _keep, batch_axes, lazy_batch, reduced_shape, truth
 
 _INDEX = np.dtype(np.int64)
 
@@ -209,3 +209,61 @@ where = primitive(
     abstract_eval=_where_abstract,
     lower=_lower_where,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# argmax, argmin, count_nonzero and searchsorted are integer-valued: they only batch. `where` passes each
+# tangent/cotangent through on its own side of the condition (none reaches the condition).
+
+
+def _batch_arg(prim):
+    def rule(values, dims, *, axis_size, axis, keepdims):
+        from .._batching import move_to_front
+        from .._manipulation import reshape
+
+        x = move_to_front(values[0], dims[0], axis_size)
+        if axis is not None:
+            return prim.bind(x, axis=axis + 1, keepdims=keepdims), 0
+        per_example = 1
+        for n in x.shape[1:]:
+            per_example *= n
+        out = prim.bind(reshape(x, (axis_size, per_example)), axis=1, keepdims=False)
+        return (reshape(out, (axis_size,) + (1,) * (x.ndim - 1)) if keepdims else out), 0
+
+    return rule
+
+
+def _batch_searchsorted(values, dims, *, axis_size, side):
+    from .._batching import batch_by_loop
+
+    if all(d is None for i, d in enumerate(dims) if i != 1):
+        # Only the needles vary: searchsorted is elementwise in x2, so the batch axis stays where it is.
+        return searchsorted.bind(*values, side=side), dims[1]
+    # Each example searches its own sorted x1: NumPy's searchsorted is 1-D only.
+    return batch_by_loop(searchsorted)(values, dims, axis_size=axis_size, side=side)
+
+
+def _where_jvp(primals, tangents, **params):
+    from .views import broadcast_to
+
+    condition, x1, x2 = primals
+    out = where.bind(condition, x1, x2)
+    t1, t2 = (0.0 if t is None else t for t in tangents[1:])
+    tangent = where.bind(condition, t1, t2)
+    return out, tangent if tangent.shape == out.shape else broadcast_to.bind(tangent, shape=out.shape)
+
+
+def _elementwise_batch():
+    from .._batching import batch_elementwise
+
+    return batch_elementwise(where)
+
+
+argmax.batch = _batch_arg(argmax)
+argmin.batch = _batch_arg(argmin)
+count_nonzero.batch = batch_axes(count_nonzero)
+searchsorted.batch = _batch_searchsorted
+where.jvp = _where_jvp
+where.vjp = lambda ct, condition, x1, x2, *, out: (None, where.bind(condition, ct, 0.0),
+                                                   where.bind(condition, 0.0, ct))
+where.batch = lazy_batch(_elementwise_batch)

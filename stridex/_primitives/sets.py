@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from .. import _dtypes
@@ -103,3 +105,33 @@ isin = primitive(
     lower=_lower_isin,
     differentiable=False,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# unique is data-dependent (no batch rule); isin is elementwise in x1 and treats x2 as a set.
+
+
+def _isin_batch(values, dims, *, axis_size, invert):
+    from .._batching import move_to_front
+    from .._elementwise import equal, not_equal
+    from .._manipulation import reshape
+    from .reductions import reduce_all, reduce_any
+
+    (x1, x2), (d1, d2) = values, dims
+    if d2 is None:
+        return isin.bind(x1, x2, invert=invert), d1
+    # Each example has its own set: compare every element of x1 with every element of its x2.
+    x2 = move_to_front(x2, d2, axis_size)
+    rank = len(aval_of(x1).shape) - (d1 is not None)
+    x2 = reshape(x2, (axis_size,) + (1,) * rank + (prod(x2.shape[1:]),))
+    if d1 is not None:
+        x1 = move_to_front(x1, d1, axis_size)
+    if not isinstance(x1, int):  # a Python int stays a scalar
+        x1 = reshape(x1, x1.shape + (1,))
+    last = (rank + 1,)
+    if invert:
+        return reduce_all.bind(not_equal(x1, x2), axes=last, keepdims=False), 0
+    return reduce_any.bind(equal(x1, x2), axes=last, keepdims=False), 0
+
+
+isin.batch = _isin_batch

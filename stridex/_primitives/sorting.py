@@ -1,4 +1,8 @@
-"""Sorting primitives: sort, argsort (always stable; descending keeps equal elements in their original order)."""
+"""Sorting primitives: sort, argsort (always stable; descending keeps equal elements in their original order).
+
+sort's gradient follows its permutation: the JVP gathers the tangent by it, the VJP scatters the
+cotangent back through it, so tied elements each keep their own gradient (no sharing, unlike max).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import numpy as np
 from .. import _dtypes
 from .._core import ShapedArray, primitive
 from .._lowering_support import lax
+from .reductions import batch_axes
 from .searching import sort_key
 
 _INDEX = np.dtype(np.int64)
@@ -64,3 +69,30 @@ argsort = primitive(
     lower=_lower_argsort,
     differentiable=False,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# sort is a permutation of its input: the JVP gathers the tangent by the sorting permutation (argsort,
+# stable, so ties keep their original order), and the VJP scatters the cotangent back through it, done as a
+# gather by the inverse permutation (the argsort of the permutation).
+
+
+def _sort_jvp(primals, tangents, *, axis, descending):
+    from .take import take_along_axis
+
+    (x,), (t,) = primals, tangents
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return take_along_axis.bind(x, order, axis=axis), take_along_axis.bind(t, order, axis=axis)
+
+
+def _sort_vjp(ct, x, *, out, axis, descending):
+    from .take import take_along_axis
+
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return (take_along_axis.bind(ct, argsort.bind(order, axis=axis, descending=False), axis=axis),)
+
+
+sort.jvp = _sort_jvp
+sort.vjp = _sort_vjp
+sort.batch = batch_axes(sort, "axis")
+argsort.batch = batch_axes(argsort, "axis")
