@@ -156,3 +156,75 @@ fftfreq = primitive(
     lower=_fftfreq_lower,
     differentiable=False,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------------
+# Every transform is linear (over the reals: irfft/hfft read only part of their input), so the JVP
+# transforms the tangent. The VJP is the transpose under the pairing Re(sum(a * b)) (JAX's convention):
+# the DFT matrix is symmetric, so fft/ifft transpose to themselves; rfft to the real part of a full fft of
+# the zero-padded half spectrum; irfft to c * conj(rfft) with the opposite norm, where c counts how many
+# output terms each stored coefficient stands for (1 for the zero and Nyquist terms, else 2); the input
+# padding or trimming to `lengths` transposes to trimming or padding.
+
+
+def _fit_axes(g, shape, axes):
+    """g trimmed or zero-padded along `axes` to `shape`."""
+    from .._creation import zeros
+    from .indexing import scatter
+    from .views import basic_index
+
+    for axis in axes:
+        have, want = g.shape[axis], shape[axis]
+        if have == want:
+            continue
+        entries = tuple(("slice", 0, min(have, want), 1) if a == axis else ("slice", 0, n, 1)
+                        for a, n in enumerate(g.shape))
+        if have > want:
+            g = basic_index.bind(g, entries=entries)
+        else:
+            target = g.shape[:axis] + (want,) + g.shape[axis + 1:]
+            g = scatter.bind(zeros(target, dtype=g.dtype), g, template=entries)
+    return g
+
+
+def _half_spectrum_weights(n: int, axis: int, ndim: int, dtype):
+    """c along `axis`: 1 for the zero-frequency (and, for even n, the Nyquist) term, 2 for the others."""
+    from .._creation import asarray
+
+    weights = np.full(n // 2 + 1, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    return asarray(weights.reshape((n // 2 + 1,) + (1,) * (ndim - 1 - axis)), dtype=dtype)
+
+
+def _fft_vjp(ct, x, *, out, kind, axes, lengths, norm):
+    from .._elementwise import conj
+
+    if kind in ("fft", "ifft"):
+        g = fft.bind(ct, kind=kind, axes=axes, lengths=lengths, norm=norm)
+    elif kind == "rfft":  # the full transform pads the half spectrum; autodiff keeps the real part
+        g = fft.bind(ct, kind="fft", axes=axes, lengths=lengths, norm=norm)
+    elif kind == "ihfft":  # ihfft = conj(rfft) with the opposite norm
+        g = fft.bind(conj(ct), kind="fft", axes=axes, lengths=lengths, norm=_SWAP[norm])
+    else:
+        weights = _half_spectrum_weights(lengths[-1], axes[-1], ct.ndim, _dtypes.real_of(ct.dtype))
+        if kind == "irfft":
+            g = conj(fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=_SWAP[norm])) * weights
+        else:  # hfft = irfft(conj(x)) with the opposite norm
+            g = fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=norm) * weights
+    return (_fit_axes(g, x.shape, axes),)
+
+
+def _fft_batch(values, dims, *, axis_size, kind, axes, lengths, norm):
+    from .._batching import move_to_front
+
+    x = move_to_front(values[0], dims[0], axis_size)
+    return fft.bind(x, kind=kind, axes=tuple(a + 1 for a in axes), lengths=lengths, norm=norm), 0
+
+
+fft.jvp = lambda primals, tangents, **params: (fft.bind(primals[0], **params), fft.bind(tangents[0], **params))
+fft.vjp = _fft_vjp
+fft.batch = _fft_batch
+# fftfreq has no array inputs, so vmap never batches it; the rule exists for completeness.
+fftfreq.batch = lambda values, dims, *, axis_size, **params: (fftfreq.bind(**params), None)
