@@ -114,7 +114,10 @@ def selected_paths(suite: Path, names: list[str]) -> list[str]:
 
 def suite_env(version: str, mode: str) -> dict[str, str]:
     env = dict(os.environ)
-    env["ARRAY_API_TESTS_MODULE"] = "stridex"
+    # The suite tests the namespace a client gets for `version`: stridex itself for 2025.12, else the
+    # namespace `__array_namespace__(api_version=version)` returns (lists where older versions want them).
+    env["ARRAY_API_TESTS_MODULE"] = "stridex" if version == "2025.12" else (
+        f"exec('import stridex; xp = stridex.asarray(0).__array_namespace__(api_version=\"{version}\")')")
     env["ARRAY_API_TESTS_VERSION"] = version
     env["STRIDEX_MODE"] = mode
     env.update(MODES[mode])

@@ -204,11 +204,9 @@ class Array:
         return w.copy() if copy else w
 
     def __array_namespace__(self, /, *, api_version: str | None = None):
-        if api_version is not None and api_version not in ("2023.12", "2024.12", "2025.12"):
-            raise ValueError(f"stridex implements Array API versions 2023.12, 2024.12 and 2025.12, not {api_version!r}")
-        import stridex
+        from ._versions import namespace
 
-        return stridex
+        return namespace(api_version)
 
     def to_device(self, device, /, *, stream=None) -> Array:
         if stream is not None:
