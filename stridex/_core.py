@@ -147,10 +147,20 @@ def _eager_operand(prim, a):
 def _wrap(out, wins):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    elif out.base is not None and any(type(w) is np.ndarray and np.may_share_memory(out, w) for w in wins):
+    elif out.base is not None and any(type(w) is np.ndarray and _is_view_of(out, w) for w in wins):
         # A compute primitive's result owns fresh memory; NumPy sometimes returns a view of an input.
         out = out.copy()
     return Array._from_numpy(out)
+
+
+def _is_view_of(out: np.ndarray, w: np.ndarray) -> bool:
+    """Whether `out` views the memory `w` views: NumPy collapses `out.base` to an owner up w's chain."""
+    base = out.base
+    while isinstance(w, np.ndarray):
+        if base is w:
+            return True
+        w = w.base
+    return False
 
 
 def _eager_view(prim, args, params):
