@@ -26,6 +26,7 @@ from ._primitives.views import as_strided
 from ._state import STATE
 from ._storage import Storage
 from ._tracing import Tracer, trace_to_program
+from ._tree import freeze
 from ._view import View
 
 CACHE_SIZE = 256
@@ -125,16 +126,18 @@ class Jitted:
     def _signature(self, args, kwargs) -> _Signature:
         nargs = len(args)
         static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
-        statics, dynamic = [], []
+        statics, dynamic, static_keys = [], [], []
         for i, a in enumerate(args):
             if i in static_pos:
                 statics.append((i, _hashable(a, f"static argument {i}")))
+                static_keys.append((i, freeze(a)))
             else:
                 dynamic.append(a)
         dyn_kwargs = {}
         for name in sorted(kwargs):
             if name in self._static_argnames:
                 statics.append((name, _hashable(kwargs[name], f"static argument {name!r}")))
+                static_keys.append((name, freeze(kwargs[name])))
             else:
                 dyn_kwargs[name] = kwargs[name]
         leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
@@ -161,7 +164,7 @@ class Jitted:
         sig.groups = _alias_groups(leaves, alias)
         if sig.groups:  # arguments sharing storage: their relative placement is part of the program
             sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
-        sig.key = (treedef, tuple(sigs), tuple(statics), tuple(alias))
+        sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
         sig.leaves = leaves
         sig.treedef = treedef
         sig.statics = statics

@@ -16,6 +16,7 @@ import os
 from collections import Counter
 
 from . import _tree
+from ._tree import freeze
 from ._array import Array
 from ._jit import Jitted
 from ._state import STATE
@@ -40,14 +41,13 @@ ARRAY_METHODS = (
 
 
 def _freeze(value):
-    """A hashable stand-in for a static leaf (slices are unhashable before Python 3.12)."""
-    if type(value) is slice:
-        return ("slice", value.start, value.stop, value.step)
+    """A hashable stand-in for a static leaf (see `_tree.freeze`); unhashable objects key by identity."""
+    key = freeze(value)
     try:
-        hash(value)
+        hash(key)
     except TypeError:
         return ("id", id(value))
-    return (type(value), value)
+    return key
 
 
 def traced_per_call(fn, name: str, scalars_dynamic: bool):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._core import PRIMITIVES
 from ._ir import Eqn, Literal, Program, Var
+from ._tree import freeze
 
 
 def dead_code_elimination(program: Program) -> Program:
@@ -23,7 +24,7 @@ def dead_code_elimination(program: Program) -> Program:
 
 def _operand_key(v):
     if isinstance(v, Literal):
-        return ("lit", type(v.value), v.value, v.aval)
+        return ("lit", freeze(v.value), v.aval)
     return id(v)
 
 
@@ -38,7 +39,8 @@ def common_subexpression_elimination(program: Program) -> Program:
 
     for eqn in program.eqns:
         inputs = [sub(v) for v in eqn.inputs]
-        key = (eqn.prim.name, tuple(_operand_key(v) for v in inputs), tuple(sorted(eqn.params.items())))
+        key = (eqn.prim.name, tuple(_operand_key(v) for v in inputs),
+               tuple((k, freeze(v)) for k, v in sorted(eqn.params.items())))
         try:
             earlier = seen.get(key)
         except TypeError:  # an unhashable param: leave the equation alone

@@ -54,3 +54,32 @@ def _unflatten(d, it):
 def tree_map(fn, tree):
     leaves, treedef = flatten(tree)
     return unflatten(treedef, [fn(x) for x in leaves])
+
+
+def freeze(value):
+    """A hashable key that tells apart values `==` confuses: -0.0 from 0.0, 1 from 1.0 from True.
+
+    Used for cache keys and for comparing equation params; slices (unhashable before Python 3.12) and
+    0-D integer arrays used as slice bounds become tuples.
+    """
+    t = type(value)
+    if t is float:
+        return (float, value.hex())
+    if t is complex:
+        return (complex, value.real.hex(), value.imag.hex())
+    if t is tuple:
+        return (tuple, *(freeze(v) for v in value))
+    if t is slice:
+        return (slice, freeze(_bound(value.start)), freeze(_bound(value.stop)), freeze(_bound(value.step)))
+    return (t, value)
+
+
+def _bound(b):
+    if b is None or type(b) is int:
+        return b
+    import operator
+
+    try:
+        return operator.index(b)
+    except TypeError:
+        return b
