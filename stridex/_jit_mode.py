@@ -16,11 +16,11 @@ import os
 from collections import Counter
 
 from . import _tree
-from ._tree import freeze
 from ._array import Array
 from ._jit import Jitted
 from ._state import STATE
 from ._tracing import DataDependentShapeError
+from ._tree import freeze
 
 FALLBACKS: Counter = Counter()
 
