@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ._array import Array
+from ._array import Array, window
 from ._primitives import shape as _shape
 from ._primitives import views as _views
 from ._primitives.elementwise import copy as _copy_prim
@@ -176,6 +176,14 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     (2, 3)
     """
     _check_array(x, "reshape")
+    if copy is None and STATE.trace is None and type(shape) is tuple and x._fast_storage():
+        # Eager fast path: NumPy applies the same view-or-not rule as View.reshape (tests check it),
+        # answering in C; anything it refuses goes the long way below (which copies or explains).
+        w = x._np
+        try:
+            return x._fast_view((w if w is not None else window(x)).reshape(shape, copy=False))
+        except (ValueError, TypeError):
+            pass
     shape = _resolve_shape(tuple(operator.index(n) for n in shape), x.shape)
     if copy:
         return _views.reshape_view.bind(x._copy(), shape=shape)
