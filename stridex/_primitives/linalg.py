@@ -3,6 +3,9 @@
 Every decomposition works on stacks: its input's last two axes are the matrix axes, the leading ones are
 batch axes. The eager rules call NumPy's LAPACK-backed `np.linalg` (which keeps float32/complex64 in single
 precision); the lowerings call `jax.lax.linalg` or, where its semantics equal the spec's, `jax.numpy.linalg`.
+The transformation rules (bottom) are the standard matrix-calculus formulas; their conventions (which
+triangle cholesky/eigh differentiate, eigenvector and singular-vector gauges, degenerate spectra) are
+written down there.
 
 Note: where the spec leaves failures implementation-defined (a singular matrix for inv/solve, one that is not
 positive definite for cholesky, NaN input to svd/eig), the eager rules raise NumPy's LinAlgError (a
