@@ -48,7 +48,7 @@ def test_grad_through_chain_of_views_and_inplace_ops():
 
     x = np.arange(6.0).reshape(2, 3) / 7
     check_grads(f, [x])
-    jax_f = lambda x: _jax_version(x)  # noqa: E731
+    jax_f = lambda x: _jax_version(x)
     np.testing.assert_allclose(np.asarray(sx.grad(f)(a64(x))), np.asarray(jax.grad(jax_f)(jnp.asarray(x))),
                                rtol=1e-12)
 
@@ -104,7 +104,7 @@ def test_compositions():
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10)
 
     # grad(grad(f)) of a scalar function
-    f = lambda t: sx.sum(sx.sin(t) * t)  # noqa: E731
+    f = lambda t: sx.sum(sx.sin(t) * t)
     d2 = sx.grad(lambda t: sx.grad(f)(t)[0])(a64([0.7]))
     np.testing.assert_allclose(np.asarray(d2), [2 * np.cos(0.7) - 0.7 * np.sin(0.7)], rtol=1e-12)
 
@@ -130,7 +130,7 @@ def test_jacobians_match_jax():
         return sx.sin(v) * v[::-1]
 
     v = np.array([0.1, 0.4, -0.3])
-    jf = lambda v: jnp.sin(v) * v[::-1]  # noqa: E731
+    jf = lambda v: jnp.sin(v) * v[::-1]
     np.testing.assert_allclose(np.asarray(sx.jacfwd(f)(a64(v))), np.asarray(jax.jacfwd(jf)(jnp.asarray(v))),
                                rtol=1e-12)
     np.testing.assert_allclose(np.asarray(sx.jacrev(f)(a64(v))), np.asarray(jax.jacrev(jf)(jnp.asarray(v))),
