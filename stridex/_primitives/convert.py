@@ -36,3 +36,33 @@ convert_element_type = primitive(
     abstract_eval=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype, False),
     lower=_convert_lower,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# The conversion is linear: the JVP converts the tangent, the VJP hands the cotangent back (autodiff's
+# `fit` casts it to the input's dtype, taking the real part for a real input converted to complex). An
+# integer or bool result carries no derivative: no tangent, and the cotangent is None.
+
+_FLOATING = ("real floating", "complex floating")
+
+
+def _convert_jvp(primals, tangents, *, new_dtype):
+    out = convert_element_type.bind(primals[0], new_dtype=new_dtype)
+    if new_dtype.kind not in _FLOATING:
+        return out, None
+    t = tangents[0]
+    if t.dtype.kind == "complex floating" and new_dtype.kind != "complex floating":
+        from .elementwise import real
+
+        t = real.bind(t)  # the conversion keeps the real part
+    return out, convert_element_type.bind(t, new_dtype=new_dtype)
+
+
+def _convert_vjp(ct, x, *, out, new_dtype):
+    return (ct if new_dtype.kind in _FLOATING else None,)
+
+
+convert_element_type.jvp = _convert_jvp
+convert_element_type.vjp = _convert_vjp
+convert_element_type.batch = lambda values, dims, *, axis_size, new_dtype: (
+    convert_element_type.bind(values[0], new_dtype=new_dtype), dims[0])

@@ -202,3 +202,36 @@ linspace = primitive(
     lower=_linspace_lower,
     differentiable=False,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# iota, full, empty, eye and linspace take no array inputs (start, stop and fill values are Python scalars
+# fixed in the params): they carry no derivative, and vmap never batches them (a primitive without batched
+# inputs is bound as it is); their batch rules exist for completeness. triangle is linear in its input: its
+# JVP masks the tangent, its VJP masks the cotangent (the mask is its own adjoint).
+
+
+def _no_inputs_batch(prim):
+    return lambda values, dims, *, axis_size, **params: (prim.bind(**params), None)
+
+
+for _prim in (iota, full, empty, eye, linspace):
+    _prim.batch = _no_inputs_batch(_prim)
+
+
+def _triangle_jvp(primals, tangents, *, k, upper):
+    return triangle.bind(primals[0], k=k, upper=upper), triangle.bind(tangents[0], k=k, upper=upper)
+
+
+def _triangle_batch(values, dims, *, axis_size, k, upper):
+    (x,), (d,) = values, dims
+    if d >= x.ndim - 2:  # the batch axis is one of the matrix axes: move it out of the way
+        from .._manipulation import moveaxis
+
+        x, d = moveaxis(x, d, 0), 0
+    return triangle.bind(x, k=k, upper=upper), d
+
+
+triangle.jvp = _triangle_jvp
+triangle.vjp = lambda ct, x, *, out, k, upper: (triangle.bind(ct, k=k, upper=upper),)
+triangle.batch = _triangle_batch

@@ -205,3 +205,140 @@ repeat_by_array = primitive(
     lower=_repeat_by_array_lower,
     data_dependent=True,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Every primitive here is linear in its array input(s): the JVP applies the same primitive to the tangents
+# (zeros standing in for inputs without one), and the VJP is the adjoint: concatenate and stack split the
+# cotangent into views, roll rolls it back, tile sums the tiles, repeat sums each element's repeats (a
+# reshape and a sum for a single count, a scatter-add by element index for one count per element). Batch
+# rules move the batch axis first and shift the axis params by one.
+
+_FLOATING = ("real floating", "complex floating")
+
+
+def _full_slices(shape) -> tuple:
+    return tuple(("slice", 0, n, 1) for n in shape)
+
+
+def _batch_first(values, dims, axis_size):
+    from .._batching import move_to_front
+
+    return [move_to_front(v, d, axis_size) for v, d in zip(values, dims)]
+
+
+def _linear_unary_jvp(prim):
+    return lambda primals, tangents, **params: (prim.bind(primals[0], **params), prim.bind(tangents[0], **params))
+
+
+def _join_jvp(prim):
+    """JVP of concatenate/stack: the same join of the tangents, zeros for inputs without a tangent."""
+
+    def jvp(primals, tangents, *, axis):
+        from .._creation import zeros
+
+        out = prim.bind(*primals, axis=axis)
+        joined = [t if t is not None else zeros(p.shape, dtype=out.dtype) for p, t in zip(primals, tangents)]
+        return out, prim.bind(*joined, axis=axis)
+
+    return jvp
+
+
+def _join_batch(prim):
+    return lambda values, dims, *, axis_size, axis: (
+        prim.bind(*_batch_first(values, dims, axis_size), axis=axis + 1), 0)
+
+
+def _concatenate_vjp(ct, *arrays, out, axis):
+    from .views import basic_index
+
+    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
+    cts, start = [], 0
+    for a in arrays:
+        n = a.shape[axis]
+        if a.dtype.kind in _FLOATING:
+            cts.append(basic_index.bind(ct, entries=lead + (("slice", start, start + n, 1),) + rest))
+        else:
+            cts.append(None)
+        start += n
+    return tuple(cts)
+
+
+def _stack_vjp(ct, *arrays, out, axis):
+    from .views import basic_index
+
+    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
+    return tuple(basic_index.bind(ct, entries=lead + (("int", i),) + rest) if a.dtype.kind in _FLOATING else None
+                 for i, a in enumerate(arrays))
+
+
+concatenate.jvp = _join_jvp(concatenate)
+concatenate.vjp = _concatenate_vjp
+concatenate.batch = _join_batch(concatenate)
+stack.jvp = _join_jvp(stack)
+stack.vjp = _stack_vjp
+stack.batch = _join_batch(stack)
+
+
+roll.jvp = _linear_unary_jvp(roll)
+roll.vjp = lambda ct, x, *, out, shifts, axes: (
+    roll.bind(ct, shifts=tuple(x.shape[a] - s for s, a in zip(shifts, axes)), axes=axes),)
+roll.batch = lambda values, dims, *, axis_size, shifts, axes: (
+    roll.bind(_batch_first(values, dims, axis_size)[0], shifts=shifts, axes=tuple(a + 1 for a in axes)), 0)
+
+
+def _tile_vjp(ct, x, *, out, repetitions):
+    from .._manipulation import reshape
+    from .._statistical import sum
+
+    if all(r == 1 for r in repetitions):
+        return (ct,)
+    # (r0 * s0, r1 * s1, ...) -> (r0, s0, r1, s1, ...), then the sum over the copies (the even axes)
+    spread = tuple(n for pair in zip(repetitions, x.shape) for n in pair)
+    return (sum(reshape(ct, spread), axis=tuple(range(0, len(spread), 2))),)
+
+
+tile.jvp = _linear_unary_jvp(tile)
+tile.vjp = _tile_vjp
+tile.batch = lambda values, dims, *, axis_size, repetitions: (
+    tile.bind(_batch_first(values, dims, axis_size)[0], repetitions=(1, *repetitions)), 0)
+
+
+def scatter_add_along(ct, index, x_shape: tuple, axis: int):
+    """The adjoint of gathering along `axis` by `index` (1-D): ct's slices added into zeros at `index`."""
+    from .._creation import zeros
+    from .indexing import scatter_add
+
+    return scatter_add.bind(zeros(x_shape, dtype=ct.dtype), ct, index,
+                            template=_full_slices(x_shape[:axis]) + (("array", 0),))
+
+
+def _repeat_vjp(ct, x, *, out, count, axis):
+    from .._creation import asarray
+    from .._manipulation import reshape
+    from .._statistical import sum
+
+    shape = x.shape
+    if not isinstance(count, int) and len(count) == 1:
+        count = count[0]
+    if isinstance(count, int):
+        grouped = reshape(ct, shape[:axis] + (shape[axis], count) + shape[axis + 1:])
+        return (sum(grouped, axis=axis + 1),)
+    index = asarray(tuple(i for i, c in enumerate(count) for _ in range(c)), dtype=_dtypes.int64)
+    return (scatter_add_along(ct, index, shape, axis),)
+
+
+def _repeat_by_array_vjp(ct, x, repeats, *, out, axis):
+    from .._creation import arange
+
+    index = repeat_by_array.bind(arange(x.shape[axis], dtype=_dtypes.int64), repeats, axis=0)
+    return scatter_add_along(ct, index, x.shape, axis), None
+
+
+repeat.jvp = _linear_unary_jvp(repeat)
+repeat.vjp = _repeat_vjp
+repeat.batch = lambda values, dims, *, axis_size, count, axis: (
+    repeat.bind(_batch_first(values, dims, axis_size)[0], count=count, axis=axis + 1), 0)
+repeat_by_array.jvp = lambda primals, tangents, *, axis: (repeat_by_array.bind(*primals, axis=axis),
+                                                          repeat_by_array.bind(tangents[0], primals[1], axis=axis))
+repeat_by_array.vjp = _repeat_by_array_vjp

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtypes
 from .._core import ShapedArray, primitive
 from .._lowering_support import jnp, lax
 from .._view import broadcast_shapes
-from .shape import aligned_result
+from .shape import aligned_result, scatter_add_along
 
 
 def _normalized(indices, n: int):
@@ -73,3 +74,68 @@ take_along_axis = primitive(
                                                           x.weak_type),
     lower=_take_along_lower,
 )
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Both gathers are linear in x: the JVP gathers the tangent; the VJP scatter-adds the cotangent into zeros
+# (repeated indices accumulate). take_along_axis's cotangent lands in x broadcast to the output's other
+# axes; autodiff's `fit` sums it back down to x's shape. Batching: with unbatched indices the batch axis
+# just shifts `axis`; with batched indices, take becomes a take_along_axis whose indices lie along `axis`,
+# and take_along_axis aligns the batch axes of x and indices (a size-1 axis broadcasts an unbatched one).
+
+
+def _gather_jvp(prim):
+    return lambda primals, tangents, *, axis: (prim.bind(*primals, axis=axis),
+                                               prim.bind(tangents[0], primals[1], axis=axis))
+
+
+def _take_vjp(ct, x, indices, *, out, axis):
+    return scatter_add_along(ct, indices, x.shape, axis), None
+
+
+def _take_along_vjp(ct, x, indices, *, out, axis):
+    from .._creation import arange, zeros
+    from .._manipulation import reshape
+    from .indexing import scatter_add
+
+    shape = ct.shape
+    ndim = len(shape)
+    # x broadcast to the output's other axes; every position (i, ..., indices[i, ..., k, ...], ...) gets ct's
+    # element at (i, ..., k, ...): open-grid aranges index the other axes.
+    target = zeros(shape[:axis] + (x.shape[axis],) + shape[axis + 1:], dtype=ct.dtype)
+    grids = [indices if j == axis else
+             reshape(arange(n, dtype=_dtypes.int64), (1,) * j + (n,) + (1,) * (ndim - j - 1))
+             for j, n in enumerate(shape)]
+    template = tuple(("array", j) for j in range(ndim))
+    return scatter_add.bind(target, ct, *grids, template=template), None
+
+
+def _take_batch(values, dims, *, axis_size, axis):
+    (x, indices), (dx, di) = values, dims
+    if di is None:
+        return take.bind(x, indices, axis=axis + 1 if dx <= axis else axis), dx
+    from .._batching import move_to_front
+    from .._manipulation import expand_dims, reshape
+
+    x = expand_dims(x, axis=0) if dx is None else move_to_front(x, dx, axis_size)
+    indices = move_to_front(indices, di, axis_size)
+    example_ndim = x.ndim - 1
+    indices = reshape(indices, (axis_size,) + (1,) * axis + (indices.shape[1],) + (1,) * (example_ndim - axis - 1))
+    return take_along_axis.bind(x, indices, axis=axis + 1), 0
+
+
+def _take_along_batch(values, dims, *, axis_size, axis):
+    from .._batching import move_to_front
+    from .._manipulation import expand_dims
+
+    x, indices = (expand_dims(v, axis=0) if d is None else move_to_front(v, d, axis_size)
+                  for v, d in zip(values, dims))
+    return take_along_axis.bind(x, indices, axis=axis + 1), 0
+
+
+take.jvp = _gather_jvp(take)
+take.vjp = _take_vjp
+take.batch = _take_batch
+take_along_axis.jvp = _gather_jvp(take_along_axis)
+take_along_axis.vjp = _take_along_vjp
+take_along_axis.batch = _take_along_batch
