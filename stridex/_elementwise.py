@@ -47,6 +47,18 @@ def _python_scalar(value):
     return None
 
 
+_WEAK_EXAMPLES = {_dtypes.bool: True, _dtypes.int64: 1, _dtypes.float64: 1.0, _dtypes.complex128: 1j}
+
+
+def _weak_scalar(x):
+    """For a weakly typed traced value (a Python scalar argument of a jitted function), an example Python
+    scalar of its kind, so that it is validated and promoted exactly like the scalar it stands for."""
+    aval = getattr(x, "_aval", None)
+    if aval is not None and aval.weak_type and aval.shape == ():
+        return _WEAK_EXAMPLES.get(aval.dtype)
+    return None
+
+
 def _binary(prim, allowed: frozenset, category: str, x1, x2):
     """Validate a two-argument elementwise call, then bind `prim` (the fast path: two arrays)."""
     if type(x1) is Array and type(x2) is Array:
@@ -70,6 +82,11 @@ def _binary_slow(prim, allowed, category, x1, x2):
         operands.append(x)
     x1, x2 = operands
     arrays = [x for x in operands if isinstance(x, Array)]
+    if len(arrays) == 2 and (_weak_scalar(x1) is None) != (_weak_scalar(x2) is None):
+        # One operand is a traced Python scalar: check it as the scalar it is, bind it as it is.
+        weak, strong = (x1, x2) if _weak_scalar(x1) is not None else (x2, x1)
+        _check_operands(prim, allowed, category, strong, _weak_scalar(weak))
+        return prim.bind(x1, x2)
     if not arrays:
         raise TypeError(f"{prim.name} requires at least one array argument, got "
                         f"{type(x1).__name__} and {type(x2).__name__}")
@@ -78,13 +95,17 @@ def _binary_slow(prim, allowed, category, x1, x2):
             raise TypeError(f"{prim.name} requires {category} dtypes, got {x.dtype.name}")
     if len(arrays) == 1:
         array = arrays[0]
-        scalar = x2 if array is x1 else x1
-        _check_scalar(array.dtype, scalar, prim.name)
-        promoted = _dtypes.scalar_result_dtype(array.dtype, scalar)
-        if promoted not in allowed:
-            raise TypeError(f"{prim.name} requires {category} operands; a {array.dtype.name} array with the "
-                            f"Python {type(scalar).__name__} {scalar!r} promotes to {promoted.name}")
+        _check_operands(prim, allowed, category, array, x2 if array is x1 else x1)
     return prim.bind(x1, x2)
+
+
+def _check_operands(prim, allowed, category, array, scalar):
+    """An array with a Python scalar operand: the scalar's kind must fit, and so must the promoted dtype."""
+    _check_scalar(array.dtype, scalar, prim.name)
+    promoted = _dtypes.scalar_result_dtype(array.dtype, scalar)
+    if promoted not in allowed:
+        raise TypeError(f"{prim.name} requires {category} operands; a {array.dtype.name} array with the "
+                        f"Python {type(scalar).__name__} {scalar!r} promotes to {promoted.name}")
 
 
 def _unary(prim, allowed: frozenset, category: str, x, **params):
@@ -286,7 +307,8 @@ def nextafter(x1, x2, /):
     >>> float(sx.nextafter(sx.asarray(1.0), 2.0)) - 1.0
     2.220446049250313e-16
     """
-    if isinstance(x1, Array) and isinstance(x2, Array) and x1.dtype is not x2.dtype:
+    if isinstance(x1, Array) and isinstance(x2, Array) and x1.dtype is not x2.dtype \
+            and _weak_scalar(x1) is None and _weak_scalar(x2) is None:
         raise TypeError(f"nextafter requires x1 and x2 of the same dtype, got {x1.dtype.name} and {x2.dtype.name}")
     return _binary(_p.nextafter, _ALLOWED["real floating"], "real floating", x1, x2)
 

@@ -235,6 +235,10 @@ class Trace:
         from ._primitives.indexing import scatter
 
         target, value, *indices = args
+        if not self.concrete_shapes and any(getattr(i, "dtype", None) is _dtypes.bool for i in indices) \
+                and getattr(value, "size", 1) != 1:
+            # x[mask] = values-per-selected-element: how many are selected depends on the data.
+            return self.data_dependent(prim, args, params)
         target = self.writable_target(target)
         updated = scatter.bind(self._current(target), value, *indices, **params)
         self.write_back(target, updated)

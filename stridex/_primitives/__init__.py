@@ -1,4 +1,18 @@
 """The closed set of stridex primitives, one module per family; importing this package registers them all."""
 
-from . import (convert, creation, elementwise, fft, indexing, linalg, reductions, searching, sets,  # noqa: F401
-               shape, sorting, take, transcendental, views)
+from . import (  # noqa: F401
+               convert,
+               creation,
+               elementwise,
+               fft,
+               indexing,
+               linalg,
+               reductions,
+               searching,
+               sets,
+               shape,
+               sorting,
+               take,
+               transcendental,
+               views,
+)

@@ -93,7 +93,27 @@ def _lower_scatter(ctx, x, value, *indices, template):
     from .._lowering_support import as_dtype
 
     value = as_dtype(value, ctx.avals_in[0].dtype)
+    masks = [k for k, aval in enumerate(ctx.avals_in[2:]) if aval.dtype.kind == "bool"]
+    if masks:
+        return _lower_masked_set(ctx, x, value, indices, template)
     return x.at[numpy_key(template, indices)].set(value)
+
+
+def _lower_masked_set(ctx, x, value, indices, template):
+    """`x[mask] = value` with a leading boolean mask and a value of one element: a `select`.
+
+    (A value with one element per selected position has a data-dependent shape; tracing refuses it.)"""
+    from .._lowering_support import lax as _lax
+
+    lax = _lax()
+    if template[0] != ("array", 0) or any(e[0] not in ("ellipsis",) for e in template[1:]) or \
+            any(n != 1 for n in ctx.avals_in[1].shape):
+        raise NotImplementedError("under jit, boolean-mask assignment supports x[mask] = value with a leading "
+                                  "mask and a one-element value")
+    mask = indices[0]
+    mask = lax.broadcast_in_dim(mask, x.shape, tuple(range(mask.ndim)))
+    value = lax.broadcast_in_dim(value.reshape(()), x.shape, ())
+    return lax.select(mask, value, x)
 
 
 # The functional form of `assign`: a copy of x with x[key] replaced by value (broadcast).
