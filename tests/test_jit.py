@@ -314,3 +314,30 @@ def test_jit_runs_on_the_gpu():
     x = sx.asarray(np.arange(1000.0))
     np.testing.assert_allclose(float(f(x)), float(np.sum(np.arange(1000.0) ** 2)))
     assert f.lower(x).compile() is not None
+
+
+def test_traced_python_scalars_are_checked_like_python_scalars():
+    x = sx.asarray(np.ones(3, np.float32))
+    for f in (sx.atan2, sx.copysign, sx.hypot, sx.nextafter, sx.add):
+        got, want = sx.jit(lambda a, s, f=f: f(a, s))(x, 0), f(x, 0)
+        assert got.dtype == want.dtype == sx.float32
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    with pytest.raises(TypeError, match="complex"):
+        sx.jit(lambda a, s: sx.atan2(a, s))(x, 1j)
+
+
+def test_mask_assignment_of_a_scalar_under_jit():
+    def f(x, m):
+        x[m] = 0.0
+        return x * 2.0
+
+    eager_x, jit_x = arange((2, 3)), arange((2, 3))
+    assert_same(f(eager_x, eager_x > 2.0), sx.jit(f)(jit_x, jit_x > 2.0))
+    assert_same(eager_x, jit_x)
+
+    def g(x, m):
+        x[m] = sx.asarray([1.0, 2.0])  # one value per selected element: a data-dependent count
+        return x
+
+    with pytest.raises(DataDependentShapeError):
+        sx.jit(g)(arange((4,)), arange((4,)) > 1.5)
