@@ -240,19 +240,31 @@ def _batch_scatter_like(prim):
         from .._batching import batch_by_loop, move_to_front
 
         x, value, *indices = values
-        if indices or not _basic_template(template):
+        if any(d is not None for d in dims[2:]):
             return batch_by_loop(prim)(values, dims, axis_size=axis_size, template=template)
         x = move_to_front(x, dims[0], axis_size)
+        new_template = (("slice", 0, axis_size, 1), *template)
         if dims[1] is not None:
-            from .._manipulation import reshape
+            from .._manipulation import moveaxis, reshape
 
+            # The value must line up with x[new_template], whose batch axis NumPy may move.
+            target = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
+            per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
+            out_dim = _batch_position(target, per_example, axis_size)
             value = move_to_front(value, dims[1], axis_size)
-            target_rank = len(_abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), template=template).shape)
             vshape = value.shape
-            value = reshape(value, (vshape[0],) + (1,) * (target_rank - len(vshape) + 1) + vshape[1:])
-        return prim.bind(x, value, template=(("slice", 0, axis_size, 1), *template)), 0
+            value = reshape(value, (vshape[0],) + (1,) * (len(per_example) - len(vshape) + 1) + vshape[1:])
+            if out_dim:
+                value = moveaxis(value, 0, out_dim)
+        return prim.bind(x, value, *indices, template=new_template), 0
 
     return rule
+
+
+def _batch_position(batched: tuple, per_example: tuple, axis_size: int) -> int:
+    """Where the batch axis ended up: NumPy moves advanced-index axes first when they are not adjacent."""
+    return next(i for i in range(len(batched)) if batched[:i] + batched[i + 1:] == per_example
+                and batched[i] == axis_size)
 
 
 def _batch_gather(values, dims, *, axis_size, template):
@@ -265,9 +277,7 @@ def _batch_gather(values, dims, *, axis_size, template):
     new_template = (("slice", 0, axis_size, 1), *template)
     per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
     batched = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
-    # NumPy moves the advanced-index axes first when they are not adjacent: find where the batch axis went.
-    out_dim = next(i for i in range(len(batched)) if batched[:i] + batched[i + 1:] == per_example
-                   and batched[i] == axis_size)
+    out_dim = _batch_position(batched, per_example, axis_size)
     return gather.bind(x, *indices, template=new_template), out_dim
 
 
