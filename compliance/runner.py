@@ -64,6 +64,7 @@ class RunResult:
     failures: list[tuple[str, str]]  # (test id, one-line reason), in collection order
     problem: str | None = None  # why the run produced no usable report, or "no tests collected"
     mode: str = "eager"
+    max_examples: int = 0
     fallbacks: dict[str, int] = field(default_factory=dict)  # jit mode: functions run eagerly, with counts
 
     def totals(self) -> dict[str, int]:
@@ -154,6 +155,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         data = json.loads(json_path.read_text())
     result = summarize(data, version, proc.returncode, duration)
     result.mode = mode
+    result.max_examples = max_examples
     result.fallbacks = fallbacks
     if result.problem is None and proc.returncode == 5:
         result.problem = "no tests were collected"
@@ -221,7 +223,7 @@ def git_commit(path: Path) -> str:
     return out + (" (with uncommitted changes)" if dirty else "")
 
 
-def render_report(results: list[RunResult], *, suite: Path, max_examples: int, paths: list[str],
+def render_report(results: list[RunResult], *, suite: Path, paths: list[str],
                   keyword: str | None, command: str) -> str:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -237,20 +239,21 @@ def render_report(results: list[RunResult], *, suite: Path, max_examples: int, p
         f"- Versions: {', '.join(dict.fromkeys(r.version for r in results))}",
         (f"- Modes: {', '.join(dict.fromkeys(r.mode for r in results))} (jit: every namespace function and "
          "operator is traced to stridex IR and run through jax.jit)"),
-        f"- Hypothesis max-examples: {max_examples} (deadline disabled)",
+        ("- Hypothesis max-examples: " + ", ".join(f"{m} {n}" for m, n in {
+            r.mode: r.max_examples for r in results}.items()) + " (deadline disabled)"),
         f"- Selection: {' '.join(paths)}" + (f" with -k `{keyword}`" if keyword else ""),
         f"- Skips file entries: {count_entries(SKIPS_FILE)}; xfails file entries: {count_entries(XFAILS_FILE)}",
         f"- Python {platform.python_version()} on {platform.machine()} {platform.system()}",
         "",
         "## Totals",
         "",
-        "| mode | version | passed | failed | errors | skipped | xfailed | xpassed | total | seconds | status |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| mode | version | examples | passed | failed | errors | skipped | xfailed | xpassed | total | seconds | status |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         t = r.totals()
         status = "ok" if r.ok else (r.problem or f"{len(r.failures)} failing")
-        lines.append(f"| {r.mode} | {r.version} | {t['passed']} | {t['failed']} | {t['error']} | {t['skipped']} | "
+        lines.append(f"| {r.mode} | {r.version} | {r.max_examples} | {t['passed']} | {t['failed']} | {t['error']} | {t['skipped']} | "
                      f"{t['xfailed']} | {t['xpassed']} | {sum(t.values())} | {r.duration:.0f} | {status} |")
     for r in results:
         lines += ["", f"## Mode {r.mode}, version {r.version}", ""]
@@ -301,6 +304,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--version", action="append", choices=VERSIONS, dest="versions",
                         help=f"ARRAY_API_TESTS_VERSION to test; repeat for several (default {DEFAULT_VERSION})")
     parser.add_argument("--max-examples", type=int, default=100, help="hypothesis examples per test (default 100)")
+    parser.add_argument("--jit-max-examples", type=int,
+                        help="hypothesis examples per test in jit mode (default: --max-examples)")
     parser.add_argument("--mode", action="append", choices=sorted(MODES), dest="modes",
                         help="how stridex runs: eager or jit; repeat for both (default eager)")
     parser.add_argument("--report", default=str(DEFAULT_REPORT),
@@ -319,10 +324,13 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parse_args(argv)
     suite = suite_dir(args.suite)
     paths = selected_paths(suite, args.files)
-    results = [run_version(suite, v, mode, paths, args.max_examples, args.keyword, extra)
+    def examples(mode: str) -> int:
+        return args.jit_max_examples if mode == "jit" and args.jit_max_examples else args.max_examples
+
+    results = [run_version(suite, v, mode, paths, examples(mode), args.keyword, extra)
                for mode in args.modes for v in args.versions]
     command = "python -m compliance " + " ".join(argv)
-    text = render_report(results, suite=suite, max_examples=args.max_examples, paths=paths,
+    text = render_report(results, suite=suite, paths=paths,
                          keyword=args.keyword, command=command.strip())
     if args.report != "none":
         Path(args.report).write_text(text)

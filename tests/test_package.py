@@ -160,12 +160,13 @@ def test_compliance_summary_and_report():
     assert not result.ok
 
     jit_result = runner.summarize(data, "2025.12", 1, 2.0)
-    jit_result.mode, jit_result.fallbacks = "jit", {"nonzero": 3}
-    text = runner.render_report([result, jit_result], suite=REPO, max_examples=7,
+    result.max_examples = 7
+    jit_result.mode, jit_result.fallbacks, jit_result.max_examples = "jit", {"nonzero": 3}, 5
+    text = runner.render_report([result, jit_result], suite=REPO,
                                 paths=["array_api_tests/test_a.py"], keyword=None, command="python -m compliance")
     assert "| array_api_tests/test_a.py | 1 | 1 | 0 | 1 | 0 | 0 |" in text
     assert "`array_api_tests/test_a.py::test_two[int8]`: AssertionError" in text
-    assert "max-examples: 7" in text and "Modes: eager, jit" in text
+    assert "max-examples: eager 7, jit 5" in text and "Modes: eager, jit" in text
     assert "## Mode jit, version 2025.12" in text and "- `nonzero`: 3" in text
 
 
