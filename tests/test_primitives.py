@@ -21,11 +21,26 @@ def test_primitive_has_its_rules(name):
     assert prim.kind in KINDS
     assert callable(prim.impl), f"{name}: no eager implementation"
     if prim.kind == "write":
-        return  # functionalised by the tracer into `scatter` + view write-backs
+        return  # functionalised by every trace into `scatter` + view write-backs
+    if prim.differentiable:
+        assert callable(prim.jvp), f"{name}: differentiable but no JVP rule (mark it differentiable=False?)"
+        assert callable(prim.vjp), f"{name}: differentiable but no VJP rule"
     if prim.data_dependent:
         assert prim.abstract_eval is None, f"{name}: a data-dependent primitive cannot have a shape rule"
-        return
+        return  # no batching: each example would have its own output shape
+    assert callable(prim.batch), f"{name}: no batching rule"
     assert callable(prim.abstract_eval), f"{name}: no abstract evaluation rule"
     assert callable(prim.lower), f"{name}: no JAX lowering"
     if prim.kind == "view":
         assert name in WRITE_BACK, f"{name}: a view primitive needs a write-back rule for traced writes"
+
+
+def test_rule_counts_are_reported():
+    """The numbers the transformations issue asks for: how many primitives have each rule."""
+    counts = {rule: sum(1 for p in PRIMITIVES.values() if getattr(p, rule) is not None)
+              for rule in ("impl", "abstract_eval", "lower", "jvp", "vjp", "batch")}
+    counts["total"] = len(PRIMITIVES)
+    counts["non-differentiable"] = sum(1 for p in PRIMITIVES.values() if not p.differentiable)
+    counts["data-dependent"] = sum(1 for p in PRIMITIVES.values() if p.data_dependent)
+    print(counts)
+    assert counts["impl"] == counts["total"]

@@ -295,3 +295,24 @@ scatter_add.vjp = _scatter_add_vjp
 scatter_add.batch = _batch_scatter_like(scatter_add)
 scatter_flat.jvp = _scatter_flat_jvp
 scatter_flat.vjp = _scatter_flat_vjp
+
+
+def _batch_scatter_flat(values, dims, *, axis_size, shape, strides, offset):
+    """Every example's flat buffer laid end to end: one scatter with a leading batch stride."""
+    from .._batching import move_to_front
+    from .._manipulation import broadcast_to, reshape
+
+    x, value = values
+    x = move_to_front(x, dims[0], axis_size)
+    span = x.shape[1]
+    if dims[1] is not None:
+        value = move_to_front(value, dims[1], axis_size)
+        value = reshape(value, (axis_size,) + (1,) * (len(shape) - value.ndim + 1) + value.shape[1:])
+    if not isinstance(value, (int, float, complex)):
+        value = broadcast_to(value, (axis_size, *shape)) if value.ndim == len(shape) + 1 else value
+    out = scatter_flat.bind(reshape(x, (axis_size * span,)), value, shape=(axis_size, *shape),
+                            strides=(span, *strides), offset=offset)
+    return reshape(out, (axis_size, span)), 0
+
+
+scatter_flat.batch = _batch_scatter_flat
