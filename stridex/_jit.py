@@ -364,6 +364,7 @@ class Compiled:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
         self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        self.donates = bool(options.get("donate_argnums"))
         self.x64 = jax().enable_x64
 
     def _inputs(self, leaves):
@@ -382,6 +383,9 @@ class Compiled:
         return out
 
     def _arguments(self, inputs):
+        if self.donates:  # a donated buffer is consumed by XLA: hand over plain windows, cache nothing
+            return [window(c) for c in self.traced.constants] + [
+                window(x) if isinstance(x, Array) else x for x in inputs]
         return [_jax_argument(c) for c in self.traced.constants] + [
             _jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
@@ -428,11 +432,34 @@ def _contiguous_view(shape) -> View:
 
 
 def _jax_argument(x: Array):
-    """What JAX receives for array x: its own JAX array when x is exactly one, else x's NumPy window."""
+    """What JAX receives for array x: its own JAX array when x is exactly one, or a JAX array that
+    aliases x's (aligned, writable, contiguous) memory from an earlier call, else x's NumPy window."""
     st = x._storage
-    if st is not None and st.jax_view is not None and x._view is st.jax_view:
-        return st.owner
-    return window(x)
+    if st is not None:
+        if st.jax_view is not None and x._view is st.jax_view:
+            return st.owner
+        alias = st.jax_alias
+        if alias is not None and (x._view is alias[0] or x._view == alias[0]):
+            return alias[1]
+    w = window(x)
+    if w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable:
+        storage, view = x._storage_view()
+        if view.offset == 0 and view.size == storage.buf.size:
+            return _alias(storage, view, w)
+    return w
+
+
+# Below this size converting a window costs less than checking whether JAX would alias it.
+ALIAS_MIN_ELEMENTS = 2048
+
+
+def _alias(storage, view, w):
+    from ._lowering_support import jax
+
+    converted = jax().device_put(w)
+    if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
+        storage.jax_alias = (view, converted)
+    return converted
 
 
 def _fill_dtype_table():

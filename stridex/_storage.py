@@ -46,7 +46,7 @@ class Storage:
     then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
     """
 
-    __slots__ = ("__weakref__", "buf", "jax_view", "owner", "readonly")
+    __slots__ = ("__weakref__", "buf", "jax_alias", "jax_view", "owner", "readonly")
 
     def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
         self.buf = buf
@@ -55,6 +55,9 @@ class Storage:
         # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
         # `jit` then hands JAX its own array back instead of converting the NumPy window.
         self.jax_view = None
+        # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
+        # `jit` passes that JAX array again instead of converting the window on every call.
+        self.jax_alias = None
 
     @classmethod
     def of_jax(cls, jax_array, view) -> Storage:
@@ -76,6 +79,7 @@ class Storage:
             self.readonly = False
             self.owner = None
             self.jax_view = None
+            self.jax_alias = None
         return self.buf
 
 
