@@ -341,3 +341,17 @@ def test_mask_assignment_of_a_scalar_under_jit():
 
     with pytest.raises(DataDependentShapeError):
         sx.jit(g)(arange((4,)), arange((4,)) > 1.5)
+
+
+def test_aliased_jax_inputs_see_later_eager_writes():
+    f = sx.jit(lambda a, b: a * b + 1.0)
+    x, y = sx.ones((4096,)), sx.ones((4096,))
+    assert float(f(x, y)[0]) == 2.0
+    x[0] = 5.0  # JAX was handed x's aligned memory without a copy: the next call must see the write
+    assert float(f(x, y)[0]) == 6.0
+    view = x[::2]
+    view[...] = 3.0
+    np.testing.assert_array_equal(np.asarray(f(x, y))[:4], [4.0, 2.0, 4.0, 2.0])
+    ro = sx.jit(lambda a: a * 2.0)(x)  # a JAX result, copied on its first write
+    ro[1] = 10.0
+    assert float(f(ro, y)[1]) == 11.0
