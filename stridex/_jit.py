@@ -262,15 +262,17 @@ def _fast_key(args):
     for a in args:
         if type(a) is not Array:
             return None
-        w = a._np
-        if w is None:
-            w = window(a)
         st = a._storage
         if st is not None:
             if id(st) in storages:
                 return None
             storages.add(id(st))
-        key.append((w.shape, a._dtype, w.strides))
+        w = a._np
+        if w is not None:
+            key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
+        else:
+            view = a._view
+            key.append((view.shape, a._dtype, view.strides, 0))
     return tuple(key)
 
 
@@ -365,6 +367,9 @@ class Compiled:
                                               if i < traced.n_leaves)
         self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         self.donates = bool(options.get("donate_argnums"))
+        # The commonest shape of a call, run without the general output handling below.
+        self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
+                              and not traced.input_writes and not traced.const_writes and not traced.groups)
         self.x64 = jax().enable_x64
 
     def _inputs(self, leaves):
@@ -390,6 +395,10 @@ class Compiled:
             _jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
     def run(self, leaves):
+        if self.single_output:
+            with self.x64(True):
+                (out,) = self.function(*self._arguments(leaves))
+            return _adopt_jax(out)
         inputs = self._inputs(leaves)
         with self.x64(True):
             outs = self.function(*self._arguments(inputs))
