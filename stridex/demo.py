@@ -1,7 +1,8 @@
 """A short, printed tour of stridex: `python -m stridex.demo`.
 
 Each section prints the code it runs and what came out: creating arrays, views that share memory,
-broadcasting, dtype promotion, reshape (view or copy), and the zero-copy DLPack hand-over to NumPy.
+broadcasting, dtype promotion, reshape (view or copy), the zero-copy DLPack hand-over to NumPy, `jit`
+with its printed IR, and `grad`/`vmap` next to the programs they produce.
 """
 
 from __future__ import annotations
@@ -98,9 +99,40 @@ def dlpack():
          shares_memory(back, ones))
 
 
+def compiling():
+    section("jit: trace to stridex IR, lower to jax.jit (XLA)")
+
+    def step(x, y):
+        z = x * y + 1.0
+        z[0] = 0.0            # a write ...
+        return sx.sum(z[::-1] * 2.0)   # ... read back through a reversed view
+
+    x, y = sx.asarray([1.0, 2.0, 3.0]), sx.asarray([4.0, 5.0, 6.0])
+    show("step(x, y)   # eagerly", step(x, y))
+    show("sx.jit(step)(x, y)   # compiled by XLA, same value", sx.jit(step)(x, y))
+    show("print(sx.make_ir(step)(x, y))   # the recorded program: each variable's dtype[shape]",
+         str(sx.make_ir(step)(x, y)))
+
+
+def differentiating():
+    section("grad and vmap: interpreters over the same primitives")
+
+    def loss(w):
+        return sx.sum(sx.tanh(w) ** 2)
+
+    w = sx.asarray([0.5, -1.0, 2.0])
+    show("sx.grad(loss)(w)", sx.grad(loss)(w))
+    show("print(sx.make_ir(sx.grad(loss))(w))   # the gradient program jit compiles",
+         str(sx.make_ir(sx.grad(loss))(w)))
+    rows = sx.asarray(np.arange(6.0).reshape(2, 3))
+    show("sx.vmap(lambda r: r[::-1] * r[0])(rows)   # per-row function, batched", sx.vmap(lambda r: r[::-1] * r[0])(rows))
+    show("print(sx.make_ir(sx.vmap(lambda r: r[::-1] * r[0]))(rows))",
+         str(sx.make_ir(sx.vmap(lambda r: r[::-1] * r[0]))(rows)))
+
+
 def main() -> None:
     print(f"stridex {sx.__version__}: Array API {sx.__array_api_version__} on a strided core")
-    for part in (creating_arrays, views, broadcasting, promotion, reshaping, dlpack):
+    for part in (creating_arrays, views, broadcasting, promotion, reshaping, dlpack, compiling, differentiating):
         part()
 
 

@@ -200,9 +200,13 @@ def test_compliance_accepts_only_known_modes_and_versions():
 
 def test_readme_tour_runs():
     readme = (REPO / "README.md").read_text()
-    tour = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    blocks = [part.split("```", 1)[0] for part in readme.split("```python\n")[1:]]
     namespace: dict = {}
-    exec(compile(tour, "README.md", "exec"), namespace)  # noqa: S102  (the README's own code)
+    exec(compile(blocks[0], "README.md", "exec"), namespace)  # noqa: S102  (the README's own code)
     x, n = namespace["x"], namespace["n"]
     assert float(x[0, 1]) == -1.0 and n[0, 1] == -1.0
     assert np.shares_memory(n, np.asarray(x))
+    exec(compile(blocks[1], "README.md", "exec"), namespace)  # noqa: S102  (the transformations part)
+    loss, w, x = namespace["loss"], namespace["w"], namespace["x"]
+    np.testing.assert_allclose(float(namespace["fast"](w, x)), float(loss(w, x)))
+    assert namespace["g"].shape == (3, 2) and namespace["per_row"].shape == (4,)

@@ -565,3 +565,93 @@ atan2 = _binary("atan2", np.arctan2, _lower_atan2)
 hypot = _binary("hypot", np.hypot, _lower_hypot)
 logaddexp = _binary("logaddexp", np.logaddexp, _lower_logaddexp)
 pow = primitive("pow", impl=_pow_impl, abstract_eval=binary_abstract(), lower=_lower_pow)
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Written with primitives (so they are themselves differentiable, traceable and batchable), with the
+# conventions of `elementwise.py` (JAX's): for a holomorphic f the cotangent is `ct * f'(x)`. Where
+# a derivative is infinite (sqrt at 0, log at 0, asin at ±1) it is what the formula gives (inf/NaN);
+# pow takes d/dx = 0 where the exponent is 0 and d/dy = 0 where the base is 0, as JAX does.
+
+from . import elementwise as _ew
+
+
+def _d(prim, *args):
+    return prim.bind(*args)
+
+
+def _one_minus_square(x):
+    return _ew.subtract.bind(1, _ew.square.bind(x))
+
+
+_DERIVATIVES = {
+    sin: lambda x, out: _d(cos, x),
+    cos: lambda x, out: _ew.negative.bind(_d(sin, x)),
+    tan: lambda x, out: _ew.add.bind(1, _ew.square.bind(out)),
+    asin: lambda x, out: _ew.reciprocal.bind(_d(sqrt, _one_minus_square(x))),
+    acos: lambda x, out: _ew.negative.bind(_ew.reciprocal.bind(_d(sqrt, _one_minus_square(x)))),
+    atan: lambda x, out: _ew.reciprocal.bind(_ew.add.bind(1, _ew.square.bind(x))),
+    sinh: lambda x, out: _d(cosh, x),
+    cosh: lambda x, out: _d(sinh, x),
+    tanh: lambda x, out: _one_minus_square(out),
+    asinh: lambda x, out: _ew.reciprocal.bind(_d(sqrt, _ew.add.bind(_ew.square.bind(x), 1))),
+    # 1 / (sqrt(x - 1) sqrt(x + 1)): equal to 1/sqrt(x^2 - 1) for real x > 1, and right on complex branches.
+    acosh: lambda x, out: _ew.reciprocal.bind(_ew.multiply.bind(_d(sqrt, _ew.subtract.bind(x, 1)),
+                                                                _d(sqrt, _ew.add.bind(x, 1)))),
+    atanh: lambda x, out: _ew.reciprocal.bind(_one_minus_square(x)),
+    exp: lambda x, out: out,
+    expm1: lambda x, out: _ew.add.bind(out, 1),
+    log: lambda x, out: _ew.reciprocal.bind(x),
+    log1p: lambda x, out: _ew.reciprocal.bind(_ew.add.bind(x, 1)),
+    log2: lambda x, out: _ew.reciprocal.bind(_ew.multiply.bind(x, float(np.log(2.0)))),
+    log10: lambda x, out: _ew.reciprocal.bind(_ew.multiply.bind(x, float(np.log(10.0)))),
+    sqrt: lambda x, out: _ew.divide.bind(0.5, out),
+}
+for _prim, _derivative in _DERIVATIVES.items():
+    _ew._unary_chain(_prim, _derivative)
+
+
+def _binary_rules(prim, partials):
+    """Rules of a binary primitive from `partials(x1, x2, out) -> (d/dx1, d/dx2)`."""
+
+    def jvp(primals, tangents):
+        x1, x2 = primals
+        out = prim.bind(x1, x2)
+        d1, d2 = partials(x1, x2, out)
+        t1, t2 = tangents
+        return out, _ew._sum_terms(_ew._at_shape(_ew._scaled(t1, d1), out), _ew._at_shape(_ew._scaled(t2, d2), out))
+
+    def vjp(ct, x1, x2, *, out):
+        d1, d2 = partials(x1, x2, out)
+        return (None if _ew._scalar(x1) else _ew.multiply.bind(ct, d1),
+                None if _ew._scalar(x2) else _ew.multiply.bind(ct, d2))
+
+    _ew._rules(prim, jvp, vjp)
+
+
+def _atan2_partials(y, x, out):
+    denominator = _ew.add.bind(_ew.square.bind(x), _ew.square.bind(y))
+    return _ew.divide.bind(x, denominator), _ew.negative.bind(_ew.divide.bind(y, denominator))
+
+
+def _hypot_partials(x1, x2, out):
+    safe = _ew.add.bind(out, _ew.equal.bind(out, 0))  # where out == 0 both partials are 0 (JAX's choice)
+    return _ew.divide.bind(x1, safe), _ew.divide.bind(x2, safe)
+
+
+def _logaddexp_partials(x1, x2, out):
+    return _d(exp, _ew.subtract.bind(x1, out)), _d(exp, _ew.subtract.bind(x2, out))
+
+
+def _pow_partials(x1, x2, out):
+    from .searching import where
+
+    dx1 = where.bind(_ew.equal.bind(x2, 0), 0.0, _ew.multiply.bind(x2, pow.bind(x1, _ew.subtract.bind(x2, 1))))
+    dx2 = where.bind(_ew.equal.bind(x1, 0), 0.0, _ew.multiply.bind(_d(log, x1), out))
+    return dx1, dx2
+
+
+_binary_rules(atan2, _atan2_partials)
+_binary_rules(hypot, _hypot_partials)
+_binary_rules(logaddexp, _logaddexp_partials)
+_binary_rules(pow, _pow_partials)
