@@ -9,15 +9,27 @@ import numpy as np
 _pybool = _builtins.bool
 
 __all__ = [
-    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64", "complex64", "complex128",
+    "DType",
+    "bool",
+    "complex64",
+    "complex128",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
 
 class DType:
     """An Array API dtype: a name, a kind category and the NumPy dtype that stores it."""
 
-    __slots__ = ("name", "kind", "np", "itemsize", "__weakref__")
+    __slots__ = ("__weakref__", "itemsize", "kind", "name", "np")
 
     def __init__(self, name: str, kind: str):
         self.name = name
@@ -28,7 +40,7 @@ class DType:
     def __repr__(self) -> str:
         return f"stridex.{self.name}"
 
-    __str__ = lambda self: self.name  # noqa: E731
+    __str__ = lambda self: self.name
 
     # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
 
@@ -36,7 +48,7 @@ class DType:
         return (_by_name, (self.name,))
 
 
-bool = DType("bool", "bool")  # noqa: A001
+bool = DType("bool", "bool")
 int8, int16, int32, int64 = (DType(f"int{n}", "signed") for n in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (DType(f"uint{n}", "unsigned") for n in (8, 16, 32, 64))
 float32, float64 = DType("float32", "real floating"), DType("float64", "real floating")

@@ -27,7 +27,9 @@ FALLBACKS: Counter = Counter()
 # Functions with no array computation to compile: data import, dtype/shape queries, the info object.
 NOT_TRACED = frozenset({
     "asarray", "from_dlpack", "finfo", "iinfo", "isdtype", "result_type", "can_cast", "broadcast_shapes",
-    "__array_namespace_info__", "jit", "make_ir",
+    "__array_namespace_info__",
+    # the transformations themselves: they take functions, and what they return runs through jit mode
+    "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
 })
 ARRAY_METHODS = (
     "__abs__", "__neg__", "__pos__", "__invert__", "__matmul__", "__rmatmul__", "__imatmul__", "__getitem__",
