@@ -1,5 +1,5 @@
-"""Transformation rules of the elementwise primitives: jvp/vjp against finite differences and JAX, vmap
-against a Python loop, second derivatives, and jit of derivatives against eager ones."""
+"""Transformation rules of the elementwise and transcendental primitives: jvp/vjp against finite differences
+and JAX, vmap against a Python loop, second derivatives, and jit of derivatives against eager ones."""
 
 from __future__ import annotations
 
@@ -131,13 +131,14 @@ COMPLEX = {
 def test_complex_grads(name):
     g = COMPLEX[name]
 
-    def f(x, y):
-        w = g(x + 1j * y)
-        if w.dtype.kind != "complex floating":
-            return w * 1.5
-        return sx.real(w) * 0.7 + sx.imag(w) * 1.3
+    check_grads(lambda x, y: _real_reading(g(x + 1j * y)), [_away_from_zero((3, 2)), _away_from_zero((3, 2))])
 
-    check_grads(f, [_away_from_zero((3, 2)), _away_from_zero((3, 2))])
+
+def _real_reading(w):
+    """A real value that depends on both parts of a complex `w` (a real `w` is only scaled)."""
+    if w.dtype.kind != "complex floating":
+        return w * 1.5
+    return sx.real(w) * 0.7 + sx.imag(w) * 1.3
 
 
 # --- conventions at ties and at zero -----------------------------------------------------------------
@@ -420,3 +421,157 @@ def test_vmap_of_derivatives():
 
     check_batch(push, [tangents], in_axes=0, rtol=1e-13)
     check_jvp(lambda v: sx.vmap(lambda r: sx.maximum(r, r * r) * sx.sign(r))(v), [RNG.uniform(0.5, 2, (4, 3))])
+
+
+# --- transcendental functions ------------------------------------------------------------------------------
+
+
+def _uniform(low, high):
+    return lambda shape: RNG.uniform(low, high, shape)
+
+
+TRANSCENDENTAL = {
+    "exp": _uniform(-2, 2), "expm1": _uniform(-2, 2), "log": _uniform(0.3, 3), "log1p": _uniform(-0.5, 3),
+    "log2": _uniform(0.3, 3), "log10": _uniform(0.3, 3), "sqrt": _uniform(0.3, 3), "sin": _uniform(-3, 3),
+    "cos": _uniform(-3, 3), "tan": _uniform(-1.2, 1.2), "sinh": _uniform(-2, 2), "cosh": _uniform(-2, 2),
+    "tanh": _uniform(-2, 2), "asin": _uniform(-0.9, 0.9), "acos": _uniform(-0.9, 0.9), "atan": _uniform(-3, 3),
+    "asinh": _uniform(-3, 3), "acosh": _uniform(1.2, 3), "atanh": _uniform(-0.9, 0.9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL))
+@pytest.mark.parametrize("shape", [(), (3, 4)])
+def test_transcendental_grads(name, shape):
+    check_grads(getattr(sx, name), [TRANSCENDENTAL[name](shape)])
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL))
+def test_transcendental_complex_grads(name):
+    # z = x + iy with both parts in (0.2, 0.6): away from every branch cut and singularity.
+    f = getattr(sx, name)
+    check_grads(lambda x, y: _real_reading(f(x + 1j * y)), [RNG.uniform(0.2, 0.6, (3, 2)), RNG.uniform(0.2, 0.6, (3, 2))])
+
+
+TRANSCENDENTAL_BINARY = {
+    "atan2": (sx.atan2, _away_from_zero, _away_from_zero),
+    "hypot": (sx.hypot, _away_from_zero, _away_from_zero),
+    "logaddexp": (sx.logaddexp, _uniform(-3, 3), _uniform(-3, 3)),
+    "pow": (sx.pow, _uniform(0.3, 2.5), _uniform(-2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL_BINARY))
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1), (1, 3)), ((), (3,))])
+def test_transcendental_binary_grads(name, shapes):
+    f, sample_1, sample_2 = TRANSCENDENTAL_BINARY[name]
+    check_grads(f, [sample_1(shapes[0]), sample_2(shapes[1])])
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL_BINARY))
+def test_transcendental_binary_grads_with_python_scalars(name):
+    f, sample_1, sample_2 = TRANSCENDENTAL_BINARY[name]
+    check_grads(lambda x: f(x, 1.7), [sample_1((4,))])
+    check_grads(lambda x: f(0.8, x), [sample_2((4,))])
+
+
+def test_pow_grads():
+    x = RNG.uniform(-2, 2, (5,))
+    check_grads(lambda v: v ** 3, [x])  # a Python int exponent, negative bases included
+    check_grads(lambda v: sx.pow(v, sx.asarray([1, 2, 3, -1, 0])), [_away_from_zero((5,))])  # integer exponents
+    check_grads(lambda x, y: _real_reading(sx.pow(x + 1j * y, y + 1j * x)), [RNG.uniform(0.2, 0.6, (4,)),
+                                                                            RNG.uniform(0.2, 0.6, (4,))])
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf in logaddexp's rule
+def test_transcendental_conventions():
+    # pow: d/dx1 is 0 where x2 == 0 and d/dx2 is 0 where x1 == 0 (0 * log 0 is not NaN); hypot and atan2
+    # take 0 at the origin; logaddexp splits evenly between equal infinities.
+    zero, two = sx.asarray(0.0), sx.asarray(2.0)
+    assert float(sx.grad(lambda v: v ** 0.0)(zero)) == 0.0
+    assert float(sx.grad(lambda v: v ** 1.0)(zero)) == 1.0
+    assert float(sx.grad(lambda v: sx.pow(zero, v))(two)) == 0.0
+    assert float(sx.grad(lambda v: sx.pow(0.0, v))(two)) == 0.0
+    assert float(sx.grad(lambda v: sx.hypot(v, 0.0))(zero)) == 0.0
+    assert [float(g) for g in sx.grad(sx.atan2, argnums=(0, 1))(zero, zero)] == [0.0, 0.0]
+    for infinity in (np.inf, -np.inf):
+        inf = sx.asarray(infinity)
+        assert [float(g) for g in sx.grad(sx.logaddexp, argnums=(0, 1))(inf, inf)] == [0.5, 0.5]
+    assert [float(g) for g in sx.grad(sx.logaddexp, argnums=(0, 1))(sx.asarray(np.inf), two)] == [1.0, 0.0]
+    # ... computed without selects, so second derivatives there are finite too.
+    assert float(sx.grad(sx.grad(lambda v: v ** 0.0))(zero)) == 0.0
+    assert float(sx.grad(sx.grad(lambda v: sx.pow(zero, v)))(two)) == 0.0
+    assert float(sx.grad(sx.grad(lambda v: sx.hypot(v, 0.0) * v))(zero)) == 0.0
+
+
+TRANSCENDENTAL_AGAINST_JAX = [
+    ("real", lambda m, a, b: m.sin(a) * m.exp(-a * b) + m.log1p(a * a) / m.cosh(b) + m.atan2(a, b)
+     + m.logaddexp(a, b) * m.hypot(a, b) - m.pow(m.abs(b), a) + m.tanh(m.expm1(b)) + m.sqrt(a * a + 1.0),
+     [RNG.uniform(-2, 2, 6), _away_from_zero(6)]),
+    ("inverse", lambda m, a, b: m.asin(a) * m.acos(b) + m.atan(a / b) + m.asinh(b) * m.atanh(a) + m.acosh(2.0 + a)
+     + m.log2(1.5 + a) - m.log10(1.5 + b) + m.tan(a) * m.log(1.5 + b), [RNG.uniform(-0.9, 0.9, 6),
+                                                                       RNG.uniform(-0.9, 0.9, 6)]),
+    ("complex", lambda m, a, b: m.exp(a) * m.log(b) + m.sqrt(a) * m.sin(b) - m.pow(a, b) + m.tanh(a) / m.cosh(b)
+     + m.acosh(a) + m.asin(b) * m.atan(a) + m.log1p(a * b),
+     [RNG.uniform(0.2, 0.6, 4) + 0.4j, RNG.uniform(0.2, 0.6, 4) - 0.3j]),
+]
+
+
+@pytest.mark.parametrize("case", TRANSCENDENTAL_AGAINST_JAX, ids=[c[0] for c in TRANSCENDENTAL_AGAINST_JAX])
+def test_transcendental_vjp_matches_jax(case):
+    test_vjp_matches_jax(case)
+
+
+def test_transcendental_grad_of_grad_jit_and_vmap():
+    jax, jnp, x64 = _jax()
+
+    def f(m, x):
+        return m.exp(m.sin(x)) * m.log1p(x * x) + m.pow(x * x + 1.0, m.cos(x)) + m.atan2(x, 1.5) + m.logaddexp(x, -x)
+
+    g = sx.grad(lambda v: f(sx, v))
+    gg = sx.grad(g)
+    jitted = sx.jit(g)
+    xs = [-1.1, 0.4, 1.7]
+    with x64():
+        jg = jax.grad(lambda v: f(jnp, v))
+        jgg = jax.grad(jg)
+        for x in xs:
+            np.testing.assert_allclose(float(g(sx.asarray(x))), float(jg(jnp.asarray(x))), rtol=1e-12)
+            np.testing.assert_allclose(float(gg(sx.asarray(x))), float(jgg(jnp.asarray(x))), rtol=1e-11)
+            np.testing.assert_allclose(float(jitted(sx.asarray(x))), float(g(sx.asarray(x))), rtol=1e-13)
+    per_example = sx.vmap(g)(sx.asarray(xs))
+    np.testing.assert_allclose(np.asarray(per_example), [float(g(sx.asarray(x))) for x in xs], rtol=1e-13)
+
+
+_TRANSCENDENTAL_BINARY_KINDS = {"atan2": "float", "hypot": "float", "logaddexp": "float", "pow": "positive"}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL))
+def test_batch_transcendental_unary(name):
+    x = sx.asarray(TRANSCENDENTAL[name]((3, 4)))
+    check_batch(getattr(sx, name), [x], in_axes=1)
+    z = sx.asarray(RNG.uniform(0.2, 0.6, (3, 4)) + 1j * RNG.uniform(0.2, 0.6, (3, 4)))
+    check_batch(getattr(sx, name), [z], in_axes=0)
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCENDENTAL_BINARY))
+@pytest.mark.parametrize("layout", _BINARY_LAYOUTS)
+def test_batch_transcendental_binary(name, layout):
+    f, sample_1, sample_2 = TRANSCENDENTAL_BINARY[name]
+    shape1, axis1, shape2, axis2 = layout
+    check_batch(f, [sx.asarray(sample_1(shape1)), sx.asarray(sample_2(shape2))], in_axes=(axis1, axis2))
+
+
+def test_batch_integer_pow():
+    base = sx.asarray(RNG.integers(-4, 5, (4, 3)))
+    check_batch(lambda b, e: sx.pow(b, e), [base, sx.asarray(RNG.integers(0, 4, (3,)))], in_axes=(1, 0))
+
+
+def test_every_transcendental_primitive_has_its_rules():
+    from stridex._primitives import transcendental as _t
+
+    names = set(TRANSCENDENTAL) | set(TRANSCENDENTAL_BINARY)
+    mine = {name for name, prim in PRIMITIVES.items() if getattr(_t, name, None) is prim}
+    assert mine == names, mine ^ names
+    for name in mine:
+        prim = PRIMITIVES[name]
+        assert prim.jvp is not None and prim.vjp is not None and prim.batch is not None, name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -570,8 +571,11 @@ pow = primitive("pow", impl=_pow_impl, abstract_eval=binary_abstract(), lower=_l
 # --- transformation rules ----------------------------------------------------------------------------
 # Written with primitives (so they are themselves differentiable, traceable and batchable), with the
 # conventions of `elementwise.py` (JAX's): for a holomorphic f the cotangent is `ct * f'(x)`. Where
-# a derivative is infinite (sqrt at 0, log at 0, asin at ±1) it is what the formula gives (inf/NaN);
-# pow takes d/dx = 0 where the exponent is 0 and d/dy = 0 where the base is 0, as JAX does.
+# a derivative is infinite (sqrt at 0, log at 0, asin at ±1) it is what the formula gives (inf/NaN).
+# Where a formula divides 0 by 0 the rules take 0, computed without selects so that no NaN reaches second
+# derivatives either: pow has d/dx = 0 where the exponent is 0 and d/dy = 0 where the base is 0 (as JAX);
+# hypot and atan2 have both partials 0 at the origin; logaddexp splits the derivative evenly between two
+# equal infinities (as maximum does with ties).
 
 from . import elementwise as _ew
 
@@ -612,43 +616,70 @@ for _prim, _derivative in _DERIVATIVES.items():
 
 
 def _binary_rules(prim, partials):
-    """Rules of a binary primitive from `partials(x1, x2, out) -> (d/dx1, d/dx2)`."""
+    """Rules of a binary primitive from `partials(x1, x2, out, need_1, need_2) -> (d/dx1, d/dx2)` (a partial
+    that is not needed, for an operand without tangent or a Python scalar, may be None)."""
 
     def jvp(primals, tangents):
         x1, x2 = primals
-        out = prim.bind(x1, x2)
-        d1, d2 = partials(x1, x2, out)
         t1, t2 = tangents
-        return out, _ew._sum_terms(_ew._at_shape(_ew._scaled(t1, d1), out), _ew._at_shape(_ew._scaled(t2, d2), out))
+        out = prim.bind(x1, x2)
+        d1, d2 = partials(x1, x2, out, t1 is not None, t2 is not None)
+        return out, _ew._at_shape(_ew._sum_terms(_ew._scaled(t1, d1), _ew._scaled(t2, d2)), out)
 
     def vjp(ct, x1, x2, *, out):
-        d1, d2 = partials(x1, x2, out)
-        return (None if _ew._scalar(x1) else _ew.multiply.bind(ct, d1),
-                None if _ew._scalar(x2) else _ew.multiply.bind(ct, d2))
+        d1, d2 = partials(x1, x2, out, not _ew._scalar(x1), not _ew._scalar(x2))
+        return tuple(None if d is None else _ew.multiply.bind(ct, d) for d in (d1, d2))
 
     _ew._rules(prim, jvp, vjp)
 
 
-def _atan2_partials(y, x, out):
-    denominator = _ew.add.bind(_ew.square.bind(x), _ew.square.bind(y))
-    return _ew.divide.bind(x, denominator), _ew.negative.bind(_ew.divide.bind(y, denominator))
+def _nonzero(v):
+    """v with its zeros replaced by ones: a harmless divisor (or log argument) where the result is 0 anyway."""
+    return _ew.add.bind(v, _ew.equal.bind(v, 0))
 
 
-def _hypot_partials(x1, x2, out):
-    safe = _ew.add.bind(out, _ew.equal.bind(out, 0))  # where out == 0 both partials are 0 (JAX's choice)
-    return _ew.divide.bind(x1, safe), _ew.divide.bind(x2, safe)
+def _atan2_partials(y, x, out, need_y, need_x):
+    scale = _ew.reciprocal.bind(_nonzero(_ew.add.bind(_ew.square.bind(x), _ew.square.bind(y))))
+    return (_ew.multiply.bind(x, scale) if need_y else None,
+            _ew.negative.bind(_ew.multiply.bind(y, scale)) if need_x else None)
 
 
-def _logaddexp_partials(x1, x2, out):
-    return _d(exp, _ew.subtract.bind(x1, out)), _d(exp, _ew.subtract.bind(x2, out))
+def _hypot_partials(x1, x2, out, need_1, need_2):
+    scale = _ew.reciprocal.bind(_nonzero(out))
+    return _ew.multiply.bind(x1, scale) if need_1 else None, _ew.multiply.bind(x2, scale) if need_2 else None
 
 
-def _pow_partials(x1, x2, out):
+def _logaddexp_partials(x1, x2, out, need_1, need_2):
+    # 1 / (1 + exp(x2 - x1)) and 1 / (1 + exp(x1 - x2)); x2 - x1 is NaN only for two equal infinities
+    # (or a NaN operand), where it is taken as 0: half each.
     from .searching import where
 
-    dx1 = where.bind(_ew.equal.bind(x2, 0), 0.0, _ew.multiply.bind(x2, pow.bind(x1, _ew.subtract.bind(x2, 1))))
-    dx2 = where.bind(_ew.equal.bind(x1, 0), 0.0, _ew.multiply.bind(_d(log, x1), out))
-    return dx1, dx2
+    delta = _ew.subtract.bind(x2, x1)
+    delta = where.bind(_ew.not_equal.bind(delta, delta), 0.0, delta)
+    return (_ew.reciprocal.bind(_ew.add.bind(_d(exp, delta), 1)) if need_1 else None,
+            _ew.reciprocal.bind(_ew.add.bind(_d(exp, _ew.negative.bind(delta)), 1)) if need_2 else None)
+
+
+def _pow_partials(x1, x2, out, need_1, need_2):
+    d1 = d2 = None
+    if need_1:
+        # x2 * x1 ** (x2 - 1), the exponent moved to 0 where x2 == 0 (so the product is 0, never 0 * inf)
+        exponent = x2 - 1 + (x2 == 0) if _ew._scalar(x2) else \
+            _ew.add.bind(_ew.subtract.bind(x2, 1), _ew.equal.bind(x2, 0))
+        d1 = _ew.multiply.bind(x2, pow.bind(x1, exponent))
+    if need_2:
+        # out * log(x1), the log taken at 1 where x1 == 0 (out is 0 there, or 1 when x2 == 0)
+        d2 = _ew.multiply.bind(out, _scalar_log(x1) if _ew._scalar(x1) else _d(log, _nonzero(x1)))
+    return d1, d2
+
+
+def _scalar_log(x):
+    """log of a Python-scalar base as `log` computes it for an array (NaN for a negative real), 0 for 0."""
+    if x == 0:
+        return 0.0
+    if isinstance(x, complex):
+        return cmath.log(x)
+    return math.log(x) if x > 0 else math.nan
 
 
 _binary_rules(atan2, _atan2_partials)
