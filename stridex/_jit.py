@@ -335,10 +335,17 @@ class Traced:
         self.constants = [array for _, array, _ in const_entries]
         self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
                                    trace.eqns, outputs)
-        self.program = optimize(self.raw_program)
+        self._program = None
         self.n_leaves = len(in_tracers)
         self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
         self.groups = sig.groups
+
+    @property
+    def program(self) -> Program:
+        """The program `jit` lowers: the recorded one after the passes (computed on first use)."""
+        if self._program is None:
+            self._program = optimize(self.raw_program)
+        return self._program
 
     def __str__(self):
         return str(self.program)
@@ -423,21 +430,11 @@ class Compiled:
 
 def _adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
-    view = _contiguous_view(out.shape)
+    view = View.contiguous(out.shape)
     return Array._make(Storage.of_jax(out, view), view, _DTYPE_OF_JAX[out.dtype])
 
 
 _DTYPE_OF_JAX: dict = {}
-_CONTIGUOUS: dict = {}
-
-
-def _contiguous_view(shape) -> View:
-    view = _CONTIGUOUS.get(shape)
-    if view is None:
-        if len(_CONTIGUOUS) > 1024:
-            _CONTIGUOUS.clear()
-        view = _CONTIGUOUS[shape] = View.contiguous(shape)
-    return view
 
 
 def _jax_argument(x: Array):

@@ -92,7 +92,10 @@ def fold_views(program: Program) -> Program:
                     eqns.remove(parent)
                     eqn = merged
             if _is_identity(eqn):
-                rename[id(eqn.outputs[0])] = eqn.inputs[0]
+                source, (out,) = eqn.inputs[0], eqn.outputs
+                rename[id(out)] = source
+                if isinstance(source, Var):  # the output's uses are now uses of its source
+                    uses[id(source)] = uses.get(id(source), 0) - 1 + uses.get(id(out), 0)
                 continue
         for v in eqn.outputs:
             producer[id(v)] = eqn

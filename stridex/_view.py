@@ -20,7 +20,14 @@ class View:
 
     @staticmethod
     def contiguous(shape: tuple, offset: int = 0) -> View:
-        return View(shape, contiguous_strides(shape), offset)
+        if offset:
+            return View(shape, contiguous_strides(shape), offset)
+        view = _CONTIGUOUS.get(shape)
+        if view is None:
+            if len(_CONTIGUOUS) > 4096:
+                _CONTIGUOUS.clear()
+            view = _CONTIGUOUS[shape] = View(shape, contiguous_strides(shape), 0)
+        return view
 
     def __repr__(self):
         return f"View(shape={self.shape}, strides={self.strides}, offset={self.offset})"
@@ -171,6 +178,9 @@ class View:
                 out[k - 1] = out[k] * shape[k]
             ni, oi = nj, oj
         return View(tuple(shape), tuple(out), self.offset)
+
+
+_CONTIGUOUS: dict = {}  # shape -> its contiguous View at offset 0 (Views are immutable values)
 
 
 def contiguous_strides(shape: tuple) -> tuple:

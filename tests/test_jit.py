@@ -355,3 +355,14 @@ def test_aliased_jax_inputs_see_later_eager_writes():
     ro = sx.jit(lambda a: a * 2.0)(x)  # a JAX result, copied on its first write
     ro[1] = 10.0
     assert float(f(ro, y)[1]) == 11.0
+
+
+def test_view_folding_keeps_a_view_whose_identity_successor_is_still_used():
+    def f(h):
+        j = sx.reshape(h * 2.0, ())    # a reshape view of a computed value
+        k = sx.flip(j, axis=None)      # an identity view of it (no axes): folded away
+        return sx.abs(k), sx.reshape(k, (1,)) * 1.0, k   # k is still used, and reshaped again
+
+    program = sx.make_ir(f)(sx.asarray([3.0]))
+    verify(program)
+    run_both(f, lambda: sx.asarray([3.0]))
