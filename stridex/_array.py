@@ -367,6 +367,7 @@ from . import (
 from . import _manipulation as _manip
 
 _OPERANDS = (Array, int, float, complex)
+_NO_PARAMS: dict = {}
 
 
 def _namespace_function(fname: str):
@@ -377,9 +378,16 @@ def _namespace_function(fname: str):
 
 def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
     fn = None  # the namespace function, looked up on first use (its module may import after this one)
+    fast = None  # (dtype names, bind) when that function offers them: two same-category arrays skip a call
 
     def op(self, other):
-        if type(other) is not Array and not isinstance(other, _OPERANDS):
+        if type(other) is Array and fast is not None:
+            names, prim = fast
+            if self._dtype.name in names and other._dtype.name in names:
+                if STATE.trace is None:  # what prim.bind would do, one call shorter
+                    return prim.eager(prim, (self, other), _NO_PARAMS)
+                return prim.bind(self, other)
+        elif type(other) is not Array and not isinstance(other, _OPERANDS):
             return NotImplemented
         return (fn or resolve())(self, other)
 
@@ -395,8 +403,9 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
         return self
 
     def resolve():
-        nonlocal fn
+        nonlocal fn, fast
         fn = _namespace_function(fname)
+        fast = getattr(fn, "fast_path", None)
         return fn
 
     f = iop if inplace else rop if reflected else op

@@ -89,7 +89,7 @@ class Primitive:
         self.differentiable = differentiable
         self.multiple_results = multiple_results
         self.data_dependent = data_dependent
-        self.eager = _EAGER[kind]
+        self.eager = _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind]
         PRIMITIVES[name] = self
 
     def __repr__(self):
@@ -113,27 +113,49 @@ def _eager_compute(prim, args, params):
     # The hot path of every eager operation: keep it free of generic machinery.
     if len(args) == 2:
         a, b = args
-        wins = [(a._np if a._np is not None else window(a)) if type(a) is Array else _eager_operand(prim, a),
-                (b._np if b._np is not None else window(b)) if type(b) is Array else _eager_operand(prim, b)]
-    else:
-        wins = []
-        for a in args:
-            if type(a) is Array:
-                w = a._np
-                wins.append(w if w is not None else window(a))
-            else:
-                wins.append(_eager_operand(prim, a))
+        if type(a) is Array:
+            wa = a._np
+            if wa is None:
+                wa = window(a)
+        else:
+            wa = _eager_operand(prim, a)
+        if type(b) is Array:
+            wb = b._np
+            if wb is None:
+                wb = window(b)
+        else:
+            wb = _eager_operand(prim, b)
+        out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
+        if type(out) is np.ndarray and out.base is None:
+            result = object.__new__(Array)
+            result._np = out
+            result._storage = None
+            result._view = None
+            result._dtype = FROM_NUMPY[out.dtype]
+            return result
+        return _wrap(out, (wa, wb))
+    wins = _windows(prim, args)
     out = prim.impl(*wins, **params) if params else prim.impl(*wins)
-    if prim.multiple_results:
-        return tuple(_wrap(o, wins) for o in out)
     if type(out) is np.ndarray and out.base is None:
-        result = object.__new__(Array)
-        result._np = out
-        result._storage = None
-        result._view = None
-        result._dtype = FROM_NUMPY[out.dtype]
-        return result
+        return Array._from_numpy(out)
     return _wrap(out, wins)
+
+
+def _eager_compute_many(prim, args, params):
+    """The eager rule of a primitive with several results (a tuple of fresh ndarrays)."""
+    wins = _windows(prim, args)
+    return tuple(_wrap(o, wins) for o in prim.impl(*wins, **params))
+
+
+def _windows(prim, args) -> list:
+    wins = []
+    for a in args:
+        if type(a) is Array:
+            w = a._np
+            wins.append(w if w is not None else window(a))
+        else:
+            wins.append(_eager_operand(prim, a))
+    return wins
 
 
 def _eager_operand(prim, a):

@@ -145,6 +145,8 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
             return bind(x1, x2)
         return _binary_slow(prim, allowed, category, x1, x2)
 
+    # What Array's operators need to take the same fast path without a second call (see `_array._binary`).
+    function.fast_path = (names, prim)
     return _named(function, name, _docstring(summary, example, result))
 
 
