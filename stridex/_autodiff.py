@@ -123,18 +123,8 @@ def jvp(fun, primals, tangents, *, has_aux: bool = False):
             raise ValueError(f"jvp: a tangent of shape {value_aval(t).shape} does not match its primal of shape "
                              f"{value_aval(p).shape}")
     trace = JVPTrace(STATE.trace)
-    tracers = [trace.new_tracer(JVPPayload(p, t if is_differentiable(p) else None),
-                                p._storage_view()[1] if isinstance(p, Array) and p.size else None)
-               for p, t in zip(p_leaves, t_leaves)]
-    with push(trace):
-        out = fun(*_tree.unflatten(p_def, tracers))
-    trace.finished = True
-    aux = None
-    if has_aux:
-        out, aux = out
-        aux = _tree.tree_map(lambda x: _primal_of(trace, x), aux)
-    _write_back_inputs(trace, tracers, p_leaves, lambda payload: payload.primal)
-    out_leaves, out_def = _tree.flatten(out)
+    payloads = [JVPPayload(p, t if is_differentiable(p) else None) for p, t in zip(p_leaves, t_leaves)]
+    out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
     primal_out = [_primal_of(trace, x) for x in out_leaves]
     tangent_out = []
     for x, p in zip(out_leaves, primal_out):
@@ -146,6 +136,23 @@ def jvp(fun, primals, tangents, *, has_aux: bool = False):
         tangent_out.append(t)
     result = (_tree.unflatten(out_def, primal_out), _tree.unflatten(out_def, tangent_out))
     return result + (aux,) if has_aux else result
+
+
+def _trace_function(trace, fun, leaves, treedef, payloads, has_aux):
+    """Run `fun` on tracers of `trace` (one per input leaf, carrying `payloads`); returns the flattened
+    output, its tree structure and the auxiliary data (as primals). Inputs it wrote are written back."""
+    tracers = [trace.new_tracer(payload, leaf._storage_view()[1] if isinstance(leaf, Array) and leaf.size else None)
+               for leaf, payload in zip(leaves, payloads)]
+    with push(trace):
+        out = fun(*_tree.unflatten(treedef, tracers))
+    trace.finished = True
+    aux = None
+    if has_aux:
+        out, aux = out
+        aux = _tree.tree_map(lambda x: _primal_of(trace, x), aux)
+    _write_back_inputs(trace, tracers, leaves, lambda payload: payload.primal)
+    out_leaves, out_def = _tree.flatten(out)
+    return out_leaves, out_def, aux
 
 
 def _below(trace):
@@ -261,18 +268,8 @@ def vjp(fun, *primals, has_aux: bool = False):
     p_leaves, p_def = _tree.flatten(primals)
     trace = VJPTrace(STATE.trace)
     input_nodes = [Node(None, None, [], [], [p]) for p in p_leaves]
-    tracers = [trace.new_tracer(VJPPayload(p, n if is_differentiable(p) else None),
-                                p._storage_view()[1] if isinstance(p, Array) and p.size else None)
-               for p, n in zip(p_leaves, input_nodes)]
-    with push(trace):
-        out = fun(*_tree.unflatten(p_def, tracers))
-    trace.finished = True
-    aux = None
-    if has_aux:
-        out, aux = out
-        aux = _tree.tree_map(lambda x: _primal_of(trace, x), aux)
-    _write_back_inputs(trace, tracers, p_leaves, lambda payload: payload.primal)
-    out_leaves, out_def = _tree.flatten(out)
+    payloads = [VJPPayload(p, n if is_differentiable(p) else None) for p, n in zip(p_leaves, input_nodes)]
+    out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
     out_payloads = [trace.read(x) if isinstance(x, Tracer) and x._trace is trace else VJPPayload(x, None)
                     for x in out_leaves]
     primal_out = _tree.unflatten(out_def, [p.primal for p in out_payloads])
