@@ -187,6 +187,10 @@ def verify(program: Program) -> None:
             raise IRError(f"equation uses an unregistered primitive {eqn.prim.name!r}")
         for v in eqn.inputs:
             use(v, eqn.prim.name)
+        try:
+            hash(tuple(eqn.params.items()))
+        except TypeError:
+            raise IRError(f"{eqn.prim.name} has an unhashable param in {eqn.params!r}") from None
         if eqn.prim.abstract_eval is None:
             raise IRError(f"{eqn.prim.name} has no abstract rule and cannot appear in a program")
         expected = eqn.prim.abstract_eval(*[v.aval for v in eqn.inputs], **eqn.params)

@@ -175,3 +175,40 @@ def test_vmap_matmul_sort_take_where_reductions():
     check_batch(lambda p: sx.where(p > 0, p, -p), [a])
     check_batch(lambda p: sx.sum(p, axis=1, keepdims=True), [a])
     check_batch(lambda p: sx.max(p, axis=0), [a])
+
+
+VIEW_FUNCTIONS = {
+    "slice": lambda a: a[1:, ::-2],
+    "int_index": lambda a: a[1],
+    "newaxis": lambda a: a[None, :, 0],
+    "permute": lambda a: sx.permute_dims(a, (1, 0)),
+    "mT": lambda a: a.mT,
+    "flip": lambda a: sx.flip(a, axis=1),
+    "expand_squeeze": lambda a: sx.squeeze(sx.expand_dims(a, axis=1), axis=1),
+    "reshape_view": lambda a: sx.reshape(a, (-1,)),
+    "reshape_copy": lambda a: sx.reshape(a.T, (-1,)),
+    "broadcast": lambda a: sx.broadcast_to(a[:, :1], (3, 4)),
+    "diagonal": lambda a: sx.linalg.diagonal(a, offset=1),
+    "moveaxis": lambda a: sx.moveaxis(a, 0, 1),
+    "unstack": lambda a: sx.unstack(a, axis=1)[2],
+    "gather": lambda a: a[sx.asarray([2, 0, 2]), 1:],
+    "mask": lambda a: a[:, sx.asarray([True, False, True, True])],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_FUNCTIONS))
+def test_every_view_differentiates_and_batches(name):
+    f = VIEW_FUNCTIONS[name]
+    x = np.arange(12.0).reshape(3, 4) / 5
+    check_grads(lambda a: f(a) * 1.0, [x])
+    if name != "mask":  # a boolean mask has a data-dependent shape: no batching rule
+        check_batch(f, [sx.asarray(np.arange(24.0).reshape(2, 3, 4))])
+
+    def write_through(a):
+        b = a * 1.0
+        v = f(b)
+        v[...] = 2.0 if name not in ("reshape_copy", "gather", "mask", "broadcast") else v
+        return b
+
+    if name not in ("broadcast", "mask"):  # no writes through broadcasts; masks are data-dependent
+        check_batch(write_through, [sx.asarray(np.arange(24.0).reshape(2, 3, 4))])
