@@ -255,7 +255,10 @@ class Array:
             t = type(key)
             if (t is int or t is slice or (t is tuple and _is_fast_key(key))) and self._fast_storage():
                 value = _getitem.check_value(self, value)
-                window(self)[key] = window(value) if isinstance(value, Array) else value
+                w = window(self)
+                if 0 in w.strides:
+                    refuse_broadcast_write(w)
+                w[key] = window(value) if isinstance(value, Array) else value
                 return
         _getitem.setitem(self, key, value)
 
@@ -289,6 +292,15 @@ class Array:
             return NotImplemented
         _getitem.assign_inplace(self, result, "@=")
         return self
+
+
+def refuse_broadcast_write(w: np.ndarray) -> None:
+    """Writing through a broadcast view (stride 0 over more than one element) is refused, as in NumPy
+    (whose broadcast views are read-only) and as under tracing, where the write would be ambiguous."""
+    for n, stride in zip(w.shape, w.strides):
+        if stride == 0 and n > 1:
+            raise ValueError(f"cannot write into a broadcast view of shape {w.shape}: its elements share memory "
+                             "(stride 0); write into the array it was broadcast from instead")
 
 
 _FAST_KEY_TYPES = frozenset({int, slice, type(None), type(Ellipsis)})

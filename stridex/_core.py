@@ -199,6 +199,8 @@ def _eager_write(prim, args, params):
         target_window = _window_on(storage.writable(), view, target._dtype.np)  # copy-on-write happens here
     else:
         target_window = window(target)
+    if 0 in target_window.strides:
+        refuse_broadcast_write(target_window)
     prim.impl(target_window, *[window(a) if isinstance(a, Array) else a for a in args[1:]], **params)
     return target
 
@@ -214,4 +216,4 @@ _PY_SCALARS = frozenset({bool, int, float, complex})
 _EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
 
 
-from ._array import Array, window
+from ._array import Array, refuse_broadcast_write, window

@@ -208,3 +208,18 @@ def test_numpy_memory_is_shared():
     assert base[2] == -1
     with pytest.raises(ValueError):
         sx.asarray([1, 2], copy=False)
+
+
+def test_writes_through_broadcast_views_are_refused_eagerly_and_under_jit():
+    def f(x):
+        b = sx.broadcast_to(x, (3, 2))
+        b[0] = 5.0
+        return b
+
+    with pytest.raises(ValueError, match="broadcast view"):
+        f(sx.asarray([1.0, 2.0]))
+    with pytest.raises(ValueError, match="broadcast view"):
+        sx.jit(f)(sx.asarray([1.0, 2.0]))
+    e = sx.expand_dims(sx.asarray([1.0, 2.0]), axis=0)  # stride 0 on a size-1 axis is an ordinary view
+    e[0, 1] = 3.0
+    assert float(e[0, 1]) == 3.0
