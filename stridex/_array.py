@@ -297,6 +297,8 @@ class Array:
 def refuse_broadcast_write(w: np.ndarray) -> None:
     """Writing through a broadcast view (stride 0 over more than one element) is refused, as in NumPy
     (whose broadcast views are read-only) and as under tracing, where the write would be ambiguous."""
+    if w.size == 0:
+        return
     for n, stride in zip(w.shape, w.strides):
         if stride == 0 and n > 1:
             raise ValueError(f"cannot write into a broadcast view of shape {w.shape}: its elements share memory "
