@@ -429,6 +429,9 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType |
     dtype = _check_dtype(dtype, "eye") or _dtypes.float64
     if device is not None:
         check_device(device)
+    # A diagonal wholly outside the matrix is all zeros whatever its offset: clamping k keeps it a
+    # machine integer for the kernels (NumPy, XLA) without changing the result.
+    k = max(-n_rows, min(k, n_cols))
     return _p.eye.bind(n_rows=n_rows, n_cols=n_cols, k=k, dtype=dtype)
 
 
@@ -440,6 +443,8 @@ def _triangle(fname: str, x, k, upper: bool) -> Array:
         k = operator.index(k)
     except TypeError:
         raise TypeError(f"{fname}: k must be an integer, got {type(k).__name__}") from None
+    rows, cols = x.shape[-2], x.shape[-1]
+    k = max(-rows - 1, min(k, cols + 1))  # beyond the matrix every offset selects the same elements
     return _p.triangle.bind(x, k=k, upper=upper)
 
 

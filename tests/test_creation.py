@@ -490,3 +490,14 @@ def test_asarray_of_a_producer_that_cannot_share_copies_or_raises():
         sx.asarray(producer, copy=False)
     with pytest.raises(BufferError):
         sx.from_dlpack(producer)
+
+
+def test_huge_diagonal_offsets_are_clamped_not_overflowed():
+    import stridex as sx
+
+    assert sx.eye(0, None, k=-(2**63) - 1).shape == (0, 0)
+    np.testing.assert_array_equal(np.asarray(sx.eye(2, 3, k=2**70)), np.zeros((2, 3)))
+    ones = sx.ones((2, 3))
+    np.testing.assert_array_equal(np.asarray(sx.tril(ones, k=-(2**70))), np.zeros((2, 3)))
+    np.testing.assert_array_equal(np.asarray(sx.triu(ones, k=-(2**70))), np.ones((2, 3)))
+    np.testing.assert_array_equal(np.asarray(sx.jit(lambda a: sx.triu(a, k=2**70))(ones)), np.zeros((2, 3)))
