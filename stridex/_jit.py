@@ -224,6 +224,9 @@ class Jitted:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
         if not kwargs and not self._static_argnums:
+            result = self._call_on_jax_arrays(args)
+            if result is not None:
+                return result
             fast_key = _fast_key(args)
             if fast_key is not None:
                 entry = self._fast_cache.get(fast_key)
@@ -242,6 +245,25 @@ class Jitted:
         if fast_key is not None:
             self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
+
+    def _call_on_jax_arrays(self, args):
+        """The steadiest state: every argument is a whole JAX result (an earlier jitted call's output), and
+        the compiled program has one output. One pass builds the cache key and the JAX arguments."""
+        key, jax_args, owners = [], [], set()
+        for a in args:
+            if type(a) is not Array:
+                return None
+            st = a._storage
+            if st is None or st.jax_view is None or a._view is not st.jax_view or id(st) in owners:
+                return None
+            owners.add(id(st))
+            view = a._view
+            key.append((view.shape, a._dtype, view.strides, 0))  # the key `_fast_key` gives such an array
+            jax_args.append(st.owner)
+        entry = self._fast_cache.get(tuple(key))
+        if entry is None or not entry.single_output or entry.executable is None:
+            return None
+        return _adopt_jax(entry.executable(*jax_args)[0])
 
     def lower(self, *args, **kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
@@ -373,11 +395,23 @@ class Compiled:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
         self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        _note_jax_array_type(jax())
         self.donates = bool(options.get("donate_argnums"))
         # The commonest shape of a call, run without the general output handling below.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
                               and not traced.input_writes and not traced.const_writes and not traced.groups)
         self.x64 = jax().enable_x64
+        # The ahead-of-time compiled executable, used when every argument is a JAX array (no conversion,
+        # so no 64-bit scope is needed); only for plain jit, where placement is JAX's default.
+        self.executable = None
+        self.plain = not options
+
+    def _compile(self, args):
+        if not self.plain:
+            return None
+        with self.x64(True):
+            self.executable = self.function.lower(*args).compile()
+        return self.executable
 
     def _inputs(self, leaves):
         """The caller-side arrays behind each program input: leaves, or flat spans of aliased storage."""
@@ -403,8 +437,16 @@ class Compiled:
 
     def run(self, leaves):
         if self.single_output:
+            args = self._arguments(leaves)
+            for a in args:
+                if type(a) is not _JAX_ARRAY:
+                    break
+            else:  # every input is already a (64-bit) JAX array: the compiled executable needs no x64 scope
+                executable = self.executable or self._compile(args)
+                if executable is not None:
+                    return _adopt_jax(executable(*args)[0])
             with self.x64(True):
-                (out,) = self.function(*self._arguments(leaves))
+                (out,) = self.function(*args)
             return _adopt_jax(out)
         inputs = self._inputs(leaves)
         with self.x64(True):
@@ -431,7 +473,18 @@ class Compiled:
 def _adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
     view = View.contiguous(out.shape)
-    return Array._make(Storage.of_jax(out, view), view, _DTYPE_OF_JAX[out.dtype])
+    storage = object.__new__(Storage)  # Storage.of_jax, inlined: this is on every jit call's path
+    storage.buf = None
+    storage.readonly = True
+    storage.owner = out
+    storage.jax_view = view
+    storage.jax_alias = None
+    result = object.__new__(Array)
+    result._storage = storage
+    result._view = view
+    result._dtype = _DTYPE_OF_JAX[out.dtype]
+    result._np = None
+    return result
 
 
 _DTYPE_OF_JAX: dict = {}
@@ -472,6 +525,19 @@ def _fill_dtype_table():
     from ._dtypes import FROM_NUMPY
 
     _DTYPE_OF_JAX.update(FROM_NUMPY)
+
+
+class _NotYet:
+    """Stands for JAX's array type until JAX is imported (no argument is of this type)."""
+
+
+_JAX_ARRAY: type = _NotYet
+
+
+def _note_jax_array_type(jax_module) -> None:
+    global _JAX_ARRAY
+    if _JAX_ARRAY is _NotYet:
+        _JAX_ARRAY = type(jax_module.numpy.zeros(()))
 
 
 _fill_dtype_table()
