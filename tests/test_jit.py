@@ -366,3 +366,22 @@ def test_view_folding_keeps_a_view_whose_identity_successor_is_still_used():
     program = sx.make_ir(f)(sx.asarray([3.0]))
     verify(program)
     run_both(f, lambda: sx.asarray([3.0]))
+
+
+def test_chained_calls_on_jax_results_keep_64_bit_types():
+    import jax
+
+    before = jax.config.jax_enable_x64
+    f = sx.jit(lambda a, b: a * b + 1)
+    x = sx.asarray(np.array([2**40 + 1], dtype=np.uint64))
+    y = f(x, x)  # numpy-backed inputs
+    z = f(y, f(y, x))  # JAX results as inputs: the ahead-of-time executable
+    expected = np.array([2**40 + 1], dtype=np.uint64)
+    expected = expected * expected + np.uint64(1)
+    expected = expected * (expected * np.uint64(2**40 + 1) + np.uint64(1)) + np.uint64(1)
+    assert z.dtype == sx.uint64
+    np.testing.assert_array_equal(np.asarray(z), expected)
+    g = sx.jit(lambda a: a / 3.0)
+    w = g(g(sx.asarray([1.0])))
+    assert w.dtype == sx.float64 and float(w[0]) == 1.0 / 9.0
+    assert jax.config.jax_enable_x64 == before
