@@ -8,6 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import stridex as sx
 from stridex._primitives import sets as P
+from tests.helpers import check
 
 from .lowering_check import check_primitive_lowering
 from .test_searching import check_data_dependent_lowering
@@ -22,15 +23,6 @@ def sample(dtype, shape=(3, 5), seed=0):
     if dtype.kind == "complex floating":
         a = a + 1j * rng.integers(0, 2, size=shape)
     return a.astype(dtype.np)
-
-
-def check(got, want, dtype=None):
-    assert isinstance(got, sx.Array)
-    got_np, want = np.asarray(got), np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got.dtype == dtype
-    np.testing.assert_array_equal(got_np, want)
 
 
 @pytest.mark.parametrize("dtype", ALL)

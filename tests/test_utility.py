@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
+from tests.helpers import check
 
 ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
        sx.float32, sx.float64, sx.complex64, sx.complex128]
@@ -19,15 +20,6 @@ def sample(dtype, shape=(3, 4), seed=0):
     if dtype.kind == "complex floating":
         a = a * 1j + rng.integers(0, 2, size=shape)
     return a.astype(dtype.np)
-
-
-def check(got, want, dtype=None):
-    assert isinstance(got, sx.Array)
-    got_np, want = np.asarray(got), np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got.dtype == dtype
-    np.testing.assert_array_equal(got_np, want)
 
 
 @pytest.mark.parametrize("dtype", ALL)
