@@ -33,12 +33,10 @@ def chain(xp, x, y, n_ops: int):
 
 def block(tree):
     """Wait for stridex results computed by XLA (JAX dispatches asynchronously), as block_until_ready does."""
-    import stridex as sx
-
-    leaves = tree if isinstance(tree, (tuple, list)) else (tree,)
-    for leaf in leaves:
-        if isinstance(leaf, sx.Array) and leaf._storage is not None and leaf._storage.jax_view is not None:
-            leaf._storage.owner.block_until_ready()
+    for leaf in tree if type(tree) in (tuple, list) else (tree,):
+        storage = leaf._storage
+        if storage is not None and storage.jax_view is not None:
+            storage.owner.block_until_ready()
     return tree
 
 
