@@ -15,6 +15,7 @@ from ._primitives import views as _views
 from ._primitives.convert import convert_element_type
 from ._primitives.elementwise import copy as _copy_prim
 from ._storage import aligned_copy, aligned_empty
+from ._view import normalize_shape
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
@@ -34,24 +35,15 @@ def _check_dtype(dtype, fname: str) -> DType | None:
 
 def _check_shape(shape, fname: str) -> tuple:
     """A shape given as an int or a sequence of ints, each non-negative."""
-    if type(shape) is tuple:
-        for n in shape:
-            if type(n) is not int or n < 0:
-                break
-        else:
-            return shape
-    elif type(shape) is int and shape >= 0:
-        return (shape,)
-    try:
-        dims = (operator.index(shape),)
-    except TypeError:
-        try:
-            dims = tuple(operator.index(n) for n in shape)
-        except TypeError:
-            raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {shape!r}") from None
-    if any(n < 0 for n in dims):
-        raise ValueError(f"{fname}: shape {dims} has a negative dimension")
-    return dims
+    return normalize_shape(shape, fname, allow_int=True)
+
+
+def _filled(fname: str, shape: tuple, dtype, device, value: int) -> Array:
+    """`shape` filled with 0 or 1 (False or True for bool), float64 unless `dtype` says otherwise."""
+    dtype = _check_dtype(dtype, fname) or _dtypes.float64
+    if device is not None:
+        check_device(device)
+    return _p.full.bind(shape=shape, fill_value=bool(value) if dtype is _dtypes.bool else value, dtype=dtype)
 
 
 def _check_array(x, fname: str) -> Array:
@@ -352,11 +344,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=No
     >>> sx.zeros(3, dtype=sx.int32)
     Array([0, 0, 0], dtype=int32)
     """
-    shape = _check_shape(shape, "zeros")
-    dtype = _check_dtype(dtype, "zeros") or _dtypes.float64
-    if device is not None:
-        check_device(device)
-    return _p.full.bind(shape=shape, fill_value=False if dtype is _dtypes.bool else 0, dtype=dtype)
+    return _filled("zeros", _check_shape(shape, "zeros"), dtype, device, 0)
 
 
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
@@ -366,11 +354,7 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array
     >>> sx.zeros_like(sx.asarray([1, 2]))
     Array([0, 0])
     """
-    _check_array(x, "zeros_like")
-    dtype = _check_dtype(dtype, "zeros_like") or x._dtype
-    if device is not None:
-        check_device(device)
-    return _p.full.bind(shape=x.shape, fill_value=False if dtype is _dtypes.bool else 0, dtype=dtype)
+    return _filled("zeros_like", _check_array(x, "zeros_like").shape, dtype or x._dtype, device, 0)
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
@@ -380,11 +364,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=Non
     >>> sx.ones((2,), dtype=sx.complex64)
     Array([1.+0.j, 1.+0.j], dtype=complex64)
     """
-    shape = _check_shape(shape, "ones")
-    dtype = _check_dtype(dtype, "ones") or _dtypes.float64
-    if device is not None:
-        check_device(device)
-    return _p.full.bind(shape=shape, fill_value=True if dtype is _dtypes.bool else 1, dtype=dtype)
+    return _filled("ones", _check_shape(shape, "ones"), dtype, device, 1)
 
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
@@ -394,11 +374,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
     >>> sx.ones_like(sx.asarray([True, False]))
     Array([ True,  True])
     """
-    _check_array(x, "ones_like")
-    dtype = _check_dtype(dtype, "ones_like") or x._dtype
-    if device is not None:
-        check_device(device)
-    return _p.full.bind(shape=x.shape, fill_value=True if dtype is _dtypes.bool else 1, dtype=dtype)
+    return _filled("ones_like", _check_array(x, "ones_like").shape, dtype or x._dtype, device, 1)
 
 
 def _size(value, fname: str, what: str) -> int:

@@ -12,8 +12,8 @@ from ._primitives import shape as _shape
 from ._primitives import views as _views
 from ._primitives.elementwise import copy as _copy_prim
 from ._state import STATE
+from ._view import as_count, normalize_axes, normalize_axis, normalize_shape
 from ._view import broadcast_shapes as _broadcast_shapes
-from ._view import normalize_axes, normalize_axis
 
 __all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
            "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"]
@@ -46,18 +46,8 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> sx.broadcast_shapes((2, 1), (3,))
     (2, 3)
     """
-    shapes = tuple(_shape_tuple(s, "broadcast_shapes") for s in shapes)
+    shapes = tuple(normalize_shape(s, "broadcast_shapes") for s in shapes)
     return _broadcast_shapes(*shapes)
-
-
-def _shape_tuple(shape, fname: str) -> tuple:
-    try:
-        dims = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"{fname}: a shape must be a tuple of ints, got {shape!r}") from None
-    if any(n < 0 for n in dims):
-        raise ValueError(f"{fname}: shape {dims} has a negative dimension")
-    return dims
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -69,7 +59,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
            [1, 2, 3]])
     """
     _check_array(x, "broadcast_to")
-    shape = _shape_tuple(shape, "broadcast_to")
+    shape = normalize_shape(shape, "broadcast_to")
     if len(shape) < x.ndim or _broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
     if shape == x.shape:
@@ -272,18 +262,6 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     return _shape.stack.bind(*arrays, axis=normalize_axis(axis, len(shape) + 1))
 
 
-def _count(value, fname: str, what: str) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{fname}: {what} must be an integer, got bool")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{fname}: {what} must be an integer, got {type(value).__name__}") from None
-    if n < 0:
-        raise ValueError(f"{fname}: {what} must be non-negative, got {n}")
-    return n
-
-
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element of `x` (flattened when `axis` is None) `repeats` times along `axis`.
 
@@ -318,7 +296,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
                 raise ValueError(f"repeat: repeats must be non-negative, got {min(counts)}")
             return _shape.repeat.bind(x, count=counts, axis=axis)
         return _shape.repeat_by_array.bind(x, repeats, axis=axis)
-    return _shape.repeat.bind(x, count=_count(repeats, "repeat", "repeats"), axis=axis)
+    return _shape.repeat.bind(x, count=as_count(repeats, "repeat: repeats"), axis=axis)
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
@@ -365,7 +343,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     _check_array(x, "tile")
     if not isinstance(repetitions, (tuple, list)):
         raise TypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
-    reps = tuple(_count(r, "tile", "each repetition") for r in repetitions)
+    reps = tuple(as_count(r, "tile: each repetition") for r in repetitions)
     if len(reps) > x.ndim:
         x = reshape(x, (1,) * (len(reps) - x.ndim) + x.shape)
     return _shape.tile.bind(x, repetitions=(1,) * (x.ndim - len(reps)) + reps)

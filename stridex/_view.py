@@ -213,6 +213,47 @@ def normalize_axes(axes, ndim: int, what: str = "axis") -> tuple:
     return out
 
 
+def normalize_shape(shape, what: str, *, allow_int: bool = False) -> tuple:
+    """A shape as a tuple of non-negative ints (an int alone too when `allow_int`); TypeError or
+    ValueError naming `what` otherwise."""
+    if type(shape) is tuple:
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+        else:
+            return shape
+    elif allow_int and type(shape) is int and shape >= 0:
+        return (shape,)
+    dims = None
+    if allow_int:
+        try:
+            dims = (operator.index(shape),)
+        except TypeError:
+            pass
+    if dims is None:
+        try:
+            dims = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            kind = "an int or a tuple of ints" if allow_int else "a tuple of ints"
+            raise TypeError(f"{what}: shape must be {kind}, got {shape!r}") from None
+    if any(n < 0 for n in dims):
+        raise ValueError(f"{what}: shape {dims} has a negative dimension")
+    return dims
+
+
+def as_count(value, what: str, minimum: int = 0) -> int:
+    """An integer count (not a bool) of at least `minimum`; TypeError or ValueError naming `what`."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an integer, got bool")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
+    if n < minimum:
+        raise ValueError(f"{what} must be at least {minimum}, got {n}")
+    return n
+
+
 def broadcast_shapes(*shapes: tuple) -> tuple:
     """The broadcast shape of `shapes`; ValueError naming them when they are incompatible."""
     ndim = max((len(s) for s in shapes), default=0)

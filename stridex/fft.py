@@ -7,14 +7,12 @@ Array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
 
 from __future__ import annotations
 
-import operator
-
 from . import _dtypes
 from . import _manipulation as _manip
 from ._array import Array, check_device
 from ._dtypes import DType
 from ._primitives import fft as _p
-from ._view import normalize_axes, normalize_axis
+from ._view import as_count, normalize_axes, normalize_axis
 
 __all__ = [
     "fft",
@@ -51,15 +49,7 @@ def _check(name: str, x, allowed: frozenset, category: str, norm) -> None:
 
 
 def _length(name: str, n) -> int:
-    if isinstance(n, bool):
-        raise TypeError(f"fft.{name}: n must be an integer, got a bool")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"fft.{name}: n must be an integer, got {type(n).__name__}") from None
-    if n < 1:
-        raise ValueError(f"fft.{name}: the number of transform points must be at least 1, got {n}")
-    return n
+    return as_count(n, f"fft.{name}: the number of transform points n", minimum=1)
 
 
 def _one_axis(name: str, x: Array, n, axis, norm, kind: str, allowed, category, output_n: bool) -> Array:
