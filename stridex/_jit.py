@@ -473,7 +473,9 @@ class Compiled:
 def _adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
     view = View.contiguous(out.shape)
-    storage = object.__new__(Storage)  # Storage.of_jax, inlined: this is on every jit call's path
+    # A read-only Storage owned by the JAX array, its NumPy buffer made on first use (numpy_buffer);
+    # built field by field because this is on every jit call's path.
+    storage = object.__new__(Storage)
     storage.buf = None
     storage.readonly = True
     storage.owner = out

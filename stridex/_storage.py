@@ -59,13 +59,6 @@ class Storage:
         # `jit` passes that JAX array again instead of converting the window on every call.
         self.jax_alias = None
 
-    @classmethod
-    def of_jax(cls, jax_array, view) -> Storage:
-        """The storage of a JAX result; its NumPy buffer (zero-copy, read-only) is made on first use."""
-        self = cls(None, readonly=True, owner=jax_array)
-        self.jax_view = view
-        return self
-
     def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
         if buf is None:
