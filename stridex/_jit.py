@@ -517,7 +517,8 @@ ALIAS_MIN_ELEMENTS = 2048
 def _alias(storage, view, w):
     from ._lowering_support import jax
 
-    converted = jax().device_put(w)
+    with jax().enable_x64(True):  # as the call itself: a float64 window stays float64
+        converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
         storage.jax_alias = (view, converted)
     return converted

@@ -385,3 +385,14 @@ def test_chained_calls_on_jax_results_keep_64_bit_types():
     w = g(g(sx.asarray([1.0])))
     assert w.dtype == sx.float64 and float(w[0]) == 1.0 / 9.0
     assert jax.config.jax_enable_x64 == before
+
+
+def test_large_aligned_float64_inputs_stay_float64_without_global_x64():
+    import jax
+
+    assert not jax.config.jax_enable_x64  # the user's setting; jit scopes 64-bit types itself
+    x = sx.asarray(1.0 + np.arange(4096) * 1e-12, copy=True)  # aligned and large: handed to JAX zero-copy
+    for f in (lambda a: a * 3.0 - a, lambda a: sx.sin(a) + a):
+        got = sx.jit(f)(x)
+        assert got.dtype == sx.float64
+        np.testing.assert_allclose(np.asarray(got), np.asarray(f(x)), rtol=1e-15)
