@@ -208,6 +208,17 @@ class Array:
 
         return namespace(api_version)
 
+    def block_until_ready(self) -> Array:
+        """Wait until this array's value exists, and return the array (as JAX's method of that name).
+
+        A `jit` result is held by a JAX array that XLA may still be computing (JAX dispatches
+        asynchronously); every read waits for it anyway, so this is only needed for timing.
+        """
+        st = self._storage
+        if st is not None and st.buf is None:  # a JAX result not yet read as NumPy memory
+            st.owner.block_until_ready()
+        return self
+
     def to_device(self, device, /, *, stream=None) -> Array:
         if stream is not None:
             raise ValueError("stridex's CPU device has no streams; pass stream=None")

@@ -114,6 +114,8 @@ class Jitted:
         self._cache: OrderedDict = OrderedDict()
         # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
         self._fast_cache: dict = {}
+        # What the last fast call to a program that writes no input looked like (see `_memo`).
+        self._memo = None
         functools.update_wrapper(self, fun)
 
     def __repr__(self):
@@ -149,8 +151,10 @@ class Jitted:
                 w = window(leaf) if leaf._np is None else leaf._np
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
-                st = leaf._storage
-                alias.append(storages.setdefault(id(st), j) if st is not None and leaf.size else j)
+                if leaf.size:  # (adopting a fresh result's storage, so that passing it twice is seen)
+                    alias.append(storages.setdefault(id(leaf._storage_view()[0]), j))
+                else:
+                    alias.append(j)
             elif isinstance(leaf, _SCALARS):
                 sigs.append(type(leaf))
                 alias.append(j)
@@ -220,18 +224,67 @@ class Jitted:
 
     # --- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        memo = self._memo  # set only for functions without static arguments
+        if memo is not None and STATE.trace is None and not kwargs and len(args) == memo[0]:
+            # The last call's arguments again (the same windows or Views): its entry, no key built.
+            # On the way, collect each argument's JAX array when one is ready (a whole JAX result, or
+            # a small window whose bytes match its snapshot); with all of them ready, call the
+            # compiled executable directly.
+            _, layouts, dtypes, snapshots, entry, call, view, dtype = memo
+            jax_args = []
+            i = 0  # (a counter: zip or enumerate would cost more than the rest of this loop)
+            for a in args:
+                if type(a) is not Array or a._dtype is not dtypes[i]:
+                    break
+                w = a._np
+                if w is None:
+                    v = a._view
+                    if v is not layouts[i]:
+                        break
+                    st = a._storage
+                    if st.jax_view is v:
+                        jax_args.append(st.owner)
+                elif w is not layouts[i]:
+                    break
+                else:
+                    snapshot = snapshots[i]
+                    if snapshot is not None and snapshot[0] == w.tobytes():
+                        jax_args.append(snapshot[1])
+                i += 1  # noqa: SIM113
+            else:
+                if call is None or len(jax_args) < i:
+                    result = entry.run(args)
+                    if entry.direct is not None:
+                        self._memo = _memo(args, entry)  # snapshots or the direct call may be ready now
+                    return result
+                # _adopt_as, inlined: with the loop above, this is all of a steady call's own work.
+                storage = _new(Storage)
+                storage.buf = None
+                storage.readonly = True
+                storage.owner = call(*jax_args)
+                storage.jax_view = view
+                result = _new(Array)
+                result._storage = storage
+                result._view = view
+                result._dtype = dtype
+                result._np = None
+                return result
         if STATE.trace is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
         if not kwargs and not self._static_argnums:
-            result = self._call_on_jax_arrays(args)
-            if result is not None:
-                return result
             fast_key = _fast_key(args)
             if fast_key is not None:
                 entry = self._fast_cache.get(fast_key)
+                # An entry traced for distinct storages serves arguments that share one only when the
+                # program writes into none of them (reads cannot tell aliased inputs apart).
                 if entry is not None:
-                    return entry.run(args)
+                    if entry.pure:
+                        result = entry.run(args)
+                        self._memo = _memo(args, entry)
+                        return result
+                    if _distinct_storages(args):
+                        return entry.run(args)
         sig = self._signature(args, kwargs)
         entry = self._cache.get(sig.key)
         if entry is None:
@@ -242,34 +295,16 @@ class Jitted:
                 self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
         else:
             self._cache.move_to_end(sig.key)
-        if fast_key is not None:
+        if fast_key is not None and not sig.groups:
             self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
-
-    def _call_on_jax_arrays(self, args):
-        """The steadiest state: every argument is a whole JAX result (an earlier jitted call's output), and
-        the compiled program has one output. One pass builds the cache key and the JAX arguments."""
-        key, jax_args, owners = [], [], set()
-        for a in args:
-            if type(a) is not Array:
-                return None
-            st = a._storage
-            if st is None or st.jax_view is None or a._view is not st.jax_view or id(st) in owners:
-                return None
-            owners.add(id(st))
-            view = a._view
-            key.append((view.shape, a._dtype, view.strides, 0))  # the key `_fast_key` gives such an array
-            jax_args.append(st.owner)
-        entry = self._fast_cache.get(tuple(key))
-        if entry is None or not entry.single_output or entry.executable is None:
-            return None
-        return _adopt_jax(entry.executable(*jax_args)[0])
 
     def lower(self, *args, **kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
         return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
 
     def clear_cache(self) -> None:
+        self._memo = None
         self._cache.clear()
         self._fast_cache.clear()
 
@@ -278,17 +313,12 @@ class Jitted:
 
 
 def _fast_key(args):
-    """A cache key for positional, all-array arguments with distinct storages (the common call), else None."""
+    """A cache key for positional, all-array arguments (the common call), else None. It does not look at
+    shared storage: `_distinct_storages` does, when the entry found needs it."""
     key = []
-    storages = set()
     for a in args:
         if type(a) is not Array:
             return None
-        st = a._storage
-        if st is not None:
-            if id(st) in storages:
-                return None
-            storages.add(id(st))
         w = a._np
         if w is not None:
             key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
@@ -296,6 +326,37 @@ def _fast_key(args):
             view = a._view
             key.append((view.shape, a._dtype, view.strides, 0))
     return tuple(key)
+
+
+def _memo(args, entry) -> tuple | None:
+    """What `Jitted.__call__` checks a call against to reuse `entry` at once: each argument's window (or
+    View, when it has no window), dtype and snapshot (bytes, JAX copy), if a ready one is on its storage.
+
+    None when an argument has a large window: the memo holds its windows, and must not keep the memory of
+    a large input alive after the call (nor does that call need the time the memo saves)."""
+    layouts, dtypes, snapshots = [], [], []
+    for a in args:
+        w = a._np
+        if w is not None and w.nbytes > SNAPSHOT_MAX_BYTES:
+            return None
+        layouts.append(a._view if w is None else w)
+        dtypes.append(a._dtype)
+        seen = a._storage.jax_copy if w is not None and a._storage is not None else None
+        ready = seen is not None and seen[0] is w and seen[2] is not None
+        snapshots.append((seen[1], seen[2]) if ready else None)
+    direct = entry.direct or (None, None, None)
+    return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), entry, *direct)
+
+
+def _distinct_storages(args) -> bool:
+    seen = set()
+    for a in args:
+        if a.size:
+            st = a._storage_view()[0]
+            if id(st) in seen:
+                return False
+            seen.add(id(st))
+    return True
 
 
 def _hashable(value, what: str):
@@ -381,6 +442,7 @@ class Compiled:
         from ._lowering_support import jax
 
         self.traced = traced
+        self.constants = traced.constants
         run = lower_program(traced.program)
         n_consts = len(traced.constants)
         options = {}
@@ -394,24 +456,45 @@ class Compiled:
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
-        self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
-        _note_jax_array_type(jax())
         self.donates = bool(options.get("donate_argnums"))
-        # The commonest shape of a call, run without the general output handling below.
+        self.pure = not traced.input_writes and not traced.const_writes
+        # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
+        # without the general output handling; its JAX function returns the array itself, not a tuple.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
-                              and not traced.input_writes and not traced.const_writes and not traced.groups)
+                              and self.pure and not traced.groups and not self.donates)
+        if self.single_output:
+            self.function = jax().jit(lambda *a: run(*a)[0], **options)
+            aval = traced.program.outputs[0].aval
+            self.out_view, self.out_dtype = View.contiguous(aval.shape), aval.dtype
+            self.run = self._run_single  # one frame less on every call
+        else:
+            self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        _note_jax_array_type(jax())
         self.x64 = jax().enable_x64
-        # The ahead-of-time compiled executable, used when every argument is a JAX array (no conversion,
-        # so no 64-bit scope is needed); only for plain jit, where placement is JAX's default.
-        self.executable = None
+        # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
+        # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
+        self.aot = None
+        self.direct = None
         self.plain = not options
 
-    def _compile(self, args):
-        if not self.plain:
-            return None
+    def _call(self, args):
+        """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
+        if self.x64.value:
+            return self.function(*args)
         with self.x64(True):
-            self.executable = self.function.lower(*args).compile()
-        return self.executable
+            return self.function(*args)
+
+    def _call_aot(self, args):
+        """The first call on JAX-array inputs: compile ahead of time, then keep the executable's call."""
+        with self.x64(True):
+            executable = self.function.lower(*args).compile()
+        out = executable(*args)
+        # JAX's `Compiled.__call__` is a Python method forwarding to a C++ callable that it makes on its
+        # first call; calling that callable directly saves a Python frame on every later call.
+        self.aot = getattr(executable, "_call", None) or executable
+        if not self.constants:  # what Jitted.__call__'s memo path may call with the arguments alone
+            self.direct = (self.aot, self.out_view, self.out_dtype)
+        return out
 
     def _inputs(self, leaves):
         """The caller-side arrays behind each program input: leaves, or flat spans of aliased storage."""
@@ -436,21 +519,8 @@ class Compiled:
             _jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
     def run(self, leaves):
-        if self.single_output:
-            args = self._arguments(leaves)
-            for a in args:
-                if type(a) is not _JAX_ARRAY:
-                    break
-            else:  # every input is already a (64-bit) JAX array: the compiled executable needs no x64 scope
-                executable = self.executable or self._compile(args)
-                if executable is not None:
-                    return _adopt_jax(executable(*args)[0])
-            with self.x64(True):
-                (out,) = self.function(*args)
-            return _adopt_jax(out)
         inputs = self._inputs(leaves)
-        with self.x64(True):
-            outs = self.function(*self._arguments(inputs))
+        outs = self._call(self._arguments(inputs))
         traced = self.traced
         leaves = inputs
         bases = [_adopt_jax(o) for o in outs]
@@ -469,6 +539,41 @@ class Compiled:
             results.append(x)
         return _tree.unflatten(traced.out_treedef, results)
 
+    def _run_single(self, leaves):
+        on_jax = True  # every argument is a JAX array already
+        args = []
+        for x in (*self.constants, *leaves) if self.constants else leaves:
+            if type(x) is Array:
+                x = _jax_argument(x)
+                if type(x) is not _JAX_ARRAY:
+                    on_jax = False
+            else:
+                on_jax = False
+            args.append(x)
+        if on_jax and self.plain:
+            out = self.aot(*args) if self.aot is not None else self._call_aot(args)
+        else:
+            out = self._call(args)
+        return _adopt_as(out, self.out_view, self.out_dtype)
+
+
+def _adopt_as(out, view: View, dtype) -> Array:
+    """`_adopt_jax` for an output whose View and dtype the program fixes (the single-output path)."""
+    storage = _new(Storage)
+    storage.buf = None
+    storage.readonly = True
+    storage.owner = out
+    storage.jax_view = view
+    result = _new(Array)
+    result._storage = storage
+    result._view = view
+    result._dtype = dtype
+    result._np = None
+    return result
+
+
+_new = object.__new__
+
 
 def _adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
@@ -480,7 +585,6 @@ def _adopt_jax(out) -> Array:
     storage.readonly = True
     storage.owner = out
     storage.jax_view = view
-    storage.jax_alias = None
     result = object.__new__(Array)
     result._storage = storage
     result._view = view
@@ -493,25 +597,67 @@ _DTYPE_OF_JAX: dict = {}
 
 
 def _jax_argument(x: Array):
-    """What JAX receives for array x: its own JAX array when x is exactly one, or a JAX array that
-    aliases x's (aligned, writable, contiguous) memory from an earlier call, else x's NumPy window."""
+    """What JAX receives for array x, cheapest first: its own JAX array when x is exactly a JAX result;
+    for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
+    one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
     st = x._storage
-    if st is not None:
-        if st.jax_view is not None and x._view is st.jax_view:
-            return st.owner
-        alias = st.jax_alias
-        if alias is not None and (x._view is alias[0] or x._view == alias[0]):
-            return alias[1]
-    w = window(x)
-    if w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable:
-        storage, view = x._storage_view()
-        if view.offset == 0 and view.size == storage.buf.size:
-            return _alias(storage, view, w)
+    if st is not None and st.jax_view is not None and x._view is st.jax_view:
+        return st.owner
+    w = x._np
+    if w is None:
+        w = window(x)
+    if w.nbytes <= SNAPSHOT_MAX_BYTES:
+        return _snapshot(st if st is not None else x._storage_view()[0], w)
+    storage, view = x._storage_view()
+    alias = storage.jax_alias
+    if alias is not None and (view is alias[0] or view == alias[0]):
+        return alias[1]
+    if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
+            and view.offset == 0 and view.size == storage.buf.size):
+        return _alias(storage, view, w)
     return w
 
 
+# Windows up to this size are snapshotted (`_snapshot`); larger ones JAX aliases or converts.
+SNAPSHOT_MAX_BYTES = 1024
 # Below this size converting a window costs less than checking whether JAX would alias it.
 ALIAS_MIN_ELEMENTS = 2048
+
+
+def _snapshot(storage: Storage, w: np.ndarray):
+    """A JAX copy of small window `w`, reused while w holds the bytes it was made from, else `w` itself.
+
+    JAX converts a NumPy argument on every call (about 1 µs each, more than the rest of a small call's
+    overhead). Comparing a small window's bytes with the last call's costs about 0.05 µs, so an input
+    passed again unchanged reuses its JAX copy. Equal bytes are equal values (the comparison is bitwise,
+    so -0.0, NaN payloads and every dtype are exact). The copy is made only once the same bytes are seen
+    a second time, so an input rewritten before every call costs one comparison and no conversion.
+    """
+    data = w.tobytes()
+    seen = storage.jax_copy
+    if seen is not None and seen[0] is w and seen[1] == data:
+        copy = seen[2]
+        if copy is None:
+            copy = _to_jax(w)
+            storage.jax_copy = (w, data, copy)
+        return copy
+    storage.jax_copy = (w, data, None)
+    return w
+
+
+_IDENTITY = None
+
+
+def _to_jax(w: np.ndarray):
+    """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
+    where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
+    global _IDENTITY
+    from ._lowering_support import jax
+
+    if _IDENTITY is None:
+        _IDENTITY = jax().jit(lambda a: a)
+    with jax().enable_x64(True):
+        return _IDENTITY(w)
 
 
 def _alias(storage, view, w):

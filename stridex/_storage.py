@@ -46,7 +46,14 @@ class Storage:
     then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
     """
 
-    __slots__ = ("__weakref__", "buf", "jax_alias", "jax_view", "owner", "readonly")
+    # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
+    # dict, made on first use, with None as the class default: a new Storage costs two stores less.
+    __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner", "readonly")
+    # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
+    # `jit` passes that JAX array again instead of converting the window on every call.
+    jax_alias = None
+    # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _jit._snapshot).
+    jax_copy = None
 
     def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
         self.buf = buf
@@ -55,9 +62,6 @@ class Storage:
         # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
         # `jit` then hands JAX its own array back instead of converting the NumPy window.
         self.jax_view = None
-        # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
-        # `jit` passes that JAX array again instead of converting the window on every call.
-        self.jax_alias = None
 
     def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
@@ -73,6 +77,7 @@ class Storage:
             self.owner = None
             self.jax_view = None
             self.jax_alias = None
+            self.jax_copy = None
         return self.buf
 
 

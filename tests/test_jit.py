@@ -396,3 +396,136 @@ def test_large_aligned_float64_inputs_stay_float64_without_global_x64():
         got = sx.jit(f)(x)
         assert got.dtype == sx.float64
         np.testing.assert_allclose(np.asarray(got), np.asarray(f(x)), rtol=1e-15)
+
+
+# --- the steady-state call paths: the last-call memo, snapshots of small inputs, JAX-result inputs ------
+
+def _calls(f, make_args, n=5):
+    """n calls of f on fresh argument values each time, checked against eager at every call."""
+    g = sx.jit(f)
+    for k in range(n):
+        args = make_args(k)
+        assert_same(f(*args), g(*args))
+    return g
+
+
+def test_repeated_calls_see_writes_to_small_inputs_through_stridex_and_numpy():
+    g = sx.jit(lambda a, b: a * b + 1.0)
+    base = np.array([1.0, 2.0])
+    x = sx.asarray(base)  # borrowed memory: NumPy may write it behind stridex's back
+    y = sx.asarray([3.0, 4.0])
+    for k in range(6):  # first sight, snapshot, JAX copy, then the memo's direct call
+        if k % 2:
+            base[0] = 10.0 * k            # written through NumPy
+        else:
+            y[1] = float(k)               # written through stridex
+        want = base * np.asarray(y) + 1.0
+        np.testing.assert_array_equal(np.asarray(g(x, y)), want)
+        np.testing.assert_array_equal(np.asarray(g(x, y)), want)  # unchanged: the snapshot path
+        np.testing.assert_array_equal(np.asarray(g(x, y)), want)
+
+
+def test_snapshots_tell_negative_zero_and_nan_payloads_apart():
+    g = sx.jit(lambda a: sx.copysign(sx.ones_like(a), a))
+    base = np.array([0.0])
+    x = sx.asarray(base)
+    for _ in range(3):
+        assert float(g(x)[0]) == 1.0
+    base[0] = -0.0  # equal as a float, different bytes
+    assert float(g(x)[0]) == -1.0
+    assert float(g(x)[0]) == -1.0
+
+
+def test_an_input_rewritten_before_every_call_is_never_copied_to_jax(monkeypatch):
+    import stridex._jit as jit_module
+
+    made = []
+    real = jit_module._to_jax
+    monkeypatch.setattr(jit_module, "_to_jax", lambda w: made.append(w) or real(w))
+    g = sx.jit(lambda a: a + 1.0)
+    x = sx.asarray([0.0])
+    for k in range(5):
+        x[0] = float(k)
+        assert float(g(x)[0]) == k + 1.0
+    assert made == []
+    for _ in range(3):
+        assert float(g(x)[0]) == 5.0
+    assert len(made) == 1  # the same bytes seen twice: one JAX copy, then reused
+
+
+def test_memo_follows_changing_arguments_dtypes_and_kinds():
+    g = sx.jit(lambda a, b: a - b)
+    f32 = sx.jit(lambda a: a * 1)(sx.asarray([1.0, 2.0], dtype=sx.float32))  # JAX results of each dtype
+    f64 = sx.jit(lambda a: a * 1)(sx.asarray([1.0, 2.0]))
+    i64 = sx.jit(lambda a: a * 1)(sx.asarray([1, 2]))
+    cases = [(f32, f32), (f64, f64), (f32, f32), (i64, f64), (sx.asarray([5.0, 6.0]), f64),
+             (f64, sx.asarray([7.0, 8.0])[::-1]), (f64, f64)]
+    for _ in range(2):
+        for a, b in cases:
+            assert_same(a - b, g(a, b))
+
+
+def test_memo_serves_aliased_arguments_only_for_programs_that_write_no_input():
+    pure = sx.jit(lambda a, b: a + b)
+    x, y = sx.asarray([1.0, 2.0]), sx.asarray([3.0, 4.0])
+    for _ in range(3):
+        pure(x, y)
+    assert_same(pure(x, x), x + x)
+
+    def writes(a, b):
+        a[0] = 100.0
+        return b * 1.0
+
+    w = sx.jit(writes)
+    for _ in range(3):
+        w(sx.asarray([1.0, 2.0]), sx.asarray([3.0, 4.0]))
+    z = sx.asarray([1.0, 2.0])
+    assert_same(w(z, z), sx.asarray([100.0, 2.0]))  # b is a: it sees the write, as eagerly
+    assert_same(z, sx.asarray([100.0, 2.0]))
+
+
+def test_a_jax_result_written_after_the_call_is_passed_by_value_again():
+    g = sx.jit(lambda a: a * 2.0)
+    r = g(sx.asarray([1.0, 2.0]))
+    for _ in range(3):
+        assert_same(g(r), sx.asarray([4.0, 8.0]))
+    r[0] = 10.0  # copy-on-write: r no longer is the JAX array
+    assert_same(g(r), sx.asarray([20.0, 8.0]))
+    assert_same(g(r), sx.asarray([20.0, 8.0]))
+    view = g(r)[1:]  # a view of a JAX result is not the whole JAX array
+    assert_same(g(view), sx.asarray([16.0]))
+
+
+def test_calls_after_clear_cache_and_with_closed_over_arrays():
+    c = sx.asarray([1.0, 2.0])
+    g = sx.jit(lambda a: a + c)
+    x = sx.asarray([0.5, 0.5])
+    for _ in range(3):
+        assert_same(g(x), x + c)
+    c[1] = 20.0  # a closed-over array written between calls
+    assert_same(g(x), x + c)
+    g.clear_cache()
+    assert_same(g(x), x + c)
+
+
+def test_block_until_ready_returns_the_array():
+    r = sx.jit(lambda a: a + 1.0)(sx.asarray([1.0]))
+    assert r.block_until_ready() is r
+    assert float(r[0]) == 2.0
+    eager = sx.asarray([3.0])
+    assert eager.block_until_ready() is eager
+
+
+def test_the_memo_does_not_keep_a_large_input_alive():
+    import gc
+    import weakref
+
+    g = sx.jit(lambda a: a * 2.0)
+    big = np.ones(100_000)
+    ref = weakref.ref(big)
+    x = sx.asarray(big)
+    for _ in range(3):
+        g(x)
+    del x, big
+    gc.collect()
+    assert ref() is None
