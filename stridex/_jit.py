@@ -9,6 +9,7 @@ and inputs the function wrote into are written back into the caller's storage, e
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import operator
 from collections import OrderedDict
@@ -79,12 +80,50 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("groups", "key", "leaves", "statics", "treedef")
+    __slots__ = ("conflict", "groups", "key", "leaves", "statics", "treedef")
 
 
-def _alias_groups(leaves, alias) -> dict:
-    """For array leaves that share a storage with another leaf: j -> (root j0, view strides, offset from
-    the group's lowest slot, span length). Empty when no two arguments share memory (the usual case)."""
+def _shared_memory(leaves, alias) -> tuple[dict, bool]:
+    """Merge into one alias group the leaves of distinct storages whose NumPy memory overlaps (one NumPy
+    array borrowed twice, or a stridex array exported to NumPy and borrowed back): eagerly a write through
+    one is seen through the other, so under jit they must be views of one program input.
+
+    Updates `alias` in place and returns ({leaf: offset of its storage's first element from its group
+    root's, in elements}, conflict), conflict being True when overlapping memory cannot be one input
+    (different dtypes, or offsets not a whole number of elements)."""
+    spans = []
+    for j, root in enumerate(alias):
+        leaf = leaves[j]
+        if root == j and isinstance(leaf, Array) and leaf.size:
+            buf = leaf._storage_view()[0].buf
+            if buf is not None:  # (a JAX result not read yet: memory no NumPy array can share)
+                start = buf.__array_interface__["data"][0]
+                spans.append((start, start + buf.nbytes, j, buf.dtype))
+    if len(spans) < 2:
+        return {}, False
+    spans.sort(key=lambda span: span[:2])
+    merged, conflict = {}, False  # storage's first leaf -> (group root leaf, element offset)
+    root_start, end, root, root_dtype = spans[0]
+    for start, stop, j, dtype in spans[1:]:
+        if start < end:
+            if dtype == root_dtype and (start - root_start) % dtype.itemsize == 0:
+                merged[j] = (root, (start - root_start) // dtype.itemsize)
+            else:
+                conflict = True
+            end = max(end, stop)
+        else:
+            root_start, end, root, root_dtype = start, stop, j, dtype
+    shifts = {}
+    for j, first in enumerate(alias):
+        if first in merged:
+            alias[j], shifts[j] = merged[first]
+    return shifts, conflict
+
+
+def _alias_groups(leaves, alias, shifts) -> dict:
+    """For array leaves that share memory with another leaf: j -> (root j0, view strides, offset from the
+    group's lowest slot, span length, that slot's offset in the root's storage, whether the group spans
+    several storages). Empty when no two arguments share memory (the usual case)."""
     members: dict[int, list] = {}
     for j, root in enumerate(alias):
         members.setdefault(root, []).append(j)
@@ -93,10 +132,11 @@ def _alias_groups(leaves, alias) -> dict:
         if len(js) < 2:
             continue
         views = {j: leaves[j]._storage_view()[1] for j in js}
-        lo = min(v.extent()[0] for v in views.values())
-        hi = max(v.extent()[1] for v in views.values())
+        lo = min(v.extent()[0] + shifts.get(j, 0) for j, v in views.items())
+        hi = max(v.extent()[1] + shifts.get(j, 0) for j, v in views.items())
+        several = any(j in shifts for j in js)
         for j in js:
-            groups[j] = (root, views[j].strides, views[j].offset - lo, hi - lo, lo)
+            groups[j] = (root, views[j].strides, views[j].offset + shifts.get(j, 0) - lo, hi - lo, lo, several)
     return groups
 
 
@@ -165,9 +205,10 @@ class Jitted:
                 raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
                                 "nor a Python scalar; pass it through static_argnums/static_argnames")
         sig = _Signature()
-        sig.groups = _alias_groups(leaves, alias)
-        if sig.groups:  # arguments sharing storage: their relative placement is part of the program
-            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
+        shifts, sig.conflict = _shared_memory(leaves, alias)
+        sig.groups = _alias_groups(leaves, alias, shifts)
+        if sig.groups:  # arguments sharing memory: their relative placement is part of the program
+            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:4],) for j, s in enumerate(sigs)]
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
         sig.leaves = leaves
         sig.treedef = treedef
@@ -206,7 +247,7 @@ class Jitted:
                 if group is None:
                     tracers.append(by_root[j])
                 else:
-                    _, strides, offset, _, _ = group
+                    _, strides, offset = group[:3]
                     tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
                                                    offset=offset))
             dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers)
@@ -295,7 +336,11 @@ class Jitted:
                 self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
         else:
             self._cache.move_to_end(sig.key)
-        if fast_key is not None and not sig.groups:
+        if sig.conflict and not entry.pure:
+            raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
+                             "are not a whole number of elements), and the function writes into an argument, "
+                             "so its effect on the other cannot be compiled; pass a copy of one of them")
+        if fast_key is not None and not sig.groups and not sig.conflict:
             self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
 
@@ -349,14 +394,12 @@ def _memo(args, entry) -> tuple | None:
 
 
 def _distinct_storages(args) -> bool:
-    seen = set()
-    for a in args:
-        if a.size:
-            st = a._storage_view()[0]
-            if id(st) in seen:
-                return False
-            seen.add(id(st))
-    return True
+    """Whether no two arguments share a storage or NumPy memory (so a program traced for distinct inputs
+    is right for these, even if it writes into them)."""
+    alias, seen = [], {}
+    for j, a in enumerate(args):
+        alias.append(seen.setdefault(id(a._storage_view()[0]), j) if a.size else j)
+    return len(seen) == sum(1 for a in args if a.size) and not any(_shared_memory(args, alias))
 
 
 def _hashable(value, what: str):
@@ -502,13 +545,17 @@ class Compiled:
         if not traced.groups:
             return leaves
         out = []
-        for j in traced.roots:
+        written = {i for i, _ in traced.input_writes}
+        for i, j in enumerate(traced.roots):
             group = traced.groups.get(j)
             if group is None:
                 out.append(leaves[j])
-            else:
+            elif not group[5]:
                 storage, _ = leaves[j]._storage_view()
                 out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
+            else:
+                members = [leaves[k] for k, g in traced.groups.items() if g[0] == j]
+                out.append(_span_of_memory(members, leaves[j], group[4], group[3], i in written))
         return out
 
     def _arguments(self, inputs):
@@ -555,6 +602,23 @@ class Compiled:
         else:
             out = self._call(args)
         return _adopt_as(out, self.out_view, self.out_dtype)
+
+
+def _span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
+    """A flat array over the memory that arguments of several storages share (see `_shared_memory`): the
+    `span` elements from element `lo` of `root`'s storage, which may begin before that storage does."""
+    storages = [m._storage_view()[0] for m in members]
+    buf = root._storage_view()[0].buf
+    readonly = any(st.readonly for st in storages)
+    if written and readonly:
+        raise ValueError("jit: the function writes into an argument whose memory a read-only argument "
+                         "shares; pass a copy of one of them")
+    address = buf.__array_interface__["data"][0] + lo * buf.itemsize
+    memory = (ctypes.c_char * (span * buf.itemsize)).from_address(address)
+    flat = np.frombuffer(memory, dtype=buf.dtype)
+    # The members' storages are its owner: the memory lives as long as this array does.
+    return Array._make(Storage(flat, readonly=readonly, owner=tuple(storages)), View((span,), (1,), 0),
+                       root.dtype)
 
 
 def _adopt_as(out, view: View, dtype) -> Array:

@@ -529,3 +529,79 @@ def test_the_memo_does_not_keep_a_large_input_alive():
     del x, big
     gc.collect()
     assert ref() is None
+
+
+# --- arguments whose storages differ but whose NumPy memory overlaps -------------------------------------
+
+def _borrowed_twice(lo_a, hi_a, lo_b, hi_b, n=8):
+    """Two stridex arrays over overlapping windows of one NumPy array, each borrowed on its own."""
+    base = np.arange(float(n))
+    return base, sx.asarray(base[lo_a:hi_a]), sx.asarray(base[lo_b:hi_b])
+
+
+@pytest.mark.parametrize("windows", [(0, 8, 0, 8), (0, 5, 3, 8), (2, 8, 0, 4), (1, 7, 2, 3)])
+def test_writes_reach_an_argument_that_borrows_the_same_numpy_memory(windows):
+    def f(x, y):
+        x[-1] = -1.0
+        x[0] += 100.0
+        return y * 1.0, x + 0.0
+
+    base_e, xe, ye = _borrowed_twice(*windows)
+    base_j, xj, yj = _borrowed_twice(*windows)
+    g = sx.jit(f)
+    assert_same(f(xe, ye), g(xj, yj))
+    np.testing.assert_array_equal(base_e, base_j)
+    base_j[:] = np.arange(8.0)  # again, now from the cache
+    base_e[:] = np.arange(8.0)
+    assert_same(f(xe, ye), g(xj, yj))
+    np.testing.assert_array_equal(base_e, base_j)
+
+
+def test_an_exported_stridex_array_borrowed_back_is_the_same_memory():
+    def f(x, y):
+        x[1:3] = 7.0
+        return sx.sum(y)
+
+    def make():
+        x = sx.asarray(np.arange(5.0), copy=True)
+        return x, sx.asarray(np.asarray(x)[1:])
+
+    g = sx.jit(f)
+    for _ in range(2):  # distinct arguments first: the fast cache then holds a program for distinct memory
+        distinct = sx.asarray(np.arange(5.0), copy=True), sx.asarray(np.arange(4.0))
+        assert_same(g(*distinct), sx.asarray(6.0))
+    xe, ye = make()
+    xj, yj = make()
+    for _ in range(2):
+        assert_same(f(xe, ye), g(xj, yj))
+        assert_same(xe, xj)
+
+
+def test_overlapping_memory_of_different_dtypes_is_an_error_only_for_a_writing_function():
+    base = np.arange(4, dtype=np.int64)
+    a, b = sx.asarray(base), sx.asarray(base.view(np.float64))
+    assert_same(sx.jit(lambda x, y: x + 1)(a, b), a + 1)  # reads only: fine
+
+    def writes(x, y):
+        x[0] = 5
+        return y * 1.0
+
+    with pytest.raises(ValueError, match="overlap in memory with different dtypes"):
+        sx.jit(writes)(a, b)
+    with pytest.raises(ValueError, match="overlap in memory with different dtypes"):
+        sx.jit(writes)(a, b)  # and from the cache
+
+
+def test_a_read_only_argument_sharing_memory_with_a_written_one_is_an_error():
+    base = np.arange(4.0)
+    view = base[1:]
+    view.flags.writeable = False
+    a, b = sx.asarray(base), sx.asarray(view)
+
+    def writes(x, y):
+        x[0] = 5.0
+        return y * 1.0
+
+    with pytest.raises(ValueError, match="read-only argument"):
+        sx.jit(writes)(a, b)
+    assert_same(sx.jit(lambda x, y: x[1:] + y)(a, b), a[1:] + b)
