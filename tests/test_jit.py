@@ -278,8 +278,12 @@ replicated = NamedSharding(mesh, P())
 a = np.arange(64.0).reshape(8, 8)
 b = np.ones((8, 8)) * 0.5
 f = sx.jit(lambda x, y: x @ y, in_shardings=(rows, replicated), out_shardings=rows)
-out = f(sx.asarray(a), sx.asarray(b))
-np.testing.assert_allclose(np.asarray(out), a @ b)
+xs, ys = sx.asarray(a), sx.asarray(b)
+for _ in range(4):  # again with the same small inputs: their snapshots, then the memo
+    out = f(xs, ys)
+    np.testing.assert_allclose(np.asarray(out), a @ b)
+out2 = f(out, ys)  # a sharded JAX result as an input
+np.testing.assert_allclose(np.asarray(out2), (a @ b) @ b)
 compiled = f.lower(sx.asarray(a), sx.asarray(b)).compile()
 shardings = compiled.output_shardings
 spec = (shardings[0] if isinstance(shardings, (tuple, list)) else shardings).spec
