@@ -180,7 +180,8 @@ def main(argv=None):
     table = format_rows(rows)
     header = (f"# jit benchmarks\n\nMeasured {datetime.date.today()} on {platform.machine()} "
               f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX {jax.__version__}, "
-              f"NumPy {np.__version__}; minimum of repeated runs, both libraries in the same process.\n\n")
+              f"NumPy {np.__version__}; minimum of repeated runs, both libraries in the same process (the "
+              f"steady-state rows measure them in alternation, so that a slow spell falls on both alike).\n\n")
     print(table)
     Path(args.output).write_text(header + table + "\n")
 
