@@ -9,13 +9,13 @@ and inputs the function wrote into are written back into the caller's storage, e
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import operator
 from collections import OrderedDict
 
 import numpy as np
 
+from . import _handover as handover
 from . import _tree
 from ._array import Array, window
 from ._core import ShapedArray
@@ -31,6 +31,7 @@ from ._tree import freeze
 from ._view import View
 
 CACHE_SIZE = 256
+_new = object.__new__
 _SCALARS = (bool, int, float, complex)
 
 
@@ -81,63 +82,6 @@ def _as_tuple(x) -> tuple:
 
 class _Signature:
     __slots__ = ("conflict", "groups", "key", "leaves", "statics", "treedef")
-
-
-def _shared_memory(leaves, alias) -> tuple[dict, bool]:
-    """Merge into one alias group the leaves of distinct storages whose NumPy memory overlaps (one NumPy
-    array borrowed twice, or a stridex array exported to NumPy and borrowed back): eagerly a write through
-    one is seen through the other, so under jit they must be views of one program input.
-
-    Updates `alias` in place and returns ({leaf: offset of its storage's first element from its group
-    root's, in elements}, conflict), conflict being True when overlapping memory cannot be one input
-    (different dtypes, or offsets not a whole number of elements)."""
-    spans = []
-    for j, root in enumerate(alias):
-        leaf = leaves[j]
-        if root == j and isinstance(leaf, Array) and leaf.size:
-            buf = leaf._storage_view()[0].buf
-            if buf is not None:  # (a JAX result not read yet: memory no NumPy array can share)
-                start = buf.__array_interface__["data"][0]
-                spans.append((start, start + buf.nbytes, j, buf.dtype))
-    if len(spans) < 2:
-        return {}, False
-    spans.sort(key=lambda span: span[:2])
-    merged, conflict = {}, False  # storage's first leaf -> (group root leaf, element offset)
-    root_start, end, root, root_dtype = spans[0]
-    for start, stop, j, dtype in spans[1:]:
-        if start < end:
-            if dtype == root_dtype and (start - root_start) % dtype.itemsize == 0:
-                merged[j] = (root, (start - root_start) // dtype.itemsize)
-            else:
-                conflict = True
-            end = max(end, stop)
-        else:
-            root_start, end, root, root_dtype = start, stop, j, dtype
-    shifts = {}
-    for j, first in enumerate(alias):
-        if first in merged:
-            alias[j], shifts[j] = merged[first]
-    return shifts, conflict
-
-
-def _alias_groups(leaves, alias, shifts) -> dict:
-    """For array leaves that share memory with another leaf: j -> (root j0, view strides, offset from the
-    group's lowest slot, span length, that slot's offset in the root's storage, whether the group spans
-    several storages). Empty when no two arguments share memory (the usual case)."""
-    members: dict[int, list] = {}
-    for j, root in enumerate(alias):
-        members.setdefault(root, []).append(j)
-    groups = {}
-    for root, js in members.items():
-        if len(js) < 2:
-            continue
-        views = {j: leaves[j]._storage_view()[1] for j in js}
-        lo = min(v.extent()[0] + shifts.get(j, 0) for j, v in views.items())
-        hi = max(v.extent()[1] + shifts.get(j, 0) for j, v in views.items())
-        several = any(j in shifts for j in js)
-        for j in js:
-            groups[j] = (root, views[j].strides, views[j].offset + shifts.get(j, 0) - lo, hi - lo, lo, several)
-    return groups
 
 
 class Jitted:
@@ -205,8 +149,8 @@ class Jitted:
                 raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
                                 "nor a Python scalar; pass it through static_argnums/static_argnames")
         sig = _Signature()
-        shifts, sig.conflict = _shared_memory(leaves, alias)
-        sig.groups = _alias_groups(leaves, alias, shifts)
+        shifts, sig.conflict = handover.shared_memory(leaves, alias)
+        sig.groups = handover.alias_groups(leaves, alias, shifts)
         if sig.groups:  # arguments sharing memory: their relative placement is part of the program
             sigs = [s if j not in sig.groups else s + (sig.groups[j][1:4],) for j, s in enumerate(sigs)]
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
@@ -298,7 +242,7 @@ class Jitted:
                     if entry.direct is not None:
                         self._memo = _memo(args, entry)  # snapshots or the direct call may be ready now
                     return result
-                # _adopt_as, inlined: with the loop above, this is all of a steady call's own work.
+                # handover.adopt_as, inlined: with the loop above, this is all of a steady call's own work.
                 storage = _new(Storage)
                 storage.buf = None
                 storage.readonly = True
@@ -324,7 +268,7 @@ class Jitted:
                         result = entry.run(args)
                         self._memo = _memo(args, entry)
                         return result
-                    if _distinct_storages(args):
+                    if handover.distinct_storages(args):
                         return entry.run(args)
         sig = self._signature(args, kwargs)
         entry = self._cache.get(sig.key)
@@ -359,7 +303,7 @@ class Jitted:
 
 def _fast_key(args):
     """A cache key for positional, all-array arguments (the common call), else None. It does not look at
-    shared storage: `_distinct_storages` does, when the entry found needs it."""
+    shared storage: `handover.distinct_storages` does, when the entry found needs it."""
     key = []
     for a in args:
         if type(a) is not Array:
@@ -382,7 +326,7 @@ def _memo(args, entry) -> tuple | None:
     layouts, dtypes, snapshots = [], [], []
     for a in args:
         w = a._np
-        if w is not None and w.nbytes > SNAPSHOT_MAX_BYTES:
+        if w is not None and w.nbytes > handover.SNAPSHOT_MAX_BYTES:
             return None
         layouts.append(a._view if w is None else w)
         dtypes.append(a._dtype)
@@ -391,15 +335,6 @@ def _memo(args, entry) -> tuple | None:
         snapshots.append((seen[1], seen[2]) if ready else None)
     direct = entry.direct or (None, None, None)
     return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), entry, *direct)
-
-
-def _distinct_storages(args) -> bool:
-    """Whether no two arguments share a storage or NumPy memory (so a program traced for distinct inputs
-    is right for these, even if it writes into them)."""
-    alias, seen = [], {}
-    for j, a in enumerate(args):
-        alias.append(seen.setdefault(id(a._storage_view()[0]), j) if a.size else j)
-    return len(seen) == sum(1 for a in args if a.size) and not any(_shared_memory(args, alias))
 
 
 def _hashable(value, what: str):
@@ -512,7 +447,6 @@ class Compiled:
             self.run = self._run_single  # one frame less on every call
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
-        _note_jax_array_type(jax())
         self.x64 = jax().enable_x64
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
         # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
@@ -555,22 +489,22 @@ class Compiled:
                 out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
             else:
                 members = [leaves[k] for k, g in traced.groups.items() if g[0] == j]
-                out.append(_span_of_memory(members, leaves[j], group[4], group[3], i in written))
+                out.append(handover.span_of_memory(members, leaves[j], group[4], group[3], i in written))
         return out
 
     def _arguments(self, inputs):
         if self.donates:  # a donated buffer is consumed by XLA: hand over plain windows, cache nothing
             return [window(c) for c in self.traced.constants] + [
                 window(x) if isinstance(x, Array) else x for x in inputs]
-        return [_jax_argument(c) for c in self.traced.constants] + [
-            _jax_argument(x) if isinstance(x, Array) else x for x in inputs]
+        return [handover.jax_argument(c) for c in self.traced.constants] + [
+            handover.jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
     def run(self, leaves):
         inputs = self._inputs(leaves)
         outs = self._call(self._arguments(inputs))
         traced = self.traced
         leaves = inputs
-        bases = [_adopt_jax(o) for o in outs]
+        bases = [handover.adopt_jax(o) for o in outs]
         for i, k in traced.input_writes:
             assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
         for j, k in traced.const_writes:
@@ -591,8 +525,8 @@ class Compiled:
         args = []
         for x in (*self.constants, *leaves) if self.constants else leaves:
             if type(x) is Array:
-                x = _jax_argument(x)
-                if type(x) is not _JAX_ARRAY:
+                x = handover.jax_argument(x)
+                if type(x) is np.ndarray:  # (else a JAX array)
                     on_jax = False
             else:
                 on_jax = False
@@ -601,159 +535,7 @@ class Compiled:
             out = self.aot(*args) if self.aot is not None else self._call_aot(args)
         else:
             out = self._call(args)
-        return _adopt_as(out, self.out_view, self.out_dtype)
-
-
-def _span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
-    """A flat array over the memory that arguments of several storages share (see `_shared_memory`): the
-    `span` elements from element `lo` of `root`'s storage, which may begin before that storage does."""
-    storages = [m._storage_view()[0] for m in members]
-    buf = root._storage_view()[0].buf
-    readonly = any(st.readonly for st in storages)
-    if written and readonly:
-        raise ValueError("jit: the function writes into an argument whose memory a read-only argument "
-                         "shares; pass a copy of one of them")
-    address = buf.__array_interface__["data"][0] + lo * buf.itemsize
-    memory = (ctypes.c_char * (span * buf.itemsize)).from_address(address)
-    flat = np.frombuffer(memory, dtype=buf.dtype)
-    # The members' storages are its owner: the memory lives as long as this array does.
-    return Array._make(Storage(flat, readonly=readonly, owner=tuple(storages)), View((span,), (1,), 0),
-                       root.dtype)
-
-
-def _adopt_as(out, view: View, dtype) -> Array:
-    """`_adopt_jax` for an output whose View and dtype the program fixes (the single-output path)."""
-    storage = _new(Storage)
-    storage.buf = None
-    storage.readonly = True
-    storage.owner = out
-    storage.jax_view = view
-    result = _new(Array)
-    result._storage = storage
-    result._view = view
-    result._dtype = dtype
-    result._np = None
-    return result
-
-
-_new = object.__new__
-
-
-def _adopt_jax(out) -> Array:
-    """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
-    view = View.contiguous(out.shape)
-    # A read-only Storage owned by the JAX array, its NumPy buffer made on first use (numpy_buffer);
-    # built field by field because this is on every jit call's path.
-    storage = object.__new__(Storage)
-    storage.buf = None
-    storage.readonly = True
-    storage.owner = out
-    storage.jax_view = view
-    result = object.__new__(Array)
-    result._storage = storage
-    result._view = view
-    result._dtype = _DTYPE_OF_JAX[out.dtype]
-    result._np = None
-    return result
-
-
-_DTYPE_OF_JAX: dict = {}
-
-
-def _jax_argument(x: Array):
-    """What JAX receives for array x, cheapest first: its own JAX array when x is exactly a JAX result;
-    for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
-    one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
-    st = x._storage
-    if st is not None and st.jax_view is not None and x._view is st.jax_view:
-        return st.owner
-    w = x._np
-    if w is None:
-        w = window(x)
-    if w.nbytes <= SNAPSHOT_MAX_BYTES:
-        return _snapshot(st if st is not None else x._storage_view()[0], w)
-    storage, view = x._storage_view()
-    alias = storage.jax_alias
-    if alias is not None and (view is alias[0] or view == alias[0]):
-        return alias[1]
-    if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
-            and view.offset == 0 and view.size == storage.buf.size):
-        return _alias(storage, view, w)
-    return w
-
-
-# Windows up to this size are snapshotted (`_snapshot`); larger ones JAX aliases or converts.
-SNAPSHOT_MAX_BYTES = 1024
-# Below this size converting a window costs less than checking whether JAX would alias it.
-ALIAS_MIN_ELEMENTS = 2048
-
-
-def _snapshot(storage: Storage, w: np.ndarray):
-    """A JAX copy of small window `w`, reused while w holds the bytes it was made from, else `w` itself.
-
-    JAX converts a NumPy argument on every call (about 1 µs each, more than the rest of a small call's
-    overhead). Comparing a small window's bytes with the last call's costs about 0.05 µs, so an input
-    passed again unchanged reuses its JAX copy. Equal bytes are equal values (the comparison is bitwise,
-    so -0.0, NaN payloads and every dtype are exact). The copy is made only once the same bytes are seen
-    a second time, so an input rewritten before every call costs one comparison and no conversion.
-    """
-    data = w.tobytes()
-    seen = storage.jax_copy
-    if seen is not None and seen[0] is w and seen[1] == data:
-        copy = seen[2]
-        if copy is None:
-            copy = _to_jax(w)
-            storage.jax_copy = (w, data, copy)
-        return copy
-    storage.jax_copy = (w, data, None)
-    return w
-
-
-_IDENTITY = None
-
-
-def _to_jax(w: np.ndarray):
-    """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
-    where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
-    global _IDENTITY
-    from ._lowering_support import jax
-
-    if _IDENTITY is None:
-        _IDENTITY = jax().jit(lambda a: a)
-    with jax().enable_x64(True):
-        return _IDENTITY(w)
-
-
-def _alias(storage, view, w):
-    from ._lowering_support import jax
-
-    with jax().enable_x64(True):  # as the call itself: a float64 window stays float64
-        converted = jax().device_put(w)
-    if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
-        storage.jax_alias = (view, converted)
-    return converted
-
-
-def _fill_dtype_table():
-    from ._dtypes import FROM_NUMPY
-
-    _DTYPE_OF_JAX.update(FROM_NUMPY)
-
-
-class _NotYet:
-    """Stands for JAX's array type until JAX is imported (no argument is of this type)."""
-
-
-_JAX_ARRAY: type = _NotYet
-
-
-def _note_jax_array_type(jax_module) -> None:
-    global _JAX_ARRAY
-    if _JAX_ARRAY is _NotYet:
-        _JAX_ARRAY = type(jax_module.numpy.zeros(()))
-
-
-_fill_dtype_table()
+        return handover.adopt_as(out, self.out_view, self.out_dtype)
 
 
 class Lowered:

@@ -52,7 +52,7 @@ class Storage:
     # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
     # `jit` passes that JAX array again instead of converting the window on every call.
     jax_alias = None
-    # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _jit._snapshot).
+    # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _handover._snapshot).
     jax_copy = None
 
     def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):

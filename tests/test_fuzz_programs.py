@@ -137,11 +137,20 @@ def test_random_programs_agree(data, shapes):
             run_step(sx, local, step)
         return local[len(args):]
 
-    jit_inputs = [sx.asarray(a.copy()) for a in inputs]
-    jit_results = sx.jit(program)(*jit_inputs)
-    jit_pool = jit_inputs + list(jit_results)
-
-    for k, (want, got_eager, got_jit) in enumerate(zip(pool, eager_pool, jit_pool)):
+    for k, (want, got_eager) in enumerate(zip(pool, eager_pool)):
         np.testing.assert_allclose(np.asarray(got_eager), want, rtol=1e-12, err_msg=f"eager, pool[{k}], {steps}")
-        np.testing.assert_allclose(np.asarray(got_jit), want, rtol=1e-12, err_msg=f"jit, pool[{k}], {steps}")
-        assert got_jit.shape == np.shape(want) and got_jit.dtype == got_eager.dtype
+
+    # Three calls: the first traces; the second, on fresh arrays, comes from the cache; the third reuses
+    # the second's arrays (the last-call memo) when the program left them unwritten.
+    jitted = sx.jit(program)
+    jit_inputs = None
+    for call in range(3):
+        unwritten = jit_inputs is not None and all(
+            np.array_equal(np.asarray(a), b) for a, b in zip(jit_inputs, inputs))
+        if call < 2 or not unwritten:
+            jit_inputs = [sx.asarray(a.copy()) for a in inputs]
+        jit_pool = jit_inputs + list(jitted(*jit_inputs))
+        for k, (want, got_eager, got_jit) in enumerate(zip(pool, eager_pool, jit_pool)):
+            np.testing.assert_allclose(np.asarray(got_jit), want, rtol=1e-12,
+                                       err_msg=f"jit call {call}, pool[{k}], {steps}")
+            assert got_jit.shape == np.shape(want) and got_jit.dtype == got_eager.dtype

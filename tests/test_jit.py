@@ -441,7 +441,7 @@ def test_snapshots_tell_negative_zero_and_nan_payloads_apart():
 
 
 def test_an_input_rewritten_before_every_call_is_never_copied_to_jax(monkeypatch):
-    import stridex._jit as jit_module
+    import stridex._handover as jit_module
 
     made = []
     real = jit_module._to_jax
