@@ -151,8 +151,8 @@ class Jitted:
         sig = _Signature()
         shifts, sig.conflict = handover.shared_memory(leaves, alias)
         sig.groups = handover.alias_groups(leaves, alias, shifts)
-        if sig.groups:  # arguments sharing memory: their relative placement is part of the program
-            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:4],) for j, s in enumerate(sigs)]
+        if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
+            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
         sig.leaves = leaves
         sig.treedef = treedef

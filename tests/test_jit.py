@@ -609,3 +609,14 @@ def test_a_read_only_argument_sharing_memory_with_a_written_one_is_an_error():
     with pytest.raises(ValueError, match="read-only argument"):
         sx.jit(writes)(a, b)
     assert_same(sx.jit(lambda x, y: x[1:] + y)(a, b), a[1:] + b)
+
+
+def test_aliased_arguments_at_other_offsets_of_the_same_storage_are_read_there():
+    g = sx.jit(lambda a, b: a - b)
+    x = sx.asarray(np.array([1.0, 0.0, 5.0, 2.0]))
+    for k in range(3):  # the same relative placement each time, at a different place in x's storage
+        assert_same(g(x[k + 1], x[k]), x[k + 1] - x[k])
+    base = np.arange(10.0)
+    for k in range(3):  # and over NumPy memory borrowed twice
+        a, b = sx.asarray(base[k + 2:k + 5]), sx.asarray(base[k:k + 4])
+        assert_same(g(a, b[:3]), a - b[:3])
