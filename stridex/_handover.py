@@ -8,8 +8,6 @@ become stridex arrays (zero-copy, read-only, copied on the first write).
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 
 from ._array import Array, window
@@ -85,19 +83,18 @@ def distinct_storages(args) -> bool:
 
 def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
     """A flat array over the memory that arguments of several storages share (see `shared_memory`): the
-    `span` elements from element `lo` of `root`'s storage, which may begin before that storage does."""
-    storages = [m._storage_view()[0] for m in members]
-    buf = root._storage_view()[0].buf
-    readonly = any(st.readonly for st in storages)
+    `span` elements from element `lo` of `root`'s storage, the one of them that begins lowest in memory.
+
+    Memory that several NumPy arrays share is one allocation, so this view of the root's buffer (which
+    keeps that buffer, and so the allocation, alive) may run past the root's end into the others'."""
+    readonly = any(m._storage_view()[0].readonly for m in members)
     if written and readonly:
         raise ValueError("jit: the function writes into an argument whose memory a read-only argument "
                          "shares; pass a copy of one of them")
-    address = buf.__array_interface__["data"][0] + lo * buf.itemsize
-    memory = (ctypes.c_char * (span * buf.itemsize)).from_address(address)
-    flat = np.frombuffer(memory, dtype=buf.dtype)
-    # The members' storages are its owner: the memory lives as long as this array does.
-    return Array._make(Storage(flat, readonly=readonly, owner=tuple(storages)), View((span,), (1,), 0),
-                       root.dtype)
+    buf = root._storage_view()[0].buf
+    flat = np.lib.stride_tricks.as_strided(buf[lo:], shape=(span,), strides=(buf.itemsize,),
+                                           writeable=not readonly)
+    return Array._make(Storage(flat, readonly=readonly), View((span,), (1,), 0), root.dtype)
 
 
 def adopt_as(out, view: View, dtype) -> Array:

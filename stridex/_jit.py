@@ -448,6 +448,7 @@ class Compiled:
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         self.x64 = jax().enable_x64
+        self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
         # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
         self.aot = None
@@ -456,7 +457,7 @@ class Compiled:
 
     def _call(self, args):
         """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
-        if self.x64.value:
+        if self.x64_readable and self.x64.value:
             return self.function(*args)
         with self.x64(True):
             return self.function(*args)

@@ -445,6 +445,17 @@ def test_linspace_lowering(start, stop, num, endpoint, dtype):
     check_primitive_lowering(cp.linspace, start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype, rtol=0)
 
 
+def test_linspace_under_jit_ends_exactly_at_stop():
+    pytest.importorskip("jax")
+    for start, stop in ((1.0, 0.0), (-1.0, 0.0), (0.3, -0.0), (2.0, 1e-300)):
+        for num in (2, 3, 527, 528, 529, 1000):
+            got = sx.jit(lambda a, b, n: sx.linspace(a, b, n), static_argnums=(0, 1, 2))(start, stop, num)
+            last = np.asarray(got)[-1]
+            assert last == stop and np.signbit(last) == np.signbit(stop), (start, stop, num, last)
+            scale = max(abs(start), abs(stop))  # (XLA may fuse i * step + start: an ulp of the scale)
+            np.testing.assert_allclose(np.asarray(got), np.linspace(start, stop, num), rtol=0, atol=1e-15 * scale)
+
+
 def test_creation_functions_under_jit_match_eager():
     pytest.importorskip("jax")
     x = sx.asarray(np.arange(12.0).reshape(3, 4))

@@ -620,3 +620,16 @@ def test_aliased_arguments_at_other_offsets_of_the_same_storage_are_read_there()
     for k in range(3):  # and over NumPy memory borrowed twice
         a, b = sx.asarray(base[k + 2:k + 5]), sx.asarray(base[k:k + 4])
         assert_same(g(a, b[:3]), a - b[:3])
+
+
+def test_donated_arguments_give_the_same_results_and_the_caller_keeps_its_array():
+    import warnings
+
+    g = sx.jit(lambda a, b: a * 2.0 + b, donate_argnums=0)
+    for n in (2, 4096):  # a small window and a large aligned buffer
+        x, y = sx.asarray(np.arange(float(n)), copy=True), sx.ones((n,))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # JAX on the CPU may say it could not use a donated buffer
+            for _ in range(3):
+                assert_same(g(x, y), x * 2.0 + y)
+        assert_same(x, sx.asarray(np.arange(float(n))))  # the stridex array is still whole

@@ -189,7 +189,11 @@ def _linspace_lower(ctx, *, start, stop, num, endpoint, dtype):
         values = lx.mul(values, lx.full_like(values, step))
     values = lx.add(values, lx.full_like(values, work.type(start)))
     if endpoint and num > 1:
-        values = lx.dynamic_update_slice(values, lx.full((1,), work.type(stop), work), (num - 1,))
+        # The last value is `stop` itself. Concatenated, not written with dynamic_update_slice or select:
+        # XLA (CPU, jaxlib 0.10) drops either of those when stop is 0.0 for some sizes (linspace(1, 0,
+        # 528) ended at -1.9e-17), and keeps a concatenation.
+        head = lx.slice(values, (0,), (num - 1,))
+        values = lx.concatenate([head, lx.full((1,), work.type(stop), work)], 0)
     if dtype.kind in ("signed", "unsigned"):
         values = lx.floor(values)
     return lx.convert_element_type(values, dtype.np)
