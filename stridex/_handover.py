@@ -137,7 +137,9 @@ def jax_argument(x: Array):
     if w is None:
         w = window(x)
     if w.nbytes <= SNAPSHOT_MAX_BYTES:
-        return _snapshot(st if st is not None else x._storage_view()[0], w)
+        # A fresh result whose storage was never adopted has no place for a snapshot; adopting it costs
+        # more than the conversion, so it is adopted only when it comes again (see `Jitted.__call__`).
+        return w if st is None else _snapshot(st, w)
     storage, view = x._storage_view()
     alias = storage.jax_alias
     if alias is not None and (view is alias[0] or view == alias[0]):

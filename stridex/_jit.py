@@ -239,8 +239,8 @@ class Jitted:
             else:
                 if call is None or len(jax_args) < i:
                     result = entry.run(args)
-                    if entry.direct is not None:
-                        self._memo = _memo(args, entry)  # snapshots or the direct call may be ready now
+                    if entry.may_call_directly:  # snapshots or the direct call may be ready now
+                        self._memo = _memo(args, entry, adopt=True)
                     return result
                 # handover.adopt_as, inlined: with the loop above, this is all of a steady call's own work.
                 storage = _new(Storage)
@@ -317,9 +317,10 @@ def _fast_key(args):
     return tuple(key)
 
 
-def _memo(args, entry) -> tuple | None:
+def _memo(args, entry, adopt: bool = False) -> tuple | None:
     """What `Jitted.__call__` checks a call against to reuse `entry` at once: each argument's window (or
     View, when it has no window), dtype and snapshot (bytes, JAX copy), if a ready one is on its storage.
+    With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept.
 
     None when an argument has a large window: the memo holds its windows, and must not keep the memory of
     a large input alive after the call (nor does that call need the time the memo saves)."""
@@ -330,6 +331,8 @@ def _memo(args, entry) -> tuple | None:
             return None
         layouts.append(a._view if w is None else w)
         dtypes.append(a._dtype)
+        if adopt and w is not None and a._storage is None:
+            a._storage_view()
         seen = a._storage.jax_copy if w is not None and a._storage is not None else None
         ready = seen is not None and seen[0] is w and seen[2] is not None
         snapshots.append((seen[1], seen[2]) if ready else None)
@@ -454,6 +457,8 @@ class Compiled:
         self.aot = None
         self.direct = None
         self.plain = not options
+        # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
+        self.may_call_directly = self.single_output and self.plain and not self.constants
 
     def _call(self, args):
         """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
@@ -470,7 +475,7 @@ class Compiled:
         # JAX's `Compiled.__call__` is a Python method forwarding to a C++ callable that it makes on its
         # first call; calling that callable directly saves a Python frame on every later call.
         self.aot = getattr(executable, "_call", None) or executable
-        if not self.constants:  # what Jitted.__call__'s memo path may call with the arguments alone
+        if self.may_call_directly:
             self.direct = (self.aot, self.out_view, self.out_dtype)
         return out
 

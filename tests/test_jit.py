@@ -633,3 +633,19 @@ def test_donated_arguments_give_the_same_results_and_the_caller_keeps_its_array(
             for _ in range(3):
                 assert_same(g(x, y), x * 2.0 + y)
         assert_same(x, sx.asarray(np.arange(float(n))))  # the stridex array is still whole
+
+
+def test_arrays_first_seen_after_compilation_are_snapshotted_when_they_come_again(monkeypatch):
+    import stridex._handover as handover
+
+    made = []
+    real = handover._to_jax
+    monkeypatch.setattr(handover, "_to_jax", lambda w: made.append(w) or real(w))
+    g = sx.jit(lambda a, b: a * b + 1.0)
+    g(sx.asarray(np.ones(1)), sx.asarray(np.ones(1)))  # compiled for other arrays
+    x, y = sx.asarray(np.array([3.0])), sx.asarray(np.array([4.0]))
+    for _ in range(6):
+        assert float(g(x, y)[0]) == 13.0
+    assert len(made) == 2  # one JAX copy each, reused since
+    g(x + 1.0, y)  # fresh arrays on every call are not adopted or copied
+    assert len(made) == 2
