@@ -394,7 +394,8 @@ def test_chained_calls_on_jax_results_keep_64_bit_types():
 def test_large_aligned_float64_inputs_stay_float64_without_global_x64():
     import jax
 
-    assert not jax.config.jax_enable_x64  # the user's setting; jit scopes 64-bit types itself
+    if jax.config.jax_enable_x64:  # the user's setting (JAX_ENABLE_X64): then nothing is narrowed anyway
+        pytest.skip("JAX's 64-bit mode is on globally")
     x = sx.asarray(1.0 + np.arange(4096) * 1e-12, copy=True)  # aligned and large: handed to JAX zero-copy
     for f in (lambda a: a * 3.0 - a, lambda a: sx.sin(a) + a):
         got = sx.jit(f)(x)
