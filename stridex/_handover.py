@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array import Array, window
+from ._dtypes import FROM_NUMPY
 from ._storage import Storage
 from ._view import View
 
@@ -78,7 +79,10 @@ def distinct_storages(args) -> bool:
     alias, seen = [], {}
     for j, a in enumerate(args):
         alias.append(seen.setdefault(id(a._storage_view()[0]), j) if a.size else j)
-    return len(seen) == sum(1 for a in args if a.size) and not any(shared_memory(args, alias))
+    if len(seen) < sum(1 for a in args if a.size):
+        return False
+    shifts, conflict = shared_memory(args, alias)
+    return not shifts and not conflict
 
 
 def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
@@ -120,10 +124,7 @@ _new = object.__new__
 
 def adopt_jax(out) -> Array:
     """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
-    return adopt_as(out, View.contiguous(out.shape), _DTYPE_OF_JAX[out.dtype])
-
-
-_DTYPE_OF_JAX: dict = {}
+    return adopt_as(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype])  # (JAX dtypes are NumPy's)
 
 
 def jax_argument(x: Array):
@@ -184,28 +185,19 @@ def _to_jax(w: np.ndarray):
     """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
     where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
     global _IDENTITY
-    from ._lowering_support import jax
+    from ._lowering_support import jax, x64
 
     if _IDENTITY is None:
         _IDENTITY = jax().jit(lambda a: a)
-    with jax().enable_x64(True):
+    with x64():
         return _IDENTITY(w)
 
 
 def _alias(storage, view, w):
-    from ._lowering_support import jax
+    from ._lowering_support import jax, x64
 
-    with jax().enable_x64(True):  # as the call itself: a float64 window stays float64
+    with x64():  # as the call itself: a float64 window stays float64
         converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
         storage.jax_alias = (view, converted)
     return converted
-
-
-def _fill_dtype_table():
-    from ._dtypes import FROM_NUMPY
-
-    _DTYPE_OF_JAX.update(FROM_NUMPY)
-
-
-_fill_dtype_table()
