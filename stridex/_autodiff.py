@@ -13,7 +13,8 @@ from . import _tree
 from ._array import Array
 from ._core import ShapedArray
 from ._primitives.elementwise import aval_of
-from ._state import STATE
+from ._state import current_trace
+from ._storage import Storage, aligned_copy
 from ._tracing import Trace, Tracer, push, user_frame
 
 _FLOATING = ("real floating", "complex floating")
@@ -122,7 +123,7 @@ def jvp(fun, primals, tangents, *, has_aux: bool = False):
         if value_aval(p).shape != value_aval(t).shape:
             raise ValueError(f"jvp: a tangent of shape {value_aval(t).shape} does not match its primal of shape "
                              f"{value_aval(p).shape}")
-    trace = JVPTrace(STATE.trace)
+    trace = JVPTrace(current_trace())
     payloads = [JVPPayload(p, t if is_differentiable(p) else None) for p, t in zip(p_leaves, t_leaves)]
     out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
     primal_out = [_primal_of(trace, x) for x in out_leaves]
@@ -144,12 +145,16 @@ def _trace_function(trace, fun, leaves, treedef, payloads, has_aux):
     tracers = [trace.new_tracer(payload, leaf._storage_view()[1] if isinstance(leaf, Array) and leaf.size else None)
                for leaf, payload in zip(leaves, payloads)]
     with push(trace):
-        out = fun(*_tree.unflatten(treedef, tracers))
-    trace.finished = True
+        try:
+            out = fun(*_tree.unflatten(treedef, tracers))
+        finally:
+            trace.finished = True  # (also when fun raised: tracers it stored elsewhere have escaped)
     aux = None
     if has_aux:
         out, aux = out
         aux = _tree.tree_map(lambda x: _primal_of(trace, x), aux)
+    if isinstance(trace, VJPTrace):
+        trace.detach_from(leaves, tracers)
     _write_back_inputs(trace, tracers, leaves, lambda payload: payload.primal)
     out_leaves, out_def = _tree.flatten(out)
     return out_leaves, out_def, aux
@@ -229,6 +234,38 @@ class VJPTrace(Trace):
             return [VJPPayload(o, node if is_differentiable(o) else None, i) for i, o in enumerate(outs)]
         return [VJPPayload(o, None) for o in outs]
 
+    def detach_from(self, leaves, tracers) -> None:
+        """Before the inputs the function wrote into are written back: the tape's primals that view those
+        inputs' storage (the inputs themselves, and views of them taken before the write) move to a copy
+        of the storage as it is now, unwritten, so the pullback differentiates at the values the function
+        read. (Inside the trace, writes were functional; only this final write-back touches the caller.)"""
+        copies, buffers = {}, set()  # eager storages written -> their unwritten copies; traced buffers written
+        for tracer, leaf in zip(tracers, leaves):
+            if not tracer._buffer.version or not isinstance(leaf, Array) or not leaf.size:
+                continue
+            if isinstance(leaf, Tracer):  # (traced by an outer transformation, e.g. jit(grad(f)))
+                buffers.add(id(leaf._buffer))
+                continue
+            storage = leaf._storage_view()[0]
+            if id(storage) not in copies:
+                copies[id(storage)] = (storage, Storage(aligned_copy(storage.numpy_buffer())))
+        if not copies and not buffers:
+            return
+
+        def detached(value):
+            if isinstance(value, Tracer):
+                # A value of the outer trace over a written buffer: pin its current (unwritten) version.
+                return value._trace._current(value) if id(value._buffer) in buffers else value
+            st = value._storage if isinstance(value, Array) else None
+            if st is None or id(st) not in copies or copies[id(st)][0] is not st:
+                return value
+            view = value._storage_view()[1]
+            return Array._make(copies[id(st)][1], view, value.dtype)
+
+        for node in self.tape:
+            node.primals_in = [detached(v) for v in node.primals_in]
+            node.primals_out = [detached(v) for v in node.primals_out]
+
     def backward(self, seeds: list) -> dict:
         """Propagate (payload, cotangent) seeds back through the tape; returns {id(input node): cotangent}."""
         # Runs in the caller's current trace (e.g. a vmap over cotangents), not necessarily self.parent.
@@ -266,7 +303,7 @@ def vjp(fun, *primals, has_aux: bool = False):
     Array([2., 4.])
     """
     p_leaves, p_def = _tree.flatten(primals)
-    trace = VJPTrace(STATE.trace)
+    trace = VJPTrace(current_trace())
     input_nodes = [Node(None, None, [], [], [p]) for p in p_leaves]
     payloads = [VJPPayload(p, n if is_differentiable(p) else None) for p, n in zip(p_leaves, input_nodes)]
     out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
@@ -295,7 +332,26 @@ def vjp(fun, *primals, has_aux: bool = False):
 
 
 def _argnums_tuple(argnums):
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    """`argnums` as a tuple of ints; TypeError for a non-integer, ValueError for a repeated one."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    if len(set(nums)) != len(nums):
+        raise ValueError(f"argnums must not repeat an argument, got {argnums!r}")
+    return nums
+
+
+def _check_argnums(nums: tuple, nargs: int, what: str) -> tuple:
+    """`nums` made non-negative for a call with `nargs` positional arguments; ValueError when out of range."""
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(f"{what}: argnums={i} is out of range for a call with {nargs} positional "
+                             f"argument{'s' if nargs != 1 else ''}")
+    normal = tuple(i % nargs for i in nums)
+    if len(set(normal)) != len(normal):
+        raise ValueError(f"{what}: argnums {nums} name one argument twice")
+    return normal
 
 
 def value_and_grad(fun, argnums=0, has_aux: bool = False):
@@ -307,9 +363,10 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
     >>> sx.value_and_grad(lambda x: sx.sum(x ** 2))(sx.asarray([1.0, 3.0]))[1]
     Array([2., 6.])
     """
-    nums = _argnums_tuple(argnums)
+    _argnums_tuple(argnums)  # (TypeError / ValueError now, not at the first call)
 
     def value_and_grad_fun(*args, **kwargs):
+        nums = _check_argnums(_argnums_tuple(argnums), len(args), "grad")
         for i in nums:
             for leaf in _tree.flatten(args[i])[0]:
                 if not is_differentiable(leaf):
@@ -330,7 +387,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
                             f"{getattr(out, 'dtype', type(out).__name__)} of shape {getattr(out, 'shape', None)}")
         from ._creation import ones
 
-        with _scope(STATE.trace):
+        with _scope(current_trace()):
             seed = ones((), dtype=out.dtype)
         grads = pullback(seed)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
@@ -364,30 +421,38 @@ def grad(fun, argnums=0, has_aux: bool = False):
 def jacfwd(fun, argnums=0):
     """The Jacobian by forward mode: a JVP per input basis vector, batched with `vmap`."""
     from ._batching import vmap
+    from ._primitives.indexing import assign
 
-    nums = _argnums_tuple(argnums)
+    _argnums_tuple(argnums)
 
     def jac_fun(*args):
-        from ._creation import eye
+        from ._creation import eye, zeros
         from ._manipulation import moveaxis, reshape
 
-        results = []
+        nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacfwd")
+        arrays = [k for k, a in enumerate(args) if isinstance(a, Array)]
+        results, final = [], None
         for i in nums:
             x = args[i]
-            n = x.size
+            written = []
 
-            def pushforward(t, i=i, x=x):
-                def f_i(xi):
-                    full = list(args)
-                    full[i] = xi
-                    return fun(*full)
+            def pushforward(t, i=i, x=x, written=written):
+                # Every direction differentiates at the arguments as given: the function runs on copies made
+                # inside the vmap (unbatched), and what it writes into them is written back once, below.
+                inner = [a._copy() if k in arrays else a for k, a in enumerate(args)]
+                tangents = [reshape(t, x.shape) if k == i else zeros(a.shape, dtype=a.dtype) if k in arrays else a
+                            for k, a in enumerate(args)]
+                tangent = jvp(fun, inner, tangents)[1]
+                written[:] = [k for k in arrays if inner[k]._buffer.version]
+                return tangent, [inner[k] for k in written]
 
-                return jvp(f_i, (x,), (reshape(t, x.shape),))[1]
-
-            basis = eye(n, dtype=x.dtype)
-            jac = vmap(pushforward)(basis)  # (n, *out_shape)
+            jac, after = vmap(pushforward, out_axes=(0, None))(eye(x.size, dtype=x.dtype))  # (n, *out_shape)
+            if final is None:
+                final = list(zip(written, after))
             jac = moveaxis(jac, 0, -1) if jac.ndim > 1 else jac
             results.append(reshape(jac, jac.shape[:-1] + x.shape))
+        for k, value in final or ():
+            assign.bind(args[k], value, template=(("ellipsis",),))
         return results[0] if isinstance(argnums, int) else tuple(results)
 
     return jac_fun
@@ -401,7 +466,7 @@ def jacrev(fun, argnums=0):
         from ._creation import eye
         from ._manipulation import reshape
 
-        nums = _argnums_tuple(argnums)
+        nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacrev")
         out, pullback = vjp(lambda *d: fun(*[d[nums.index(i)] if i in nums else a for i, a in enumerate(args)]),
                             *[args[i] for i in nums])
         m = out.size

@@ -12,7 +12,7 @@ from . import _tree
 from ._array import Array
 from ._core import ShapedArray
 from ._primitives.elementwise import aval_of
-from ._state import STATE
+from ._state import current_trace
 from ._tracing import Trace, Tracer, _TraceScope, push, user_frame
 from ._view import normalize_axis
 
@@ -167,7 +167,7 @@ def vmap(fun, in_axes=0, out_axes=0):
             detail = "; ".join(f"size {n} at (leaf, axis) {pairs}" for n, pairs in sizes.items())
             raise ValueError(f"vmap: mapped axes have different sizes: {detail}")
         (axis_size,) = sizes
-        trace = BatchTrace(STATE.trace, axis_size)
+        trace = BatchTrace(current_trace(), axis_size)
         tracers = []
         for leaf, ax in zip(leaves, norm_axes):
             if ax is None:
@@ -177,8 +177,10 @@ def vmap(fun, in_axes=0, out_axes=0):
                     else None
                 tracers.append(trace.new_tracer(BatchPayload(leaf, ax), view))
         with push(trace):
-            out = fun(*_tree.unflatten(treedef, tracers))
-        trace.finished = True
+            try:
+                out = fun(*_tree.unflatten(treedef, tracers))
+            finally:
+                trace.finished = True  # (also when fun raised: tracers it stored elsewhere have escaped)
         _write_back(trace, tracers, leaves, norm_axes)
         out_leaves, out_def = _tree.flatten(out)
         out_axes_list = _broadcast_prefix(out_axes, out) if not isinstance(out_axes, int) else \

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._dtypes import FROM_NUMPY, DType
-from ._state import STATE
+from ._state import current_trace
 
 # --- abstract values ---------------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ class Primitive:
         return f"Primitive({self.name})"
 
     def bind(self, *args, **params):
-        trace = STATE.trace
+        trace = current_trace()
         if trace is None:
             return self.eager(self, args, params)
         return trace.process(self, args, params)

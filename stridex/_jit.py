@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -24,7 +25,7 @@ from ._passes import optimize
 from ._primitives.elementwise import aval_of
 from ._primitives.indexing import assign
 from ._primitives.views import as_strided
-from ._state import STATE
+from ._state import current_trace
 from ._storage import Storage
 from ._tracing import Tracer, trace_to_program
 from ._tree import freeze
@@ -81,7 +82,7 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("conflict", "groups", "key", "leaves", "statics", "treedef")
+    __slots__ = ("conflict", "groups", "key", "leaves", "n_user", "statics", "treedef")
 
 
 class Jitted:
@@ -100,6 +101,8 @@ class Jitted:
         self._fast_cache: dict = {}
         # What the last fast call to a program that writes no input looked like (see `_memo`).
         self._memo = None
+        # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
+        self._lock = threading.RLock()
         functools.update_wrapper(self, fun)
 
     def __repr__(self):
@@ -109,7 +112,10 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     # --- signature ------------------------------------------------------------------------------
-    def _signature(self, args, kwargs) -> _Signature:
+    def _signature(self, args, kwargs, constants: tuple = ()) -> _Signature:
+        """The cache key of a call, and its flat leaves. `constants` (arrays the function closes over that
+        share memory with an argument or with each other, see `_closure_signature`) join the leaves
+        after the arguments', so that the alias analysis sees them like arguments."""
         nargs = len(args)
         static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
         statics, dynamic, static_keys = [], [], []
@@ -127,6 +133,8 @@ class Jitted:
             else:
                 dyn_kwargs[name] = kwargs[name]
         leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
+        n_user = len(leaves)
+        leaves = leaves + list(constants)
         sigs = []
         storages = {}
         alias = []
@@ -146,6 +154,8 @@ class Jitted:
                 raise TypeError(f"jit: argument leaf {j} is a NumPy array; convert it with stridex.asarray "
                                 "(zero-copy) or mark the argument static")
             else:
+                if isinstance(leaf, Tracer):
+                    leaf._check_live("a jit argument")  # EscapedTracerError for a tracer of a finished trace
                 raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
                                 "nor a Python scalar; pass it through static_argnums/static_argnames")
         sig = _Signature()
@@ -154,7 +164,10 @@ class Jitted:
         if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
             sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
+        if constants:
+            sig.key += (tuple(map(id, constants)),)
         sig.leaves = leaves
+        sig.n_user = n_user
         sig.treedef = treedef
         sig.statics = statics
         return sig
@@ -194,7 +207,11 @@ class Jitted:
                     _, strides, offset = group[:3]
                     tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
                                                    offset=offset))
-            dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers)
+            dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers[:sig.n_user])
+            # Closed-over arrays passed as leaves (they share memory with others): the trace reads them
+            # through these tracers instead of making them implicit inputs of their own.
+            current_trace().bound_constants = {id(c): t for c, t in zip(sig.leaves[sig.n_user:],
+                                                                         tracers[sig.n_user:])}
             it = iter(dynamic)
             call_args = [statics[i] if i in statics else next(it) for i in range(nargs)]
             call_kwargs = dict(dyn_kwargs)
@@ -210,7 +227,7 @@ class Jitted:
     # --- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         memo = self._memo  # set only for functions without static arguments
-        if memo is not None and STATE.trace is None and not kwargs and len(args) == memo[0]:
+        if memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]:
             # The last call's arguments again (the same windows or Views): its entry, no key built.
             # On the way, collect each argument's JAX array when one is ready (a whole JAX result, or
             # a small window whose bytes match its snapshot); with all of them ready, call the
@@ -254,7 +271,7 @@ class Jitted:
                 result._dtype = dtype
                 result._np = None
                 return result
-        if STATE.trace is not None:
+        if current_trace() is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
         if not kwargs and not self._static_argnums:
@@ -268,18 +285,28 @@ class Jitted:
                         result = entry.run(args)
                         self._memo = _memo(args, entry)
                         return result
-                    if handover.distinct_storages(args):
+                    if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
         sig = self._signature(args, kwargs)
-        entry = self._cache.get(sig.key)
-        if entry is None:
-            entry = Compiled(self._trace(sig, len(args)), self)
-            self._cache[sig.key] = entry
-            if len(self._cache) > CACHE_SIZE:
-                evicted = self._cache.popitem(last=False)[1]
-                self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
-        else:
-            self._cache.move_to_end(sig.key)
+        with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
+            entry = self._cache.get(sig.key)
+            if entry is None:
+                entry = Compiled(self._trace(sig, len(args)), self)
+                self._cache[sig.key] = entry
+                if len(self._cache) > CACHE_SIZE:
+                    evicted = self._cache.popitem(last=False)[1]
+                    self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
+            else:
+                self._cache.move_to_end(sig.key)
+        if not entry.pure and entry.constants:
+            closure = self._closure_signature(sig, args, kwargs, entry.constants)
+            if closure is not None:
+                sig = closure
+                with self._lock:
+                    entry = self._cache.get(sig.key)
+                    if entry is None:
+                        entry = self._cache[sig.key] = Compiled(self._trace(sig, len(args)), self)
+                fast_key = None
         if sig.conflict and not entry.pure:
             raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
                              "are not a whole number of elements), and the function writes into an argument, "
@@ -287,6 +314,15 @@ class Jitted:
         if fast_key is not None and not sig.groups and not sig.conflict:
             self._fast_cache[fast_key] = entry
         return entry.run(sig.leaves)
+
+    def _closure_signature(self, sig, args, kwargs, constants) -> _Signature | None:
+        """For a program that writes into its inputs or the arrays it closes over: when a closed-over array
+        shares memory with an argument or another closed-over array, the signature with those constants as
+        leaves (traced so that a write through one is seen through the other, as eagerly); else None."""
+        arrays = [leaf for leaf in sig.leaves if isinstance(leaf, Array)] + list(constants)
+        if handover.distinct_storages(arrays):
+            return None
+        return self._signature(args, kwargs, tuple(constants))
 
     def lower(self, *args, **kwargs) -> Lowered:
         sig = self._signature(args, kwargs)

@@ -18,7 +18,7 @@ from collections import Counter
 from . import _tree
 from ._array import Array
 from ._jit import Jitted
-from ._state import STATE
+from ._state import current_trace
 from ._tracing import DataDependentShapeError
 from ._tree import freeze
 
@@ -57,7 +57,7 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if STATE.trace is not None:
+        if current_trace() is not None:
             return fn(*args, **kwargs)
         leaves, treedef = _tree.flatten((args, kwargs))
         dynamic, key = [], [treedef]

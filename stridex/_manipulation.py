@@ -11,7 +11,7 @@ from ._array import Array, window
 from ._primitives import shape as _shape
 from ._primitives import views as _views
 from ._primitives.elementwise import copy as _copy_prim
-from ._state import STATE
+from ._state import current_trace
 from ._view import as_count, normalize_axes, normalize_axis, normalize_shape
 from ._view import broadcast_shapes as _broadcast_shapes
 
@@ -166,7 +166,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     (2, 3)
     """
     _check_array(x, "reshape")
-    if copy is None and STATE.trace is None and type(shape) is tuple and x._fast_storage():
+    if copy is None and current_trace() is None and type(shape) is tuple and x._fast_storage():
         # Eager fast path: NumPy applies the same view-or-not rule as View.reshape (tests check it),
         # answering in C; anything it refuses goes the long way below (which copies or explains).
         w = x._np
@@ -289,7 +289,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         if repeats.shape not in ((), (1,), (n,)):
             raise ValueError(f"repeat: repeats of shape {repeats.shape} do not broadcast to ({n},), "
                              f"the length of axis {axis} of an array of shape {x.shape}")
-        if STATE.trace is not None and type(repeats) is Array:
+        if current_trace() is not None and type(repeats) is Array:
             # Counts known while tracing (a constant, not a traced value): the output shape is static.
             counts = tuple(int(c) for c in np.asarray(repeats).reshape(-1))
             if min(counts, default=0) < 0:

@@ -1,14 +1,16 @@
-"""The interpreter stack: which trace, if any, the next `bind` goes to."""
+"""The interpreter stack: which trace, if any, the next `bind` goes to — one answer per thread.
 
+The current trace is a context variable, so each thread (and each asyncio task) has its own: while one
+thread traces a jitted function, eager code in another thread keeps running eagerly. Reading it is one
+call of the variable's bound `get` (about as cheap as reading a module attribute).
+"""
 
-class _State:
-    """`trace` is the innermost active trace, None when running eagerly; `stack` holds the outer ones."""
+from contextvars import ContextVar
 
-    __slots__ = ("stack", "trace")
+_TRACE: ContextVar = ContextVar("stridex_trace", default=None)
 
-    def __init__(self):
-        self.trace = None
-        self.stack = []
+current_trace = _TRACE.get
+"""The innermost active trace of this thread; None when running eagerly."""
 
-
-STATE = _State()
+set_trace = _TRACE.set
+"""Make a trace (or None) this thread's current one."""

@@ -19,7 +19,7 @@ from ._core import ShapedArray
 from ._ir import Eqn, Literal, Var
 from ._primitives.elementwise import aval_of
 from ._primitives.views import WRITE_BACK
-from ._state import STATE
+from ._state import current_trace, set_trace
 from ._view import View
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -284,11 +284,11 @@ class _TraceScope:
         self.trace = trace
 
     def __enter__(self):
-        self.saved = STATE.trace
-        STATE.trace = self.trace
+        self.saved = current_trace()
+        set_trace(self.trace)
 
     def __exit__(self, *exc):
-        STATE.trace = self.saved
+        set_trace(self.saved)
 
 
 def push(trace: Trace) -> _TraceScope:
@@ -305,6 +305,8 @@ class JitTrace(Trace):
         super().__init__(None)
         self.eqns: list[Eqn] = []
         self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+        # id(array) -> Tracer, for closed-over arrays that `jit` passes as inputs (they alias others).
+        self.bound_constants: dict[int, Tracer] = {}
 
     def aval(self, payload) -> ShapedArray:
         return payload.aval
@@ -314,6 +316,9 @@ class JitTrace(Trace):
 
     def constant(self, array: Array) -> Tracer:
         """A concrete array the traced function closed over: an implicit input (read at call time)."""
+        bound = self.bound_constants.get(id(array))
+        if bound is not None:
+            return bound
         entry = self.constants.get(id(array))
         if entry is None:
             aval = ShapedArray(array.shape, array.dtype)
@@ -358,7 +363,11 @@ def trace_to_program(fn, in_avals, in_views=None) -> tuple[JitTrace, list, objec
     trace = JitTrace()
     tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
     with push(trace):
-        out = fn(*tracers)
+        try:
+            out = fn(*tracers)
+        except BaseException:
+            trace.finished = True  # tracers the failed function stored elsewhere have escaped
+            raise
     return trace, tracers, out
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 import stridex as sx
-from stridex._core import STATE
+from stridex._state import current_trace
 from stridex._lowering_support import LoweringContext, x64
 from stridex._primitives.elementwise import aval_of
 
 
 def check_primitive_lowering(prim, *args, rtol=1e-6, atol=0.0, **params):
     """Assert prim.lower(...) equals the eager result (values, dtype, shape) for `args` (arrays/scalars)."""
-    assert STATE.trace is None
+    assert current_trace() is None
     eager = prim.bind(*args, **params)
     avals_in = [aval_of(a) for a in args]
     avals_out = prim.abstract_eval(*avals_in, **params)

@@ -1,6 +1,9 @@
 """Differential fuzzing: random programs over the namespace, including views and writes, must give the
 same values eagerly, under `jit`, and in NumPy (whose view and write semantics are the reference).
 
+How long it runs: each test's example count is scaled by STRIDEX_FUZZ_SCALE (default 1, what CI runs);
+`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/test_fuzz_programs.py` is the longer run.
+
 A program is a list of steps over a pool of arrays. Each step is drawn while the program runs on
 NumPy, so that its parameters (axes, slices) fit the shapes at hand; the recorded steps are then
 replayed on stridex eagerly and inside one jitted function. At the end every array in the pool —
@@ -8,6 +11,10 @@ inputs, intermediates and views — must agree, which checks that writes reached
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import threading
 
 import numpy as np
 import pytest
@@ -18,6 +25,13 @@ from hypothesis.extra import numpy as hnp
 import stridex as sx
 
 pytest.importorskip("jax")
+
+SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
+
+
+def examples(n: int) -> int:
+    return n * SCALE
+
 
 UNARY = {
     "negative": lambda xp, a: -a,
@@ -34,30 +48,40 @@ BINARY = {
 }
 
 
+def _bound(draw, n):
+    """A slice bound: None, in range, negative, or out of range on either side (empty slices included)."""
+    return draw(st.one_of(st.none(), st.integers(-n - 3, n + 3)))
+
+
 def _slices(draw, shape):
     key = []
     for n in shape:
-        start = draw(st.integers(0, max(n - 1, 0)))
-        step = draw(st.sampled_from([1, 1, 2, -1]))
-        key.append(slice(start, None, step) if step > 0 else slice(None, None, -1))
+        step = draw(st.sampled_from([None, 1, 2, -1, -2, -3]))
+        key.append(slice(_bound(draw, n), _bound(draw, n), step))
     return tuple(key)
 
 
-def draw_step(draw, pool):
-    """One step (kind, params) valid for the current NumPy pool; mutates nothing."""
+def draw_step(draw, pool, smooth: bool = False):
+    """One step (kind, params) valid for the current NumPy pool; mutates nothing. `smooth`: only steps
+    that are differentiable everywhere the inputs are likely to land (no abs, maximum or scalar steps)."""
     i = draw(st.integers(0, len(pool) - 1))
     x = pool[i]
     kinds = ["unary", "binary", "slice", "flip", "reshape", "expand", "sum", "write", "inplace"]
+    if not smooth:
+        kinds.append("scalar")
     if x.ndim >= 2:
         kinds.append("transpose")
     if 1 in x.shape:
         kinds.append("squeeze")
     kind = draw(st.sampled_from(kinds))
+    if kind == "scalar":
+        return draw_scalar_step(draw, pool)
     if kind == "unary":
-        return ("unary", i, draw(st.sampled_from(sorted(UNARY))))
+        return ("unary", i, draw(st.sampled_from(sorted(set(UNARY) - ({"abs"} if smooth else set())))))
     if kind == "binary":
         same = [j for j, y in enumerate(pool) if y.shape == x.shape or y.shape == ()]
-        return ("binary", i, draw(st.sampled_from(same)), draw(st.sampled_from(sorted(BINARY))))
+        names = sorted(set(BINARY) - ({"maximum"} if smooth else set()))
+        return ("binary", i, draw(st.sampled_from(same)), draw(st.sampled_from(names)))
     if kind == "slice":
         return ("slice", i, _slices(draw, x.shape))
     if kind == "flip":
@@ -74,6 +98,23 @@ def draw_step(draw, pool):
         return ("sum", i, draw(st.sampled_from([None] + list(range(x.ndim)))) if x.ndim else None)
     value = float(draw(st.integers(-3, 3)))
     return (kind, i, _slices(draw, x.shape), value)
+
+
+# Scalar operands: Python scalars and NumPy scalars, on either side of an operator (the pool is float64,
+# so every one of them gives float64 in NumPy 2, in stridex's functions and in its operators).
+SCALARS = [2, -1.5, True, np.int64(3), np.float64(0.5), np.float32(2.0), np.int8(-2)]
+SCALAR_OPS = {
+    "add": lambda a, b: a + b,
+    "radd": lambda a, b: b + a,
+    "mul": lambda a, b: a * b,
+    "rsub": lambda a, b: b - a,
+    "iadd": None,  # in place, through the pool entry (a view writes through)
+}
+
+
+def draw_scalar_step(draw, pool):
+    i = draw(st.integers(0, len(pool) - 1))
+    return ("scalar", i, draw(st.sampled_from(sorted(SCALAR_OPS))), draw(st.integers(0, len(SCALARS) - 1)))
 
 
 def _fresh(value):
@@ -112,9 +153,18 @@ def run_step(xp, pool, step):
     elif kind == "inplace":
         view = x[(*step[2], ...)] if xp is np else x[step[2]]
         view += step[3]
+    elif kind == "scalar":
+        scalar = SCALARS[step[3]]
+        if step[2] == "iadd":
+            view = x[...]
+            view += scalar
+        else:
+            out = SCALAR_OPS[step[2]](x, scalar)
+            assert xp is np or isinstance(out, sx.Array), f"{step}: {type(out).__name__} escaped stridex"
+            pool.append(_fresh(out))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4),
                                        min_size=1, max_size=2))
 def test_random_programs_agree(data, shapes):
@@ -154,3 +204,180 @@ def test_random_programs_agree(data, shapes):
             np.testing.assert_allclose(np.asarray(got_jit), want, rtol=1e-12,
                                        err_msg=f"jit call {call}, pool[{k}], {steps}")
             assert got_jit.shape == np.shape(want) and got_jit.dtype == got_eager.dtype
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4))
+def test_closed_over_arrays_sharing_memory_agree(data, shape):
+    """Closed-over arrays that share memory with an argument or with each other: a write through one is
+    seen through the other under jit, as eagerly (NumPy, with the same aliasing, is the reference)."""
+    base = np.random.default_rng(len(shape)).standard_normal(shape)
+    key = _slices(data.draw, shape)
+    passed = data.draw(st.lists(st.booleans(), min_size=2, max_size=2))  # which of (base, view) are arguments
+    np_pool = [base.copy()]
+    np_pool.append(np_pool[0][(*key, ...)])
+    steps = []
+    probe = [a for a in np_pool]
+    for _ in range(data.draw(st.integers(1, 6))):
+        step = draw_step(data.draw, probe)
+        run_step(np, probe, step)
+        steps.append(step)
+
+    sx_base = sx.asarray(base.copy())
+    sx_pool = [sx_base, sx_base[key]]
+
+    def program(*args):
+        it = iter(args)
+        local = [next(it) if p else sx_pool[k] for k, p in enumerate(passed)]
+        for step in steps:
+            run_step(sx, local, step)
+        return local[2:]
+
+    jitted = sx.jit(program)
+    for call in range(2):  # the first call traces, the second comes from the cache
+        want = list(np_pool)
+        for step in steps:
+            run_step(np, want, step)
+        got = sx_pool + list(jitted(*[a for a, p in zip(sx_pool, passed) if p]))
+        for k, (w, g) in enumerate(zip(want, got)):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12,
+                                       err_msg=f"call {call}, pool[{k}], passed={passed}, {steps}")
+
+
+def _loss_program(steps, weights, n_inputs, xp):
+    def loss(*args):
+        local = list(args)
+        for step in steps:
+            run_step(xp, local, step)
+        total = 0.0
+        for k, (entry, w) in enumerate(zip(local, weights)):
+            total = total + xp.sum(entry * (xp.asarray(w) if xp is sx else w))
+        return total
+
+    return loss
+
+
+def _finite_difference_gradient(loss, inputs, eps=1e-6):
+    grads = []
+    for i, x in enumerate(inputs):
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            values = []
+            for sign in (1, -1):
+                moved = [a.copy() for a in inputs]
+                moved[i][idx] += sign * eps
+                values.append(float(loss(*moved)))
+            g[idx] = (values[0] - values[1]) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3),
+                                       min_size=1, max_size=2))
+def test_grad_of_programs_that_write_their_inputs(data, shapes):
+    """grad / jacrev / jacfwd of random view-and-write programs, writes into the differentiated inputs
+    included, against central finite differences of the NumPy program on copies of the inputs; the inputs
+    are left written as one eager call leaves them."""
+    rng = np.random.default_rng(len(shapes))
+    inputs = [rng.standard_normal(s) for s in shapes]
+    probe = [a.copy() for a in inputs]
+    steps = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        step = draw_step(data.draw, probe, smooth=True)
+        run_step(np, probe, step)
+        steps.append(step)
+    weights = [rng.standard_normal(np.shape(a)) for a in probe]
+    want = _finite_difference_gradient(_loss_program(steps, weights, len(inputs), np), inputs)
+    after = [a.copy() for a in inputs]
+    _loss_program(steps, weights, len(inputs), np)(*after)  # what one call leaves in its inputs
+
+    loss = _loss_program(steps, weights, len(inputs), sx)
+    argnums = tuple(range(len(inputs)))
+    for how in ("grad", "jit(grad)", "jacrev", "jacfwd"):
+        args = [sx.asarray(a.copy()) for a in inputs]
+        if how == "grad":
+            got = sx.grad(loss, argnums=argnums)(*args)
+        elif how == "jit(grad)":
+            got = sx.jit(sx.grad(loss, argnums=argnums))(*args)
+        else:
+            transform = sx.jacrev if how == "jacrev" else sx.jacfwd
+            got = transform(loss, argnums=argnums)(*args)
+        for i, (g, w) in enumerate(zip(got, want)):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{how}, argument {i}, {steps}")
+        for i, (a, w) in enumerate(zip(args, after)):
+            np.testing.assert_allclose(np.asarray(a), w, rtol=1e-12, err_msg=f"{how} left argument {i}, {steps}")
+
+
+def test_eager_code_in_another_thread_while_jit_traces():
+    """The trace is per thread: while one thread is inside a trace, another runs eagerly (Arrays, not
+    tracers; `float()` works; writes land now and are not recorded into the other thread's program)."""
+    inside, release = threading.Event(), threading.Event()
+
+    def slow(x):
+        inside.set()
+        release.wait(10)
+        return x * 2.0
+
+    jitted = sx.jit(slow)
+    results = {}
+    worker = threading.Thread(target=lambda: results.setdefault("jit", jitted(sx.asarray([1.0, 2.0]))))
+    worker.start()
+    assert inside.wait(10)
+    w = sx.asarray([1.0, 2.0, 3.0])
+    y = w + 1.0
+    assert type(y) is sx.Array and float(sx.sum(y)) == 9.0
+    w[0] = 5.0
+    assert float(w[0]) == 5.0
+    release.set()
+    worker.join(10)
+    assert np.array_equal(np.asarray(results["jit"]), [2.0, 4.0])
+    w[0] = 1.0
+    assert np.array_equal(np.asarray(jitted(sx.asarray([3.0]))), [6.0])
+    assert float(w[0]) == 1.0  # the eager write was not replayed by the program
+
+
+def test_threads_calling_jitted_functions_agree_with_eager():
+    """8 threads call jitted functions (first calls race, then cached calls) with eager work between,
+    under a very short switch interval; every result equals the eager run of the same function."""
+
+    def f(x, y):
+        v = x[::-1]
+        v[0] = v[0] + y[0]
+        return sx.sum(x * y) + sx.mean(sx.tanh(x)[1:]), x[1:] * 2.0
+
+    def g(x):
+        return sx.cumulative_sum(x * x)[::2]
+
+    jf, jg = sx.jit(f), sx.jit(g)
+    failures = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for n in (4, 5, 4, 3, 5, 2048, 4):
+                a, b = rng.standard_normal(n), rng.standard_normal(n)
+                eager_x, jit_x = sx.asarray(a.copy()), sx.asarray(a.copy())
+                want = f(eager_x, sx.asarray(b))
+                got = jf(jit_x, sx.asarray(b))
+                for w_, g_ in zip(want, got):
+                    np.testing.assert_allclose(np.asarray(g_), np.asarray(w_), rtol=1e-12)
+                np.testing.assert_allclose(np.asarray(jit_x), np.asarray(eager_x), rtol=1e-12)
+                eager = float(sx.sum(sx.asarray(a) ** 2))  # eager work between the calls
+                np.testing.assert_allclose(eager, float(np.sum(a ** 2)), rtol=1e-12)
+                np.testing.assert_allclose(np.asarray(jg(sx.asarray(a))), np.asarray(g(sx.asarray(a))), rtol=1e-12)
+        except Exception as e:  # noqa: BLE001  (reported on the main thread)
+            failures.append((seed, repr(e)))
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures, failures

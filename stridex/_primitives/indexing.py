@@ -12,15 +12,27 @@ import numpy as np
 from .._core import ShapedArray, primitive
 
 
+def slice_key(start: int, stop: int, step: int) -> slice:
+    """The Python slice that selects exactly `range(start, stop, step)` in NumPy and JAX.
+
+    `slice.indices` normalises like `range`, so a negative step may give a start or stop of -1
+    ("before the first element"), which a slice would read as "the last element". An empty range
+    becomes `slice(0, 0, 1)`; otherwise a stop of -1 (negative step, run past index 0) becomes None.
+    """
+    if not range(start, stop, step):
+        return slice(0, 0, 1)
+    return slice(start, None if stop < 0 else stop, step)
+
+
 def numpy_key(template: tuple, arrays) -> tuple:
+    """The NumPy/JAX index for a normalised template and its index arrays."""
     key = []
     for entry in template:
         tag = entry[0]
         if tag == "int":
             key.append(entry[1])
         elif tag == "slice":
-            # Normalised stops follow `range`: -1 with a negative step means "past the start".
-            key.append(slice(entry[1], None if entry[2] < 0 else entry[2], entry[3]))
+            key.append(slice_key(*entry[1:]))
         elif tag == "newaxis":
             key.append(None)
         elif tag == "ellipsis":
@@ -96,7 +108,59 @@ def _lower_scatter(ctx, x, value, *indices, template):
     masks = [k for k, aval in enumerate(ctx.avals_in[2:]) if aval.dtype.kind == "bool"]
     if masks:
         return _lower_masked_set(ctx, x, value, indices, template)
+    if not indices:
+        updated = _lower_block_set(x, value, template)
+        if updated is not None:
+            return updated
     return x.at[numpy_key(template, indices)].set(value)
+
+
+def _lower_block_set(x, value, template):
+    """`x[key] = value` for a basic key selecting a block (every slice of step ±1, or one element): the
+    value broadcast and flipped into the block's order, then a `dynamic_update_slice` (or the value
+    itself when the block is all of x). None for strided slices, which `.at[].set` lowers.
+
+    XLA's CPU simplifier aborts the process on a scatter with empty indices, which is what `.at[].set`
+    emits for a write of the whole window (`x[::-1][...] = c`): this lowering never emits one."""
+    from .._lowering_support import jnp
+    from .._lowering_support import lax as _lax
+
+    lax = _lax()
+    explicit = sum(1 for e in template if e[0] in ("int", "slice"))
+    entries = []
+    for e in template:
+        if e[0] == "ellipsis":
+            start = sum(1 for f in entries if f[0] in ("int", "slice"))
+            entries += [("slice", 0, n, 1) for n in x.shape[start:start + x.ndim - explicit]]
+        else:
+            entries.append(e)
+    covered = sum(1 for e in entries if e[0] in ("int", "slice"))
+    entries += [("slice", 0, n, 1) for n in x.shape[covered:]]
+    starts, block, indexed, flips = [], [], [], []
+    for e in entries:
+        if e[0] == "newaxis":
+            indexed.append(1)
+        elif e[0] == "int":
+            starts.append(e[1])
+            block.append(1)
+        else:
+            selected = range(*e[1:])
+            if not selected:
+                return x  # an empty selection writes nothing
+            if len(selected) > 1 and abs(selected.step) != 1:
+                return None
+            if selected.step < 0 and len(selected) > 1:
+                flips.append(len(indexed))
+            starts.append(min(selected[0], selected[-1]))
+            block.append(len(selected))
+            indexed.append(len(selected))
+    value = jnp().broadcast_to(value, tuple(indexed))
+    if flips:
+        value = lax.rev(value, tuple(flips))
+    value = value.reshape(tuple(block))
+    if tuple(block) == tuple(x.shape):
+        return value
+    return lax.dynamic_update_slice(x, value, tuple(starts))
 
 
 def _lower_masked_set(ctx, x, value, indices, template):
