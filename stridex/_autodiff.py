@@ -333,7 +333,7 @@ def vjp(fun, *primals, has_aux: bool = False):
 
 def _argnums_tuple(argnums):
     """`argnums` as a tuple of ints; TypeError for a non-integer, ValueError for a repeated one."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    nums = (argnums,) if not isinstance(argnums, (tuple, list)) else tuple(argnums)
     for i in nums:
         if not isinstance(i, int) or isinstance(i, bool):
             raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")

@@ -138,6 +138,9 @@ class Tracer(Array):
     def __dlpack__(self, *args, **kwargs):
         self._concrete("DLPack export")
 
+    def __reduce__(self):
+        self._concrete("pickling (or copy.copy)")
+
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-D array")

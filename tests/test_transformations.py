@@ -212,3 +212,49 @@ def test_every_view_differentiates_and_batches(name):
 
     if name not in ("broadcast", "mask"):  # no writes through broadcasts; masks are data-dependent
         check_batch(write_through, [sx.asarray(np.arange(24.0).reshape(2, 3, 4))])
+
+
+# --- regressions: derivatives of functions that write into their inputs ------------------------------
+
+
+def _square_in_place(x):
+    x *= x
+    return sx.sum(x)
+
+
+def _read_then_zero(x):
+    y = sx.sin(x)
+    x[...] = 0.0
+    return sx.sum(y)
+
+
+@pytest.mark.parametrize("transform", ["grad", "jit(grad)", "jacrev", "jacfwd", "vjp"])
+@pytest.mark.parametrize("fun, want", [
+    (_square_in_place, lambda a: 2 * a),
+    (_read_then_zero, np.cos),
+])
+def test_derivative_of_function_writing_its_input_uses_unwritten_values(transform, fun, want):
+    a = np.array([1.0, 2.0, 3.0])
+    x = sx.asarray(a.copy())
+    if transform == "grad":
+        g = sx.grad(fun)(x)
+    elif transform == "jit(grad)":
+        g = sx.jit(sx.grad(fun))(x)
+    elif transform == "vjp":
+        g = sx.vjp(fun, x)[1](sx.asarray(1.0))[0]
+    else:
+        g = (sx.jacrev if transform == "jacrev" else sx.jacfwd)(fun)(x)
+    np.testing.assert_allclose(np.asarray(g), want(a), rtol=1e-12)
+    eager = sx.asarray(a.copy())
+    fun(eager)
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(eager))  # written once, as one eager call
+
+
+def test_grad_argnums_errors_name_the_problem():
+    f = lambda x: sx.sum(x)  # noqa: E731
+    with pytest.raises(ValueError, match="out of range"):
+        sx.grad(f, argnums=3)(sx.asarray([1.0]))
+    with pytest.raises(ValueError, match="repeat"):
+        sx.grad(f, argnums=(0, 0))
+    with pytest.raises(TypeError, match="argnums"):
+        sx.grad(f, argnums=0.5)
