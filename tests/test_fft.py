@@ -7,6 +7,7 @@ import pytest
 
 import stridex as sx
 from stridex._primitives import fft as P
+from stridex._primitives.elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 RNG = np.random.default_rng(7)
 NORMS = ["backward", "ortho", "forward"]
@@ -65,6 +66,35 @@ def test_nd(name, in_dtype, out_dtype, s, axes, norm):
         np_s = np_s[:-1] + (2 * (x.shape[axes[-1]] - 1),)
     got = getattr(sx.fft, name)(sx.asarray(x), s=s, axes=axes, norm=norm)
     check(got, getattr(np.fft, name)(x, s=np_s, axes=axes, norm=norm), out_dtype)
+
+
+_ND = [("fftn", np.complex128, np.complex128), ("ifftn", np.complex64, np.complex64),
+       ("rfftn", np.float64, np.complex128), ("irfftn", np.complex128, np.float64)]
+
+
+@pytest.mark.parametrize("name,in_dtype,out_dtype", _ND, ids=[n for n, _, _ in _ND])
+@pytest.mark.parametrize("in_shape,s,axes", [
+    ((16, 8, 16), (32, 16), (0, 1)),  # every transformed axis grows
+    ((16, 8, 16), (8, 32), (1, 0)),  # only the last transformed axis (0) changes
+    ((16, 8, 40), (32,), (1,)),  # one axis
+    ((16, 8, 32), (16, 12), (0, 1)),  # only the last transformed axis changes
+    ((16, 8, 8), (4, 32, 40), (2, 0, 1)),  # trims one axis, pads two
+])
+def test_fftn_with_s_at_aligned_size_matches_numpy(name, in_dtype, out_dtype, in_shape, s, axes):
+    """Results of at least ALIGNED_OUTPUT_ELEMENTS elements take another eager path (an aligned output)."""
+    x = rand(in_shape, in_dtype)
+    want = getattr(np.fft, name)(x, s=s, axes=axes)
+    assert want.size >= ALIGNED_OUTPUT_ELEMENTS
+    check(getattr(sx.fft, name)(sx.asarray(x), s=s, axes=axes), want, out_dtype)
+
+
+@pytest.mark.parametrize("name,in_dtype,out_dtype", [
+    ("fft", np.complex128, np.complex128), ("ifft", np.complex64, np.complex64), ("rfft", np.float64, np.complex128),
+    ("irfft", np.complex128, np.float64), ("hfft", np.complex128, np.float64), ("ihfft", np.float32, np.complex64)])
+@pytest.mark.parametrize("n", [ALIGNED_OUTPUT_ELEMENTS // 4, 2 * ALIGNED_OUTPUT_ELEMENTS + 1])
+def test_1d_with_n_at_aligned_size_matches_numpy(name, in_dtype, out_dtype, n):
+    x = rand((3, ALIGNED_OUTPUT_ELEMENTS // 2), in_dtype)
+    check(getattr(sx.fft, name)(sx.asarray(x), n=n, axis=1), getattr(np.fft, name)(x, n=n, axis=1), out_dtype)
 
 
 def test_more_than_three_axes_and_views():

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import stridex as sx
 from stridex._primitives import linalg as P
+from stridex._primitives.elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 RNG = np.random.default_rng(1234)
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
@@ -105,6 +106,29 @@ def test_matmul_hypothesis(data):
     s2 = tuple(batch) + (k, n)
     dtype = data.draw(st.sampled_from([np.int32, np.float64, np.complex128]))
     a, b = rand(s1, dtype), rand(s2, dtype)
+    check(sx.matmul(sx.asarray(a), sx.asarray(b)), a @ b)
+
+
+_ALIGNED = ALIGNED_OUTPUT_ELEMENTS  # at and above this many elements, eager results take the aligned path
+_ONE_D_PRODUCTS = [
+    ("matmul", lambda xp, a, b: xp.matmul(a, b)), ("operator", lambda xp, a, b: a @ b),
+    ("vecdot", lambda xp, a, b: xp.vecdot(a, b)), ("linalg.vecdot", lambda xp, a, b: xp.linalg.vecdot(a, b)),
+    ("linalg.matmul", lambda xp, a, b: xp.linalg.matmul(a, b)),
+    ("tensordot", lambda xp, a, b: xp.tensordot(a, b, axes=1)),
+]
+
+
+@pytest.mark.parametrize("n", [_ALIGNED - 1, _ALIGNED, _ALIGNED + 1])
+@pytest.mark.parametrize("name,product", _ONE_D_PRODUCTS, ids=[n for n, _ in _ONE_D_PRODUCTS])
+def test_matmul_1d_at_aligned_size_is_0d(name, product, n):
+    a, b = rand((n,)), rand((n,))
+    check(product(sx, sx.asarray(a), sx.asarray(b)), product(np, a, b))
+
+
+@pytest.mark.parametrize("s1,s2", [((3,), (_ALIGNED // 2, 3, 2)), ((_ALIGNED, 3), (3,)), ((3,), (3, _ALIGNED)),
+                                   ((_ALIGNED // 4, 2, 3), (3, 2))])
+def test_matmul_with_a_1d_operand_at_aligned_size_keeps_numpy_shape(s1, s2):
+    a, b = rand(s1), rand(s2)
     check(sx.matmul(sx.asarray(a), sx.asarray(b)), a @ b)
 
 
@@ -409,6 +433,14 @@ def test_matrix_norm(dtype, ord, keepdims):
     a = rand((2, 3, 4), dtype)
     want = np.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
     check(sx.linalg.matrix_norm(sx.asarray(a), ord=ord, keepdims=keepdims), want)
+
+
+def test_norms_take_a_0d_array_ord_like_numpy():
+    a = rand((2, 3, 4))
+    for ord in (1, 2, 0.5, np.inf):
+        check(sx.linalg.vector_norm(sx.asarray(a), ord=sx.asarray(ord)), np.linalg.vector_norm(a, ord=np.asarray(ord)))
+    for ord in (1, -2, np.inf):
+        check(sx.linalg.matrix_norm(sx.asarray(a), ord=sx.asarray(ord)), np.linalg.matrix_norm(a, ord=np.asarray(ord)))
 
 
 def test_norm_errors():

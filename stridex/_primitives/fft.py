@@ -17,6 +17,7 @@ from .._core import ShapedArray, primitive
 from .._lowering_support import as_dtype, jnp, lax
 from .._storage import aligned_empty
 from .elementwise import ALIGNED_OUTPUT_ELEMENTS
+from .shape import aligned_result
 
 _REAL_OUTPUT = ("irfft", "hfft")
 _COMPLEX_OUTPUT = ("fft", "ifft", "rfft", "ihfft")
@@ -40,8 +41,11 @@ _NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft
 def _fft_impl(x, *, kind, axes, lengths, norm):
     aval = _fft_abstract(ShapedArray(x.shape, _dtypes.FROM_NUMPY[x.dtype]), kind=kind, axes=axes, lengths=lengths,
                          norm=norm)
-    # Large results go straight into aligned storage (JAX then takes them without a copy).
-    out = aligned_empty(aval.shape, aval.dtype.np) if math.prod(aval.shape) >= ALIGNED_OUTPUT_ELEMENTS else None
+    # Large results go straight into aligned storage (JAX then takes them without a copy) where NumPy can
+    # write every pass there; otherwise they are moved to aligned storage afterwards.
+    large = math.prod(aval.shape) >= ALIGNED_OUTPUT_ELEMENTS
+    out = aligned_empty(aval.shape, aval.dtype.np) if large and _out_fits_every_pass(x.shape, kind, axes,
+                                                                                    lengths) else None
     with np.errstate(all="ignore"):  # inf/NaN inputs give inf/NaN outputs, without warnings
         if kind == "hfft":  # np.fft.hfft ignores `out`; it is irfft(conj(x)) with the direction of norm swapped
             result = np.fft.irfft(np.conjugate(x), n=lengths[0], axis=axes[0], norm=_SWAP[norm], out=out)
@@ -49,7 +53,20 @@ def _fft_impl(x, *, kind, axes, lengths, norm):
             result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
         else:
             result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
-    return result.astype(aval.dtype.np, copy=False)
+    result = result.astype(aval.dtype.np, copy=False)
+    return aligned_result(result) if large else result
+
+
+def _out_fits_every_pass(shape: tuple, kind: str, axes: tuple, lengths: tuple) -> bool:
+    """Whether one array of the final shape can take the output of each 1-D pass NumPy makes.
+
+    NumPy's fftn, ifftn and rfftn hand `out` to every 1-D pass, the last axis first, so each intermediate
+    must already have the final shape: only the last transformed axis may change length. irfftn hands
+    `out` only to its final pass, and the 1-D transforms make a single pass.
+    """
+    if kind in ("irfft", "hfft", "ihfft") or len(axes) == 1:
+        return True
+    return all(shape[axis] == n for axis, n in zip(axes[:-1], lengths[:-1]))
 
 
 # --- lowering on lax.fft ---------------------------------------------------------------------------------

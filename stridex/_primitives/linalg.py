@@ -42,9 +42,14 @@ def _dot_general_abstract(x1, x2, *, dimension_numbers, out_dtype):
     if any(s1[i] != s2[j] for i, j in zip(c1 + b1, c2 + b2)):
         raise ValueError(f"dot_general: contracted/batch axes of shapes {s1} and {s2} differ in size "
                          f"(dimension_numbers {dimension_numbers})")
-    shape = (tuple(s1[a] for a in b1) + tuple(s1[a] for a in _free_axes(len(s1), c1, b1))
-             + tuple(s2[a] for a in _free_axes(len(s2), c2, b2)))
-    return ShapedArray(shape, out_dtype)
+    return ShapedArray(_dot_general_shape(s1, s2, dimension_numbers), out_dtype)
+
+
+def _dot_general_shape(s1: tuple, s2: tuple, dimension_numbers) -> tuple:
+    """The result shape: the batch axes, then the free axes of x1, then the free axes of x2."""
+    (c1, c2), (b1, b2) = dimension_numbers
+    return (tuple(s1[a] for a in b1) + tuple(s1[a] for a in _free_axes(len(s1), c1, b1))
+            + tuple(s2[a] for a in _free_axes(len(s2), c2, b2)))
 
 
 def _is_matmul_layout(ndim1: int, ndim2: int, dimension_numbers) -> bool:
@@ -58,6 +63,7 @@ def _is_matmul_layout(ndim1: int, ndim2: int, dimension_numbers) -> bool:
 
 
 def _matmul_into(a, b, shape, dtype):
+    """`np.matmul(a, b)` reshaped to `shape` (the dot_general result), written into aligned memory when large."""
     if prod(shape) >= ALIGNED_OUTPUT_ELEMENTS:
         out = aligned_empty(shape, dtype)
         np.matmul(a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]) if a.ndim >= 2 and b.ndim >= 2 else out)
@@ -73,13 +79,7 @@ def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
     if x2.dtype is not dtype:
         x2 = x2.astype(dtype, copy=False)
     if _is_matmul_layout(x1.ndim, x2.ndim, dimension_numbers):
-        if dimension_numbers[1][0]:
-            shape = x1.shape[:-1] + x2.shape[-1:]
-        elif x1.ndim == 1:
-            shape = x2.shape[:-2] + x2.shape[-1:]
-        else:
-            shape = x1.shape[:-1] + x2.shape[1:]
-        return _matmul_into(x1, x2, shape, dtype)
+        return _matmul_into(x1, x2, _dot_general_shape(x1.shape, x2.shape, dimension_numbers), dtype)
     (c1, c2), (b1, b2) = dimension_numbers
     f1, f2 = _free_axes(x1.ndim, c1, b1), _free_axes(x2.ndim, c2, b2)
     # Lay both out as stacks of matrices, (batch, free1, contract) @ (batch, contract, free2): one matmul.
