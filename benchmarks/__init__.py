@@ -1,1 +1,1 @@
-"""Benchmarks of stridex against NumPy and array-api-strict (`python -m benchmarks.eager`)."""
+"""Benchmarks of stridex against NumPy, array-api-strict and JAX (`python -m benchmarks.report`, `.eager`, `.jit`)."""

@@ -11,9 +11,7 @@ library cannot run yet (a function not written, say) is reported as n/a with the
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -22,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks import common
+from benchmarks.common import fmt_time
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -204,16 +205,6 @@ def import_times(modules: tuple, runs: int) -> dict[str, float]:
 # --- reporting -----------------------------------------------------------------------------------
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "n/a"
-    if seconds < 1e-6:
-        return f"{seconds * 1e9:.0f} ns"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.2f} µs"
-    return f"{seconds * 1e3:.2f} ms"
-
-
 def fmt_ratio(t: Timing, base: Timing) -> str:
     if t.best is None or base.best is None:
         return "n/a"
@@ -221,38 +212,7 @@ def fmt_ratio(t: Timing, base: Timing) -> str:
 
 
 def machine_info() -> list[str]:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    info = [
-        f"- Date: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- stridex commit: {commit}",
-        f"- Machine: {cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.machine()}",
-        f"- Python {platform.python_version()}, NumPy {np.__version__}",
-    ]
-    if hasattr(os, "getloadavg"):
-        info.append("- Load average (1, 5, 15 min) when the report was written: "
-                    + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
-    try:
-        import array_api_strict
-
-        info.append(f"- array-api-strict {array_api_strict.__version__}")
-    except ImportError:
-        info.append("- array-api-strict: not installed")
-    blas = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS") if k in os.environ}
-    if blas:
-        info.append(f"- Environment: {', '.join(f'{k}={v}' for k, v in blas.items())}")
-    return info
+    return common.machine_info(extra_versions={"array-api-strict": common.version_of("array_api_strict")})
 
 
 def render(results: dict, libs: list[str], imports: dict[str, float], repeat: int, target: float) -> str:

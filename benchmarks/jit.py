@@ -13,29 +13,14 @@ import argparse
 import datetime
 import platform
 import statistics
-import time
 import timeit
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import block, chain, time_once
+
 HERE = Path(__file__).resolve().parent
-
-
-def chain(xp, x, y, n_ops: int):
-    """n_ops elementwise operations, alternating add/multiply/subtract with a mixing term."""
-    ops = (lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, lambda a, b: a * 0.5 + b)
-    z = x
-    for i in range(n_ops):
-        z = ops[i % len(ops)](z, y)
-    return z
-
-
-def block(tree):
-    """Wait for stridex results computed by XLA (JAX dispatches asynchronously), as block_until_ready does."""
-    for leaf in tree if type(tree) in (tuple, list) else (tree,):
-        leaf.block_until_ready()
-    return tree
 
 
 def best(fn, repeat=7, min_time=0.05):
@@ -119,8 +104,8 @@ def run(quick: bool = False) -> list[tuple]:
             g(xj, yj).block_until_ready()
 
         reps = 3 if quick else 5
-        t_sx = min(_once(first_sx) for _ in range(reps))
-        t_jax = min(_once(first_jax) for _ in range(reps))
+        t_sx = min(time_once(first_sx) for _ in range(reps))
+        t_jax = min(time_once(first_jax) for _ in range(reps))
         rows.append(("first call (trace + lower + compile), 40 ops", t_sx, t_jax))
 
         # 4. compute time on 10^6 elements
@@ -154,12 +139,6 @@ def mlp_loss(xp):
         return xp.mean((h @ w2) ** 2)
 
     return loss
-
-
-def _once(fn):
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
 
 
 def format_rows(rows) -> str:
