@@ -197,7 +197,9 @@ def normalize_axis(axis, ndim: int, what: str = "axis") -> int:
     except TypeError:
         raise TypeError(f"{what} must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{what} {axis} is out of bounds for an array of dimension {ndim}")
+        # NumPy's AxisError wording ("source: axis 10 is out of bounds ..."), which client libraries match.
+        prefix = "" if what == "axis" else f"{what.removesuffix(' axis')}: "
+        raise IndexError(f"{prefix}axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
 
@@ -235,7 +237,7 @@ def normalize_shape(shape, what: str, *, allow_int: bool = False) -> tuple:
             dims = tuple(operator.index(n) for n in shape)
         except TypeError:
             kind = "an int or a tuple of ints" if allow_int else "a tuple of ints"
-            raise TypeError(f"{what}: shape must be {kind}, got {shape!r}") from None
+            raise TypeError(f"{what}: shape must be {kind}, got {shape!r}{_traced_hint(shape)}") from None
     if any(n < 0 for n in dims):
         raise ValueError(f"{what}: shape {dims} has a negative dimension")
     return dims
@@ -248,10 +250,19 @@ def as_count(value, what: str, minimum: int = 0) -> int:
     try:
         n = operator.index(value)
     except TypeError:
-        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}{_traced_hint(value)}") from None
     if n < minimum:
         raise ValueError(f"{what} must be at least {minimum}, got {n}")
     return n
+
+
+def _traced_hint(value) -> str:
+    """For a traced value given where a Python int is needed (duck-typed: this module knows no tracers), how out."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    if not any(hasattr(v, "_aval") for v in values):
+        return ""
+    return ("; a traced value (a Python scalar argument of a jitted function, say) is not known while tracing, "
+            "and a shape must be: mark that argument static (static_argnums= or static_argnames=)")
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:

@@ -1,0 +1,23 @@
+"""array-api-extra's own tests (``tests/`` of its source distribution) on stridex.
+
+Those tests take their backend from the ``library`` fixture of ``tests/main/conftest.py``,
+parametrised over the members of the ``Backend`` enum (``array_api_extra._lib._backends``); the
+``xp`` fixture imports ``library.modname`` and wraps it with ``array_namespace``. This plugin,
+loaded before that conftest is imported, adds a member ``STRIDEX = "stridex"`` to the enum, so that
+every test parametrised over the backends gets a ``[stridex]`` case (selected with ``-k stridex``;
+array-api-strict's cases with ``-k "array_api_strict and not strictest"``). The tests' marks name
+backends precisely (``skip_xp_backend(Backend.ARRAY_API_STRICT)``), so none is inherited.
+"""
+
+from array_api_extra._lib._backends import Backend
+
+if "STRIDEX" not in Backend.__members__:
+    member = object.__new__(Backend)
+    member._name_ = "STRIDEX"
+    member._value_ = "stridex"
+    member.__objclass__ = Backend
+    member._sort_order_ = len(Backend._member_names_)
+    Backend._member_map_["STRIDEX"] = member
+    Backend._value2member_map_["stridex"] = member
+    Backend._member_names_.append("STRIDEX")
+    assert Backend("stridex") is member and member in list(Backend) and member.modname == "stridex"
