@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import FROM_NUMPY, DType
-from ._state import STATE
+from ._state import current_trace
 from ._storage import Storage, storage_from_ndarray
 from ._view import View
 
@@ -148,7 +148,7 @@ class Array:
     def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
-        if STATE.trace is None and self._fast_storage():
+        if current_trace() is None and self._fast_storage():
             return self._fast_view(window(self).T)
         return _manip.permute_dims(self, (1, 0))
 
@@ -170,11 +170,19 @@ class Array:
     # --- conversion ----------------------------------------------------------------------------
 
     def _scalar(self, kind: str):
-        if self.shape != ():
-            raise TypeError(f"{kind}() of an array requires a 0-D array, got shape {self.shape}")
+        shape = self.shape
+        if shape != ():
+            hint = ("reduce it with any(x) or all(x) first" if kind == "bool" else
+                    f"take its one element first: x[{', '.join(['0'] * len(shape))}]" if self.size == 1 else
+                    "index one element first")
+            raise TypeError(f"{kind}() of an array requires a 0-D array, got shape {shape}; {hint}")
         return window(self)[()].item()
 
     def __bool__(self) -> bool:
+        if self.shape and self.size == 1:
+            # The spec describes 0-D arrays only; NumPy and JAX also take the truth value of any one-element
+            # array (`if x[:, :1].all(keepdims=True): ...`), and so does stridex. int()/float() stay 0-D only, as there.
+            return bool(window(self).item())
         return bool(self._scalar("bool"))
 
     def __int__(self) -> int:
@@ -202,6 +210,21 @@ class Array:
                 raise ValueError(f"converting {self._dtype.name} to {np.dtype(dtype)} requires a copy")
             return w.astype(dtype)
         return w.copy() if copy else w
+
+    def __reduce__(self):
+        # Pickle (and copy.copy / copy.deepcopy) an array as its values: a contiguous copy of its window,
+        # read through stridex, so a JAX result not read yet is read with its own dtype (the JAX owner
+        # itself would unpickle narrowed to 32 bits when JAX's global x64 mode is off). As with NumPy,
+        # a copy shares no memory with the original.
+        return (_unpickle, (np.array(window(self), order="C"),))
+
+    def __copy__(self) -> Array:
+        # As NumPy's ndarray.__copy__: an independent array with the same values (a view would let a write
+        # through the "copy" change the original). Bound as the copy primitive, so it also works under tracing.
+        return self._copy()
+
+    def __deepcopy__(self, memo) -> Array:
+        return self._copy()  # an array holds numbers only: the shallow copy is already a deep one
 
     def __array_namespace__(self, /, *, api_version: str | None = None):
         from ._versions import namespace
@@ -246,10 +269,19 @@ class Array:
     def __str__(self) -> str:
         return np.array2string(window(self))
 
+    def __format__(self, format_spec: str) -> str:
+        # As NumPy: a 0-D array formats as its Python scalar (f"{x:.3g}"); an empty spec is str(x).
+        if not format_spec:
+            return str(self)
+        if self.shape != ():
+            raise TypeError(f"unsupported format string {format_spec!r} for an array of shape {self.shape}: only "
+                            "0-D arrays take a format spec; format its elements one by one, or use str(x)")
+        return format(python_scalar(self), format_spec)
+
     # --- indexing ------------------------------------------------------------------------------
 
     def __getitem__(self, key) -> Array:
-        if STATE.trace is None:
+        if current_trace() is None:
             t = type(key)
             if t is int or t is slice:
                 if self._fast_storage():
@@ -262,7 +294,7 @@ class Array:
         return _getitem.getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
-        if STATE.trace is None:
+        if current_trace() is None:
             t = type(key)
             if (t is int or t is slice or (t is tuple and _is_fast_key(key))) and self._fast_storage():
                 value = _getitem.check_value(self, value)
@@ -366,6 +398,11 @@ def adopt(a: np.ndarray, copy: bool = False) -> Array:
     return Array._make(storage, view, FROM_NUMPY[a.dtype])
 
 
+def _unpickle(values: np.ndarray) -> Array:
+    """The array `Array.__reduce__` pickled: it owns `values` (an aligned copy, so JAX can alias it)."""
+    return Array._from_numpy(_aligned_copy(values))
+
+
 def raise_if_unsupported(np_dtype) -> None:
     if np.dtype(np_dtype) not in FROM_NUMPY:
         raise TypeError(f"dtype {np_dtype} is not one of the 13 Array API dtypes")
@@ -384,6 +421,23 @@ def as_index(value, what: str = "index") -> int:
         raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
 
 
+def python_scalar(value):
+    """A 0-D array's value as the Python scalar of its kind (bool, int, float or complex); anything else as it is.
+
+    Where the namespace takes a Python scalar (a fill value, arange/linspace bounds, a correction, a norm's
+    order), NumPy and JAX also take a 0-D array, and so does stridex, through this. Under tracing, a traced
+    0-D array raises ConcretizationError here (its value is not known), naming the ways out.
+    """
+    if isinstance(value, Array) and value.shape == ():
+        kind = value._dtype.kind
+        if kind == "bool":
+            return bool(value)
+        if kind in ("signed", "unsigned"):
+            return int(value)
+        return float(value) if kind == "real floating" else complex(value)
+    return value
+
+
 from . import _elementwise as _ew
 from . import (
     _getitem,
@@ -391,7 +445,10 @@ from . import (
 )
 from . import _manipulation as _manip
 
-_OPERANDS = (Array, int, float, complex)
+# What the operators take besides arrays: Python scalars, and NumPy scalars (below) and 0-D NumPy arrays, which
+# the namespace functions take as the Python scalar of the same value. Returning NotImplemented for a NumPy
+# scalar would hand `x + np.int64(1)` to NumPy's reflected operator, which converts x and returns an ndarray.
+_OPERANDS = (Array, int, float, complex, np.number, np.bool_)
 _NO_PARAMS: dict = {}
 
 
@@ -399,6 +456,20 @@ def _namespace_function(fname: str):
     import stridex
 
     return getattr(stridex, fname)
+
+
+def _is_0d_ndarray(other) -> bool:
+    return type(other) is np.ndarray and other.ndim == 0
+
+
+def _foreign(other, name: str):
+    """NotImplemented for an operand the operators do not take, so that Python tries the other side; but a
+    TypeError for an N-D NumPy array, which NumPy's own operator would convert the stridex array for (returning
+    an ndarray), as the namespace functions refuse it too."""
+    if isinstance(other, np.ndarray):
+        raise TypeError(f"{name}: unsupported operand, a NumPy array of shape {other.shape}; convert it with "
+                        "stridex.asarray (zero-copy) first")
+    return NotImplemented
 
 
 def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
@@ -409,21 +480,21 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
         if type(other) is Array and fast is not None:
             names, prim = fast
             if self._dtype.name in names and other._dtype.name in names:
-                if STATE.trace is None:  # what prim.bind would do, one call shorter
+                if current_trace() is None:  # what prim.bind would do, one call shorter
                     return prim.eager(prim, (self, other), _NO_PARAMS)
                 return prim.bind(self, other)
-        elif type(other) is not Array and not isinstance(other, _OPERANDS):
-            return NotImplemented
+        elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
         return (fn or resolve())(self, other)
 
     def rop(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
         return (fn or resolve())(other, self)
 
     def iop(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
         _getitem.assign_inplace(self, (fn or resolve())(self, other), name)
         return self
 

@@ -8,13 +8,14 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._array import Array, adopt, check_device, raise_if_unsupported
+from ._array import Array, adopt, check_device, python_scalar, raise_if_unsupported
 from ._dtypes import DType
 from ._primitives import creation as _p
 from ._primitives import views as _views
 from ._primitives.convert import convert_element_type
 from ._primitives.elementwise import copy as _copy_prim
 from ._storage import aligned_copy, aligned_empty
+from ._tracing import DataDependentShapeError, Tracer, note_scalar_store, weak_scalar_example
 from ._view import normalize_shape
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -28,9 +29,14 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _check_dtype(dtype, fname: str) -> DType | None:
-    if dtype is not None and not isinstance(dtype, DType):
-        raise TypeError(f"{fname}: dtype must be a stridex dtype or None, got {dtype!r}")
-    return dtype
+    """`dtype` as a stridex dtype (Python's bool/int/float/complex name the default dtypes), or None."""
+    if dtype is None or isinstance(dtype, DType):
+        return dtype
+    out = _dtypes.as_dtype(dtype)
+    if out is None:
+        raise TypeError(f"{fname}: dtype must be a stridex dtype (such as stridex.float64), one of the Python types "
+                        f"bool/int/float/complex, or None; got {dtype!r}")
+    return out
 
 
 def _check_shape(shape, fname: str) -> tuple:
@@ -53,9 +59,14 @@ def _check_array(x, fname: str) -> Array:
 
 
 def _python_scalar(value, fname: str, what: str, kinds=(bool, int, float, complex)):
-    """`value` as a Python bool/int/float/complex (NumPy scalars are unwrapped); TypeError for anything else."""
+    """`value` as a Python bool/int/float/complex (NumPy scalars and 0-D arrays are unwrapped); else TypeError."""
     if isinstance(value, np.generic):
         value = value.item()
+    elif isinstance(value, Array):
+        if value.shape != ():
+            raise TypeError(f"{fname}: {what} must be a Python scalar or a 0-D array, got an array of shape "
+                            f"{value.shape}")
+        value = python_scalar(value)
     for kind in (bool, int, float, complex):  # bool first: it is also an int
         if isinstance(value, kind):
             if kind in kinds:
@@ -79,12 +90,14 @@ def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | Non
     >>> sx.asarray([[1, 2], [3, 4]], dtype=sx.float32).shape
     (2, 2)
     """
-    _check_dtype(dtype, "asarray")
+    dtype = _check_dtype(dtype, "asarray")
     if device is not None:
         check_device(device)
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
     if isinstance(obj, Array):
+        if weak_scalar_example(obj) is not None:
+            return _from_traced_scalar(obj, dtype, copy)
         if dtype is None or obj._dtype is dtype:
             return obj._copy() if copy else obj
         if copy is False:
@@ -178,6 +191,20 @@ def _from_scalar(value, dtype: DType | None) -> Array:
     return Array._from_numpy(out)
 
 
+def _from_traced_scalar(value: Tracer, dtype: DType | None, copy) -> Array:
+    """`asarray` of a Python scalar argument of a jitted function (a weak traced value): a strong array of the
+    scalar's default dtype (or `dtype`), as `asarray(3)` is eagerly, not the weak value itself (which would
+    promote like a Python scalar afterwards)."""
+    example = weak_scalar_example(value)
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): a Python {type(example).__name__} has no buffer to share")
+    dtype = dtype or value.dtype
+    if isinstance(example, complex) and dtype.kind not in ("complex floating", "bool"):
+        raise TypeError(f"asarray: a Python complex cannot be converted to dtype {dtype.name}")
+    note_scalar_store(value, dtype)
+    return convert_element_type.bind(value, new_dtype=dtype)
+
+
 def _from_sequence(obj, dtype: DType | None) -> Array:
     if dtype is None:
         a = np.asarray(_unwrap(obj))
@@ -220,9 +247,9 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
         check_device(device)
     if isinstance(x, Array):
         return x._copy() if copy else x
-    if not hasattr(x, "__dlpack__"):
-        raise AttributeError(f"from_dlpack needs an object with __dlpack__ and __dlpack_device__, "
-                             f"got {type(x).__name__}")
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError(f"from_dlpack: a {type(x).__name__} does not implement the DLPack protocol (__dlpack__ and "
+                        "__dlpack_device__); use asarray for Python sequences, scalars and buffers")
     a = np.from_dlpack(x, copy=False if copy is False else None)
     return adopt(a, copy=bool(copy))
 
@@ -242,9 +269,15 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     >>> sx.arange(1, 10, 3)
     Array([1, 4, 7])
     """
-    _check_dtype(dtype, "arange")
+    dtype = _check_dtype(dtype, "arange")
     if device is not None:
         check_device(device)
+    for what, value in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(value, Tracer):
+            raise DataDependentShapeError(
+                f"arange: the length of the result depends on the value of {what}, a traced 0-D array "
+                f"({value.dtype.name}); pass start, stop and step as Python numbers (under jit, mark them static: "
+                "static_argnums= or static_argnames=)")
     start = _number(start, "arange", "start")
     step = _number(step, "arange", "step")
     if stop is None:
@@ -256,8 +289,8 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     all_int = type(start) is int and type(stop) is int and type(step) is int
     if dtype is None:
         dtype = _dtypes.int64 if all_int else _dtypes.float64
-    elif dtype.kind not in ("signed", "unsigned", "real floating"):
-        raise TypeError(f"arange makes real numeric arrays, not {dtype.name}")
+    elif dtype is _dtypes.bool:
+        raise TypeError("arange makes numeric arrays, not bool; compare an integer arange instead (arange(n) < k)")
     if all_int:
         num = len(range(start, stop, step))
     else:
@@ -299,12 +332,38 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array
 
 
 def _fill(fname: str, shape: tuple, fill_value, dtype: DType | None) -> Array:
+    if isinstance(fill_value, Array):
+        return _fill_with_array(fname, shape, fill_value, dtype)
     value = _python_scalar(fill_value, fname, "fill_value")
     if dtype is None:
         dtype = _PY_DEFAULT[type(value)]
     elif type(value) is complex and dtype.kind not in ("complex floating", "bool"):
         raise TypeError(f"{fname}: a complex fill_value {value!r} does not fit dtype {dtype.name}")
     return _p.full.bind(shape=shape, fill_value=value, dtype=dtype)
+
+
+def _fill_with_array(fname: str, shape: tuple, fill: Array, dtype: DType | None) -> Array:
+    """`full`/`full_like` with a 0-D array as fill_value (NumPy and JAX take one; the spec names Python scalars).
+
+    The array's dtype is the result's when `dtype` is None. A concrete value becomes the `full` primitive's
+    fill parameter, as a Python scalar would; a traced one (its value is known only when the program runs) is
+    cast, broadcast to `shape` and copied, so the result is a fresh array either way.
+    """
+    if fill.shape != ():
+        raise TypeError(f"{fname}: fill_value must be a Python scalar or a 0-D array, got an array of shape "
+                        f"{fill.shape}; to fill with an array's values use broadcast_to(value, shape)")
+    dtype = dtype or fill._dtype
+    if fill._dtype.kind == "complex floating" and dtype.kind not in ("complex floating", "bool"):
+        raise TypeError(f"{fname}: a {fill._dtype.name} fill_value does not fit dtype {dtype.name}; "
+                        "take real(fill_value) or imag(fill_value) first")
+    if not isinstance(fill, Tracer):
+        return _p.full.bind(shape=shape, fill_value=python_scalar(fill), dtype=dtype)
+    if fill._dtype is not dtype or weak_scalar_example(fill) is not None:
+        # (A Python scalar argument of a jitted function is weak: the conversion makes the result strong, as
+        # eagerly, and its value is checked per call as NumPy's store into `dtype` checks it.)
+        note_scalar_store(fill, dtype)
+        fill = convert_element_type.bind(fill, new_dtype=dtype)
+    return _copy_prim.bind(_views.broadcast_to.bind(fill, shape=shape))
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DType | None = None,
@@ -316,7 +375,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DTy
     Array([7, 7])
     """
     shape = _check_shape(shape, "full")
-    _check_dtype(dtype, "full")
+    dtype = _check_dtype(dtype, "full")
     if device is not None:
         check_device(device)
     return _fill("full", shape, fill_value, dtype)
@@ -454,10 +513,12 @@ def linspace(start: complex, stop: complex, /, num: int, *,
     >>> sx.linspace(0, 1, 5)
     Array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
+    if _is_traced_bound(start) or _is_traced_bound(stop):
+        return _traced_linspace(start, stop, num, dtype, device, endpoint)
     start = _python_scalar(start, "linspace", "start", (int, float, complex))
     stop = _python_scalar(stop, "linspace", "stop", (int, float, complex))
     num = _size(num, "linspace", "num")
-    _check_dtype(dtype, "linspace")
+    dtype = _check_dtype(dtype, "linspace")
     if device is not None:
         check_device(device)
     if not isinstance(endpoint, (bool, np.bool_)):
@@ -471,6 +532,58 @@ def linspace(start: complex, stop: complex, /, num: int, *,
         raise TypeError(f"linspace: complex start/stop ({start!r}, {stop!r}) do not fit dtype {dtype.name}")
     convert = complex if is_complex else float
     return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)
+
+
+def _is_traced_bound(value) -> bool:
+    return isinstance(value, Tracer) and value.shape == ()
+
+
+def _traced_linspace(start, stop, num, dtype, device, endpoint) -> Array:
+    """`linspace` with a traced start or stop (a Python scalar argument of a jitted function, or a traced 0-D
+    array), whose value the program only knows when it runs: NumPy's algorithm (i * step + start, the last value
+    `stop` itself, then floor for an integer dtype) written with array operations, as the primitive's lowering
+    computes it from constant bounds. The checks and dtype rules are those of the Python-scalar bounds."""
+    from ._elementwise import floor
+    from ._manipulation import concat, reshape
+    from ._searching import where
+
+    bounds = [b if _is_traced_bound(b) else _python_scalar(b, "linspace", what, (int, float, complex))
+              for b, what in ((start, "start"), (stop, "stop"))]
+    for b, what in zip(bounds, ("start", "stop")):
+        if isinstance(weak_scalar_example(b), bool):
+            raise TypeError(f"linspace: {what} must be a Python int/float/complex, got bool")
+    num = _size(num, "linspace", "num")
+    dtype = _check_dtype(dtype, "linspace")
+    if device is not None:
+        check_device(device)
+    if not isinstance(endpoint, (bool, np.bool_)):
+        raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
+    is_complex = any(isinstance(b, complex) or getattr(b, "dtype", None) in _dtypes.COMPLEX_DTYPES for b in bounds)
+    if dtype is None:
+        dtype = _dtypes.complex128 if is_complex else _dtypes.float64
+    elif dtype is _dtypes.bool:
+        raise TypeError("linspace makes numeric arrays, not bool")
+    elif is_complex and dtype.kind != "complex floating":
+        raise TypeError(f"linspace: complex start/stop do not fit dtype {dtype.name}")
+    work = _dtypes.complex128 if is_complex else _dtypes.float64
+    start, stop = (asarray(b, dtype=work) for b in bounds)
+    i = asarray(_p.iota.bind(start=0.0, step=1.0, num=num, dtype=_dtypes.float64), dtype=work)
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    if div > 0:
+        # The divisor is an array made now, so an input of the program rather than a constant in it: XLA turns
+        # a division by a constant into a multiplication by its reciprocal, which can differ in the last bit.
+        divisor = asarray(float(div), dtype=work)
+        step = delta / divisor
+        values = where(step == 0, i / divisor * delta, i * step)  # (NumPy's path for a step that underflows to 0)
+    else:
+        values = i * delta
+    values = values + start
+    if endpoint and num > 1:
+        values = concat([values[:num - 1], reshape(stop, (1,))])
+    if dtype.kind in ("signed", "unsigned"):
+        values = floor(values)
+    return values if values.dtype is dtype else convert_element_type.bind(values, new_dtype=dtype)
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:

@@ -13,9 +13,14 @@ __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 
 def _check_dtype(dtype, fname: str, what: str = "dtype") -> DType:
-    if not isinstance(dtype, DType):
-        raise TypeError(f"{fname}: {what} must be a stridex dtype, got {dtype!r}")
-    return dtype
+    """`dtype` as a stridex dtype (Python's bool/int/float/complex name the default dtypes, as in NumPy)."""
+    if isinstance(dtype, DType):
+        return dtype
+    out = _dtypes.as_dtype(dtype)
+    if out is None:
+        raise TypeError(f"{fname}: {what} must be a stridex dtype (such as stridex.float64) or one of the Python "
+                        f"types bool/int/float/complex, got {dtype!r}")
+    return out
 
 
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device=None) -> Array:
@@ -29,7 +34,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device=None) -> Arra
     """
     if not isinstance(x, Array):
         raise TypeError(f"astype expects an array, got {type(x).__name__}")
-    _check_dtype(dtype, "astype")
+    dtype = _check_dtype(dtype, "astype")
     check_device(device)
     if dtype is x._dtype:
         return x._copy() if copy else x
@@ -52,8 +57,8 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
     """
     if isinstance(from_, Array):
         from_ = from_._dtype
-    _check_dtype(from_, "can_cast", "from_")
-    _check_dtype(to, "can_cast", "to")
+    from_ = _check_dtype(from_, "can_cast", "from_")
+    to = _check_dtype(to, "can_cast", "to")
     return _CAN_CAST[from_, to]
 
 
@@ -109,7 +114,7 @@ def finfo(type: DType | Array, /) -> finfo_object:
     (stridex.float32, 64)
     """
     dtype = type._dtype if isinstance(type, Array) else type
-    _check_dtype(dtype, "finfo", "type")
+    dtype = _check_dtype(dtype, "finfo", "type")
     try:
         return _FINFO[dtype]
     except KeyError:
@@ -124,7 +129,7 @@ def iinfo(type: DType | Array, /) -> iinfo_object:
     (-128, 65535)
     """
     dtype = type._dtype if isinstance(type, Array) else type
-    _check_dtype(dtype, "iinfo", "type")
+    dtype = _check_dtype(dtype, "iinfo", "type")
     try:
         return _IINFO[dtype]
     except KeyError:
@@ -149,7 +154,7 @@ def isdtype(dtype: DType, kind: DType | str | tuple) -> bool:
     >>> sx.isdtype(sx.uint8, "integral"), sx.isdtype(sx.float32, ("bool", sx.float64))
     (True, False)
     """
-    _check_dtype(dtype, "isdtype")
+    dtype = _check_dtype(dtype, "isdtype")
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
         if isinstance(k, DType):
@@ -199,10 +204,17 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | complex) -> DType:
             strong.append(a._dtype)
         elif isinstance(a, _PY_SCALAR_TYPES):
             scalars.append(a)
+        elif _dtypes.as_dtype(a) is not None:  # Python's bool/int/float/complex as dtypes
+            strong.append(_dtypes.as_dtype(a))
         else:
             raise TypeError(f"result_type takes arrays, dtypes and Python scalars, got {type(a).__name__}")
     if not strong:
-        raise TypeError("result_type needs at least one array or dtype" + (", got only Python scalars" if scalars else ""))
+        # The spec: "At least one argument must be an array or a dtype" (Python scalars are weak: alone they
+        # name no dtype). ValueError, as array-api-strict raises.
+        if not scalars:
+            raise ValueError("result_type needs at least one array or dtype, got no arguments")
+        raise ValueError(f"result_type needs at least one array or dtype, got only Python scalars {tuple(scalars)}; "
+                         "pass the dtype they should combine with too, e.g. result_type(stridex.float64, -2.0, 1.0)")
     out = _dtypes.result_type_of(*strong)
     for s in scalars:  # checked against the arrays' dtype first, so that the order of arguments never matters
         _check_scalar_kind(out, s)

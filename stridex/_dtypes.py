@@ -71,6 +71,18 @@ def _by_name(name: str) -> DType:
     return _BY_NAME[name]
 
 
+# Python's scalar types name the default dtypes, as in NumPy and JAX (`zeros(3, dtype=bool)`, `astype(x, float)`);
+# the spec's dtype arguments are dtype objects and it leaves other objects unspecified, so stridex accepts these.
+PYTHON_TYPE_DTYPES = {_pybool: bool, int: int64, float: float64, complex: complex128}
+
+
+def as_dtype(dtype) -> DType | None:
+    """`dtype` if it is a stridex dtype, the default dtype that Python's bool/int/float/complex names, else None."""
+    if isinstance(dtype, DType):
+        return dtype
+    return PYTHON_TYPE_DTYPES.get(dtype) if isinstance(dtype, type) else None
+
+
 def from_numpy_dtype(dt) -> DType:
     """Map a NumPy dtype (or anything np.dtype accepts) to a stridex dtype; TypeError if unsupported."""
     try:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from . import _dtypes
 from ._array import Array
 from ._primitives import elementwise as _p
+from ._tracing import note_scalar_store
+from ._tracing import weak_scalar_example as _weak_scalar
 
 _PY_SCALARS = (bool, int, float, complex)
 _ALLOWED = {category: frozenset(dtypes) for category, dtypes in _dtypes.CATEGORIES.items()}
@@ -47,18 +49,6 @@ def _python_scalar(value):
     return None
 
 
-_WEAK_EXAMPLES = {_dtypes.bool: True, _dtypes.int64: 1, _dtypes.float64: 1.0, _dtypes.complex128: 1j}
-
-
-def _weak_scalar(x):
-    """For a weakly typed traced value (a Python scalar argument of a jitted function), an example Python
-    scalar of its kind, so that it is validated and promoted exactly like the scalar it stands for."""
-    aval = getattr(x, "_aval", None)
-    if aval is not None and aval.weak_type and aval.shape == ():
-        return _WEAK_EXAMPLES.get(aval.dtype)
-    return None
-
-
 def _binary(prim, allowed: frozenset, category: str, x1, x2):
     """Validate a two-argument elementwise call, then bind `prim` (the fast path: two arrays)."""
     if type(x1) is Array and type(x2) is Array:
@@ -85,7 +75,14 @@ def _binary_slow(prim, allowed, category, x1, x2):
     if len(arrays) == 2 and (_weak_scalar(x1) is None) != (_weak_scalar(x2) is None):
         # One operand is a traced Python scalar: check it as the scalar it is, bind it as it is.
         weak, strong = (x1, x2) if _weak_scalar(x1) is not None else (x2, x1)
+        if strong.dtype not in allowed:
+            raise TypeError(f"{prim.name} requires {category} dtypes, got {strong.dtype.name}")
         _check_operands(prim, allowed, category, strong, _weak_scalar(weak))
+        # NumPy converts a Python int operand to an integer result's dtype, and raises OverflowError where it
+        # does not fit; jit checks the argument per call the same way. (Comparisons, which compare the values,
+        # and true division, which computes in floating point, have no integer result: nothing to check.)
+        avals = [getattr(x, "_aval", None) or _p.aval_of(x) for x in (x1, x2)]  # (a tracer's aval keeps it weak)
+        note_scalar_store(weak, prim.abstract_eval(*avals).dtype)
         return prim.bind(x1, x2)
     if not arrays:
         raise TypeError(f"{prim.name} requires at least one array argument, got "
@@ -338,6 +335,9 @@ def clip(x, /, min=None, max=None):
 
 def _clip_bound(dtype, bound, name: str, low: bool):
     """A clip bound as an array or a Python scalar inside `dtype`'s range (None: the range's end)."""
+    example = _weak_scalar(bound)
+    if example is not None:
+        return _traced_clip_bound(dtype, bound, example, name)
     if isinstance(bound, Array):
         if bound.dtype not in _ALLOWED["real numeric"]:
             raise TypeError(f"clip: {name} must have a real numeric dtype, got {bound.dtype.name}")
@@ -359,6 +359,20 @@ def _clip_bound(dtype, bound, name: str, low: bool):
     if bound is None:
         return float('-inf') if low else float('inf')
     return float(bound)
+
+
+def _traced_clip_bound(dtype, bound, example, name: str):
+    """A clip bound that is a Python scalar argument of a jitted function: checked like that scalar and, for
+    an integer `x`, saturated into x's range by a clip of its own, as a Python bound is (converting it to x's
+    dtype would wrap it instead)."""
+    if isinstance(example, complex):
+        raise TypeError(f"clip: {name} must be an array, a Python int or float, or None; got complex")
+    if dtype.kind not in ("signed", "unsigned") or isinstance(example, bool):
+        return bound
+    if isinstance(example, float):
+        raise TypeError(f"clip: a float {name} cannot bound an array of dtype {dtype.name}")
+    low, high = _INT_RANGE[dtype]
+    return _p.clip.bind(bound, max(low, _INT_RANGE[_dtypes.int64][0]), min(high, _INT_RANGE[_dtypes.int64][1]))
 
 
 _INT_RANGE = {d: ((-(1 << (8 * d.itemsize - 1)), (1 << (8 * d.itemsize - 1)) - 1) if d.kind == "signed"

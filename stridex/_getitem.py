@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _dtypes
 from ._array import Array
 from ._primitives import indexing as _ix
 from ._primitives import views as _views
+from ._tracing import note_scalar_store
+from ._tracing import weak_scalar_example as _weak_scalar
 
 _BASIC_SCALARS = (int, slice, type(None), type(Ellipsis))
 
@@ -92,6 +96,8 @@ def _advanced_template(key: tuple, shape: tuple):
     """Template + index arrays for a key with integer arrays, lists or masks (NumPy semantics)."""
     from ._creation import asarray
 
+    if any(isinstance(k, (np.ndarray, np.bool_)) for k in key):
+        key = tuple(_from_numpy_index(k) for k in key)
     template, arrays, has_mask = [], [], False
     ndim = len(shape)
     consumed = 0
@@ -150,26 +156,63 @@ def _advanced_template(key: tuple, shape: tuple):
     return tuple(template), arrays, has_mask
 
 
+# Array values x[key] may take: NumPy's "same_kind" casts. The spec's promotion rules (a value whose dtype
+# promotes to x's) are among them; beyond those it leaves assignment implementation-defined, and client libraries
+# written against NumPy store a float64 result into a float32 array or complex128 into complex64. Casts to
+# another kind (float into an integer array, complex into a real one, signed into unsigned) are still refused.
+_ASSIGNABLE = frozenset((target, value) for target in _dtypes.ALL_DTYPES for value in _dtypes.ALL_DTYPES
+                        if np.can_cast(value.np, target.np, "same_kind"))
+
+
+def _from_numpy_index(k):
+    """A NumPy index array as a stridex one and a NumPy bool as Python's (NumPy integer scalars are already ints
+    through __index__). The spec's index arrays are the namespace's own, but client libraries index with NumPy
+    arrays (scikit-learn's cross-validation splits), as NumPy and JAX allow."""
+    if isinstance(k, np.bool_):
+        return bool(k)
+    if not isinstance(k, np.ndarray):
+        return k
+    if k.dtype.kind not in "biu" or k.dtype not in _dtypes.FROM_NUMPY:
+        raise IndexError(f"arrays used as indices must be of integer or boolean dtype, got a NumPy array of "
+                         f"dtype {k.dtype}")
+    from ._creation import asarray
+
+    return asarray(k)
+
+
 def check_value(x: Array, value):
-    """`value` if it may be stored into `x` under the spec's promotion rules, else TypeError."""
+    """`value` if it may be stored into `x` (a same-kind cast for an array value), else TypeError."""
     dt = x.dtype
     if isinstance(value, Array):
-        if _dtypes.PROMOTION[dt, value.dtype] is not dt:
-            raise TypeError(f"cannot assign an array of dtype {value.dtype.name} into an array of dtype {dt.name}")
+        example = _weak_scalar(value)
+        if example is not None:
+            # A Python scalar argument of a jitted function: the rules of the Python scalar it stands for, and
+            # its value checked per call as NumPy's store checks it (an int out of range is an OverflowError).
+            if not _scalar_fits(dt, example):
+                raise TypeError(f"cannot assign a Python {type(example).__name__} (a traced argument) into an "
+                                f"array of dtype {dt.name}")
+            note_scalar_store(value, dt)
+            return value
+        if value._dtype is not dt and (dt, value._dtype) not in _ASSIGNABLE:
+            raise TypeError(f"cannot assign an array of dtype {value.dtype.name} into an array of dtype {dt.name}: "
+                            f"that cast changes the kind of value; convert it first with astype(value, {dt.name})")
         return value
-    if isinstance(value, bool):
-        ok = True
-    elif isinstance(value, int):
-        ok = dt is not _dtypes.bool
-    elif isinstance(value, float):
-        ok = dt.kind in ("real floating", "complex floating")
-    elif isinstance(value, complex):
-        ok = dt.kind == "complex floating"
-    else:
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"cannot assign a {type(value).__name__} into an array; expected an Array or Python scalar")
-    if not ok:
+    if not _scalar_fits(dt, value):
         raise TypeError(f"cannot assign Python {type(value).__name__} {value!r} into an array of dtype {dt.name}")
     return value
+
+
+def _scalar_fits(dt, value) -> bool:
+    """Whether a Python scalar of `value`'s kind may be stored into dtype `dt` (the spec's scalar rules)."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return dt is not _dtypes.bool
+    if isinstance(value, float):
+        return dt.kind in ("real floating", "complex floating")
+    return dt.kind == "complex floating"
 
 
 def setitem(x: Array, key, value) -> None:

@@ -28,7 +28,10 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """
     _check(x, indices, "take")
     if indices.ndim != 1:
-        raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}")
+        # The spec: indices "must be one-dimensional" (NumPy and JAX take any shape; array-api-strict refuses).
+        hint = ("pass reshape(indices, (1,)) or index directly, x[i]" if indices.ndim == 0 else
+                "index with it, x[indices], or flatten it first")
+        raise ValueError(f"take: indices must be 1-D, got shape {indices.shape}; {hint}")
     if x.ndim == 0:
         raise ValueError("take needs an array of at least one dimension, got a 0-D array")
     if axis is None:

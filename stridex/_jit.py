@@ -73,6 +73,34 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
     return make
 
 
+def _jax_device(device):
+    """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; stridex's
+    CPU device, or a platform name ("cpu", "gpu", "cpu:1", ...), as that platform's JAX device; else ValueError."""
+    from ._array import Device
+    from ._lowering_support import jax
+
+    j = jax()
+    if isinstance(device, j.Device):
+        return device
+    if isinstance(device, Device):
+        platform, index = device.platform, device.id
+    elif isinstance(device, str):
+        platform, _, number = device.partition(":")
+        index = int(number) if number.isdigit() else 0 if not number else -1
+    else:
+        raise TypeError(f"jit: device must be a platform name such as 'cpu', stridex's CPU device or a JAX device, "
+                        f"got {type(device).__name__}")
+    try:
+        devices = j.devices(platform) if platform else []
+    except RuntimeError:  # a platform JAX does not have here
+        devices = []
+    if 0 <= index < len(devices):
+        return devices[index]
+    available = [f"{d.platform}:{d.id}" for d in dict.fromkeys(j.devices() + j.devices("cpu"))]
+    raise ValueError(f"jit: unknown device {device!r}; the devices available are {', '.join(available)} "
+                     "(pass a platform name such as 'cpu' or 'cpu:0', stridex's CPU device, or a JAX device)")
+
+
 def _as_tuple(x) -> tuple:
     if x is None:
         return ()
@@ -93,7 +121,7 @@ class Jitted:
         self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
         self._static_argnames = frozenset(_as_tuple(static_argnames))
         self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
-        self._device = device
+        self._device = None if device is None else _jax_device(device)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._cache: OrderedDict = OrderedDict()
@@ -147,7 +175,9 @@ class Jitted:
                     alias.append(storages.setdefault(id(leaf._storage_view()[0]), j))
                 else:
                     alias.append(j)
-            elif isinstance(leaf, _SCALARS):
+            elif isinstance(leaf, (*_SCALARS, np.number, np.bool_)):
+                if isinstance(leaf, np.generic):  # a NumPy scalar stands for its Python scalar, as in the operators
+                    leaves[j] = leaf = _numpy_scalar_value(leaf, j)
                 sigs.append(type(leaf))
                 alias.append(j)
             elif isinstance(leaf, np.ndarray):
@@ -313,6 +343,8 @@ class Jitted:
                              "so its effect on the other cannot be compiled; pass a copy of one of them")
         if fast_key is not None and not sig.groups and not sig.conflict:
             self._fast_cache[fast_key] = entry
+        if entry.traced.scalar_checks:
+            _check_scalar_arguments(entry.traced.scalar_checks, sig.leaves)
         return entry.run(sig.leaves)
 
     def _closure_signature(self, sig, args, kwargs, constants) -> _Signature | None:
@@ -374,6 +406,21 @@ def _memo(args, entry, adopt: bool = False) -> tuple | None:
         snapshots.append((seen[1], seen[2]) if ready else None)
     direct = entry.direct or (None, None, None)
     return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), entry, *direct)
+
+
+def _numpy_scalar_value(leaf, j: int):
+    value = leaf.item()
+    if not isinstance(value, _SCALARS):
+        raise TypeError(f"jit: argument leaf {j} is a NumPy {leaf.dtype} scalar, which has no Python scalar of the "
+                        "Array API's kinds; pass it through static_argnums/static_argnames")
+    return value
+
+
+def _check_scalar_arguments(checks: tuple, leaves: list) -> None:
+    """Store each checked Python scalar argument into its dtype as eager code does, raising what NumPy raises
+    there (OverflowError for an int out of range, ValueError for NaN into an integer dtype, ...)."""
+    for j, dtype in checks:
+        np.empty((), dtype.np)[()] = leaves[j]
 
 
 def _hashable(value, what: str):
@@ -439,6 +486,10 @@ class Traced:
         self.n_leaves = len(in_tracers)
         self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
         self.groups = sig.groups
+        # (leaf, dtype): Python scalar arguments the function stored into an integer dtype (`note_scalar_store`).
+        leaf_of = {id(t._buffer.initial_var): roots[i] for i, t in enumerate(in_tracers)}
+        self.scalar_checks = tuple(dict.fromkeys((leaf_of[id(var)], dtype) for var, dtype in trace.scalar_stores
+                                                 if id(var) in leaf_of))
 
     @property
     def program(self) -> Program:

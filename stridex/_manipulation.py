@@ -294,9 +294,28 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
             counts = tuple(int(c) for c in np.asarray(repeats).reshape(-1))
             if min(counts, default=0) < 0:
                 raise ValueError(f"repeat: repeats must be non-negative, got {min(counts)}")
+            _check_repeated_size(x, axis, sum(counts))
             return _shape.repeat.bind(x, count=counts, axis=axis)
         return _shape.repeat_by_array.bind(x, repeats, axis=axis)
-    return _shape.repeat.bind(x, count=as_count(repeats, "repeat: repeats"), axis=axis)
+    count = as_count(repeats, "repeat: repeats")
+    _check_repeated_size(x, axis, x.shape[axis] * count)
+    return _shape.repeat.bind(x, count=count, axis=axis)
+
+
+# The largest array NumPy (and so eager stridex) can describe: its byte size must fit a signed 64-bit index.
+_MAX_BYTES = 2**63 - 1
+
+
+def _check_repeated_size(x: Array, axis: int, length: int) -> None:
+    """ValueError when repeating gives an axis of `length` and so an array too large to exist (NumPy would report
+    a negative dimension, its size having overflowed), rather than a misleading error or an attempted allocation."""
+    shape = x.shape[:axis] + (length,) + x.shape[axis + 1:]
+    size = 1
+    for n in shape:
+        size *= n
+    if length > _MAX_BYTES or size * x.dtype.itemsize > _MAX_BYTES:
+        raise ValueError(f"repeat: the result would have shape {shape} ({length} elements along axis {axis}) of "
+                         f"{x.dtype.name}, more than any array can hold (2**63 - 1 bytes)")
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:

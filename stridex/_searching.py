@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from . import _dtypes
 from ._array import Array
+from ._elementwise import _python_scalar
 from ._primitives import searching as _s
 from ._statistical import reduction_axes
+from ._tracing import note_scalar_store, weak_scalar_example
 from ._view import normalize_axis
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -93,10 +97,13 @@ def searchsorted(x1: Array, x2: Array | float, /, *, side: str = "left", sorter:
     if x1.ndim != 1:
         raise ValueError(f"searchsorted requires a 1-D x1, got shape {x1.shape}")
     _check_orderable(x1, "searchsorted")
-    if isinstance(x2, Array):
+    # A Python scalar argument of a jitted function (a weak traced value) is checked as the scalar it stands for.
+    example = weak_scalar_example(x2)
+    value = x2 if example is None else example
+    if isinstance(value, Array):
         _check_orderable(x2, "searchsorted")
-    elif not isinstance(x2, (int, float)) or isinstance(x2, builtins.bool):
-        raise TypeError(f"searchsorted: x2 must be an array, an int or a float, got {type(x2).__name__}")
+    elif not isinstance(value, (int, float)) or isinstance(value, builtins.bool):
+        raise TypeError(f"searchsorted: x2 must be an array, an int or a float, got {type(value).__name__}")
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is None:
@@ -132,13 +139,38 @@ def where(condition: Array, x1, x2, /) -> Array:
     Array([1, 0])
     """
     _check_array(condition, "where (condition)")
-    arrays = [x for x in (x1, x2) if isinstance(x, Array)]
+    x1, x2 = (_where_operand(x) for x in (x1, x2))
+    # A Python scalar argument of a jitted function (a weak traced value) counts as the scalar it stands for.
+    arrays = [x for x in (x1, x2) if isinstance(x, Array) and weak_scalar_example(x) is None]
     if not arrays:
         raise TypeError(f"where: at least one of x1 and x2 must be an array, got "
                         f"{type(x1).__name__} and {type(x2).__name__}")
+    dtype = arrays[0].dtype
     for x in (x1, x2):
-        if not isinstance(x, Array):
-            if not isinstance(x, _PY_SCALARS):
-                raise TypeError(f"where takes arrays or Python scalars, got {type(x).__name__}")
-            _check_scalar(arrays[0].dtype, x, "where")
+        scalar = x if not isinstance(x, Array) else weak_scalar_example(x)
+        if scalar is not None:
+            _check_scalar(dtype, scalar, "where")
+            _check_int_fits(x, _dtypes.scalar_result_dtype(dtype, scalar))
     return _s.where.bind(condition, x1, x2)
+
+
+def _where_operand(x):
+    """An operand of `where`: an array or a Python scalar (a NumPy scalar or 0-D NumPy array as its Python scalar,
+    as the elementwise functions take them)."""
+    if isinstance(x, (Array, *_PY_SCALARS)):
+        return x
+    scalar = _python_scalar(x)
+    if scalar is None:
+        raise TypeError(f"where takes arrays or Python scalars, got {type(x).__name__}")
+    return scalar
+
+
+def _check_int_fits(value, dtype) -> None:
+    """A Python int operand is converted to the result's integer dtype, so it must fit it (OverflowError, as the
+    elementwise functions raise through NumPy); a traced one is checked when the jitted function is called."""
+    if type(value) is int and dtype.kind in ("signed", "unsigned"):
+        info = np.iinfo(dtype.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype.name}")
+    else:
+        note_scalar_store(value, dtype)

@@ -6,7 +6,7 @@ import builtins
 import numbers
 
 from . import _dtypes
-from ._array import Array
+from ._array import Array, python_scalar
 from ._dtypes import DType
 from ._primitives import reductions as _r
 from ._view import normalize_axes, normalize_axis
@@ -54,7 +54,10 @@ def _accumulation_dtype(x: Array, dtype, name: str) -> DType:
             raise TypeError(f"{name} requires a numeric array, got dtype {x.dtype.name}")
         return out
     if not isinstance(dtype, DType):
-        raise TypeError(f"{name}: dtype must be a stridex dtype, got {dtype!r}")
+        if _dtypes.as_dtype(dtype) is None:
+            raise TypeError(f"{name}: dtype must be a stridex dtype (such as stridex.float64) or one of the Python "
+                            f"types int/float/complex, got {dtype!r}")
+        dtype = _dtypes.as_dtype(dtype)
     if dtype not in _NUMERIC:
         raise TypeError(f"{name}: dtype must be a numeric dtype, got {dtype.name}")
     if x.dtype not in _ACCUMULATION:
@@ -150,6 +153,7 @@ def mean(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bo
 
 
 def _correction(correction, name):
+    correction = python_scalar(correction)  # a 0-D array, as NumPy's ddof takes one
     if isinstance(correction, builtins.bool) or not isinstance(correction, numbers.Real):
         raise TypeError(f"{name}: correction must be an int or a float, got {type(correction).__name__}")
     return int(correction) if isinstance(correction, numbers.Integral) else float(correction)

@@ -308,6 +308,8 @@ class JitTrace(Trace):
         super().__init__(None)
         self.eqns: list[Eqn] = []
         self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+        # (Var, DType): a Python scalar argument stored into an integer dtype; `jit` checks its value per call.
+        self.scalar_stores: list[tuple] = []
         # id(array) -> Tracer, for closed-over arrays that `jit` passes as inputs (they alias others).
         self.bound_constants: dict[int, Tracer] = {}
 
@@ -372,6 +374,38 @@ def trace_to_program(fn, in_avals, in_views=None) -> tuple[JitTrace, list, objec
             trace.finished = True  # tracers the failed function stored elsewhere have escaped
             raise
     return trace, tracers, out
+
+
+_WEAK_EXAMPLES = {_dtypes.bool: True, _dtypes.int64: 1, _dtypes.float64: 1.0, _dtypes.complex128: 1j}
+
+
+def weak_scalar_example(x):
+    """For a weakly typed traced value (a Python scalar argument of a jitted function), an example Python
+    scalar of its kind, so that it is validated and promoted exactly like the scalar it stands for; else None."""
+    aval = getattr(x, "_aval", None)
+    if aval is not None and aval.weak_type and aval.shape == ():
+        return _WEAK_EXAMPLES.get(aval.dtype)
+    return None
+
+
+def note_scalar_store(value, dtype) -> None:
+    """Say that `value`, where it is a Python scalar, is converted to `dtype` the way NumPy stores one.
+
+    Eagerly NumPy checks that conversion: an int out of the dtype's range raises OverflowError ("Python integer
+    300 out of bounds for int8"), a NaN stored into an integer dtype ValueError, and so on; a compiled program
+    would wrap or saturate instead. So for a Python scalar argument of a jitted function (a weak traced value),
+    the trace records the pair, and `jit` stores each call's argument into that dtype before running the
+    program, raising what eager execution raises. Only the argument itself is checked: a value computed from
+    it inside the function is an int64/float64 of the program, as in JAX.
+    """
+    if not isinstance(value, Tracer) or dtype.kind not in ("signed", "unsigned"):
+        return
+    aval = value._aval
+    if not aval.weak_type or aval.dtype is _dtypes.bool or (aval.dtype is dtype and dtype is _dtypes.int64):
+        return  # (a bool fits every integer dtype; an int64 argument fits int64)
+    trace = value._trace
+    if isinstance(trace, JitTrace):
+        trace.scalar_stores.append((value._var, dtype))
 
 
 def is_weak_scalar(x) -> bool:

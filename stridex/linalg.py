@@ -21,7 +21,7 @@ from . import _manipulation as _manip
 from . import _searching as _search
 from . import _statistical as _stat
 from . import _transcendental as _tr
-from ._array import Array
+from ._array import Array, python_scalar
 from ._linalg_main import matmul, matrix_transpose, tensordot, vecdot
 from ._primitives import linalg as _p
 from ._primitives import views as _views
@@ -468,6 +468,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     Array(5.)
     """
     _check("vector_norm", x)
+    ord = python_scalar(ord)  # a 0-D array, as NumPy takes one
     if isinstance(ord, bool) or not isinstance(ord, Real):
         raise TypeError(f"linalg.vector_norm: ord must be an int or a float, got {ord!r}")
     axes = normalize_axes(axis, x.ndim)
@@ -496,6 +497,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     """
     _matrices("matrix_norm", x)
     keepdims = bool(keepdims)
+    ord = python_scalar(ord)  # a 0-D array, as NumPy takes one
     if ord == "fro":
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
     if ord == "nuc":

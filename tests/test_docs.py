@@ -126,7 +126,7 @@ def test_docstring_examples_run():
 def test_files_named_in_the_docs_exist():
     """The docs name modules (`stridex/_tracing.py`) and tests so that a claim can be checked against one file:
     when modules move, the docs must move with them."""
-    pattern = re.compile(r"\b(?:stridex|tests|benchmarks|compliance)/[\w/]+\.(?:py|md)\b")
+    pattern = re.compile(r"(?<![\w/.-])(?:stridex|tests|benchmarks|compliance)/[\w/]+\.(?:py|md)\b")
     sources = [*PAGES, DOCS / "stridex_in_one_file.py"]
     missing = sorted({f"{source.name}: {path}" for source in sources
                       for path in pattern.findall(source.read_text(encoding="utf-8")) if not (ROOT / path).exists()})

@@ -322,6 +322,70 @@ def test_python_scalars_are_weak():
     assert sx.add(np.int16(2), i8).dtype == sx.int8
 
 
+def test_0d_arrays_where_python_scalars_are_taken_match_numpy():
+    # clip bounds, pow exponents and operator operands: a 0-D array works where a Python scalar does, and
+    # (as in NumPy 2) promotes as an array, not weakly.
+    x = np.array([-3.0, 0.5, 2.0, 7.0])
+    lo, hi, e = np.asarray(-1.0), np.asarray(2.5), np.asarray(2.0)
+    sxx, slo, shi, se = (sx.asarray(a) for a in (x, lo, hi, e))
+    assert_same(sx.clip(sxx, slo, shi), np.clip(x, lo, hi))
+    assert_same(sx.clip(sx.asarray(np.arange(6)), sx.asarray(1), sx.asarray(4)), np.clip(np.arange(6), 1, 4))
+    assert_same(sx.pow(sxx, se), np.power(x, e))
+    assert_same(sxx ** se, x ** e)
+    assert_same(se ** sxx, e ** x)
+    f32 = np.array([1.5, 2.0], np.float32)
+    assert_same(sx.asarray(f32) * sx.asarray(np.asarray(2.0)), f32 * np.asarray(2.0))  # float64, as NumPy 2
+    pytest.importorskip("jax")
+
+    def f(x, lo, hi, e):
+        return sx.clip(x, lo, hi), x ** e, sx.pow(e, x)
+
+    for got, want in zip(sx.jit(f)(sxx, slo, shi, se), f(sxx, slo, shi, se)):
+        assert_same(got, want)
+
+
+def test_bool_of_a_one_element_array_like_numpy():
+    for shape in ((1,), (1, 1), (1, 1, 1)):
+        for value in (0.0, -0.0, 2.5, NAN, 0j, 1j):
+            a = np.full(shape, value)
+            assert bool(sx.asarray(a)) is bool(a)
+    assert bool(sx.asarray(np.zeros((2, 3)))[:1, 1:2]) is False  # a strided one-element view
+    for shape in ((0,), (2,), (1, 2)):
+        with pytest.raises(TypeError, match=rf"shape \({shape[0]},.*any\(x\) or all\(x\)"):
+            bool(sx.asarray(np.ones(shape)))
+
+
+def test_int_float_of_non_0d_arrays_name_the_fix():
+    # NumPy 2 and JAX refuse these too (only 0-D arrays convert); the message says what to pass instead.
+    with pytest.raises(TypeError, match=r"shape \(1, 1\); take its one element first: x\[0, 0\]"):
+        int(sx.ones((1, 1), dtype=sx.int64))
+    with pytest.raises(TypeError, match=r"shape \(1,\); take its one element first: x\[0\]"):
+        float(sx.ones(1))
+    with pytest.raises(TypeError, match=r"shape \(3,\); index one element first"):
+        complex(sx.ones(3, dtype=sx.complex64))
+    assert int(sx.ones((1, 1), dtype=sx.int64)[0, 0]) == 1
+
+
+@pytest.mark.parametrize("value, spec", [(1.5, "g"), (2 / 3, ".3f"), (12345.678, ",.1f"), (7, "d"), (7, "04d"),
+                                         (-3, "+d"), (True, "g"), (1 - 2j, ".1f"), (0.25, ">8.2%")])
+def test_format_of_a_0d_array_like_numpy(value, spec):
+    for dtype in (None, np.float32) if isinstance(value, float) else (None,):
+        a = np.asarray(value, dtype)
+        assert format(sx.asarray(a), spec) == format(a, spec)
+    assert f"{sx.asarray(value):{spec}}" == f"{np.asarray(value):{spec}}"
+
+
+def test_format_of_an_nd_array_needs_an_empty_spec():
+    x = np.arange(3.0)
+    assert f"{sx.asarray(x)}" == f"{x}" == str(x)
+    assert f"{sx.asarray(2.5)}" == str(sx.asarray(2.5))  # an empty spec is str(), 0-D or not
+    for shape in ((3,), (1,), (0,)):
+        with pytest.raises(TypeError, match=rf"'\.2f' for an array of shape \({shape[0]},\)"):
+            format(sx.ones(shape), ".2f")
+        with pytest.raises(TypeError):
+            format(np.ones(shape), ".2f")  # NumPy refuses it too
+
+
 def test_operators_call_the_functions():
     x = sx.asarray(np.array([7.0, -7.0]))
     y = sx.asarray(np.array([2.0, 2.0]))
@@ -615,3 +679,134 @@ def test_comparison_lowering_with_out_of_range_python_ints():
                 prim = getattr(p, name)
                 for args in ((x, scalar), (scalar, x)):
                     assert_same(lowered(prim, *args), np.asarray(prim.bind(*args)))
+
+
+# --- NumPy scalars as operands, and Python scalar arguments of jitted functions ----------------------------
+
+_OPERATORS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
+              "floor_divide": operator.floordiv, "remainder": operator.mod, "pow": operator.pow,
+              "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+              "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
+              "less": operator.lt, "less_equal": operator.le, "greater": operator.gt,
+              "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne}
+_NUMPY_SCALARS = [np.int64(2), np.int8(2), np.uint8(2), np.float32(2), np.float64(2), np.complex128(2),
+                  np.bool_(True), np.array(2), np.array(2.0, np.float32), np.array(True)]
+
+
+def _outcome(f, *args):
+    try:
+        r = f(*args)
+    except (TypeError, OverflowError, ValueError) as e:
+        return type(e)
+    assert type(r) is sx.Array, type(r)  # never an ndarray made by NumPy's reflected operator
+    return r.dtype, np.asarray(r).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(_OPERATORS))
+def test_numpy_scalar_on_right_of_operator_stays_stridex(name):
+    """A NumPy scalar (or 0-D NumPy array) on either side of an operator is taken as the namespace function
+    takes it, the Python scalar of the same value: the result is a stridex array of the same dtype, eagerly
+    and under jit."""
+    pytest.importorskip("jax")
+    op, fn = _OPERATORS[name], getattr(sx, name)
+    for dtype in ("int8", "uint8", "int64", "float32", "complex64", "bool"):
+        for s in _NUMPY_SCALARS:
+            def array(dtype=dtype):
+                return sx.asarray(np.array([1, 2, 3]).astype(dtype))
+
+            right, left = (lambda x, s=s: op(x, s)), (lambda x, s=s: op(s, x))
+            want_right, want_left = _outcome(fn, array(), s), _outcome(fn, s, array())
+            assert _outcome(right, array()) == want_right, (dtype, s)
+            assert _outcome(left, array()) == want_left, (dtype, s)
+            assert _outcome(sx.jit(right), array()) == want_right, (dtype, s)
+            assert _outcome(sx.jit(left), array()) == want_left, (dtype, s)
+    # NumPy scalars are weak, as Python scalars are: the array's dtype wins.
+    assert (sx.asarray([1.0], dtype=sx.float32) + np.float64(2)).dtype is sx.float32
+    assert (np.int64(1) + sx.asarray([1], dtype=sx.int8)).dtype is sx.int8
+
+
+def test_inplace_operator_with_numpy_scalar_writes_through_view():
+    x = sx.asarray([1, 2, 3, 4])
+    v = x[1:3]
+    v += np.int64(10)
+    assert type(v) is sx.Array
+    assert np.asarray(x).tolist() == [1, 12, 13, 4]
+    y = sx.asarray([1.0, 2.0, 3.0, 4.0], dtype=sx.float32)
+    w = y[::2]
+    w *= np.float32(2)
+    w -= np.array(1.0)
+    assert y.dtype is sx.float32 and np.asarray(y).tolist() == [1.0, 2.0, 5.0, 4.0]
+
+
+def test_numpy_interop_survives_numpy_scalar_operands():
+    """Operators take NumPy scalars, but NumPy still reads stridex arrays (np.asarray, np.from_dlpack, ufuncs);
+    an N-D NumPy array operand is a TypeError naming the fix, as in the namespace functions."""
+    x = sx.asarray([1.0, 2.0, 3.0])
+    assert type(np.asarray(x)) is np.ndarray and np.shares_memory(np.asarray(x), np.from_dlpack(x))
+    np.testing.assert_array_equal(np.exp(x), np.exp([1.0, 2.0, 3.0]))
+    assert float(np.sum(x)) == 6.0
+    for f in (lambda: x + np.ones(3), lambda: np.ones(3) + x, lambda: x == np.ones(3)):
+        with pytest.raises(TypeError, match="stridex.asarray"):
+            f()
+    assert (x == "a") is False
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "floor_divide", "remainder", "pow", "bitwise_and",
+                                  "bitwise_left_shift", "maximum", "minimum"])
+def test_python_int_out_of_dtype_range_agrees_eager_and_jit(name):
+    """An int8/uint8 array with a Python int it cannot hold: eagerly NumPy raises OverflowError; under jit, where
+    the int is an argument, the same error is raised when the function is called (not a wrapped result)."""
+    pytest.importorskip("jax")
+    fn = getattr(sx, name)
+    for dtype in (sx.int8, sx.uint8):
+        x = sx.asarray([1, 2, 3], dtype=dtype)
+        jitted = sx.jit(lambda a, s: fn(a, s))
+        reflected = sx.jit(lambda a, s: fn(s, a))
+        for s in (300, -1, -129):
+            try:
+                fn(x, s)
+            except OverflowError as e:
+                with pytest.raises(OverflowError, match=str(e)):
+                    jitted(x, s)
+                with pytest.raises(OverflowError, match=str(e)):
+                    reflected(x, s)
+            else:
+                assert s == -1 and dtype is sx.int8
+                np.testing.assert_array_equal(np.asarray(jitted(x, s)), np.asarray(fn(x, s)))
+        np.testing.assert_array_equal(np.asarray(jitted(x, 2)), np.asarray(fn(x, 2)))  # in range: one program
+
+
+def test_comparison_with_python_int_argument_is_exact_under_jit():
+    """Comparisons compare values: a Python int argument outside the array's dtype is not wrapped into it."""
+    pytest.importorskip("jax")
+    for dtype in (sx.int8, sx.uint8, sx.int16, sx.uint32, sx.int64, sx.uint64):
+        info = np.iinfo(dtype.np)
+        x = sx.asarray([info.min, 0, 1, info.max], dtype=dtype)
+        for s in (-(2**63), -(2**40), -1, 0, 255, 258, 2**40, 2**63 - 1):
+            for op in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+                for f in (lambda a, v, op=op: op(a, v), lambda a, v, op=op: op(v, a)):
+                    assert np.asarray(sx.jit(f)(x, s)).tolist() == np.asarray(f(x, s)).tolist(), (dtype, s, op)
+
+
+def test_clip_with_python_scalar_argument_under_jit():
+    """A clip bound that is a jit argument saturates into an integer array's range, as a Python bound does."""
+    pytest.importorskip("jax")
+    for dtype in (sx.int8, sx.uint8, sx.float32):
+        x = sx.asarray([0 if dtype is sx.uint8 else -5, 0, 100], dtype=dtype)
+        for bound in (-300, -1, 3, 300) + ((2.5,) if dtype is sx.float32 else ()):
+            for f in (lambda a, b: sx.clip(a, b), lambda a, b: sx.clip(a, None, b), lambda a, b: sx.clip(a, b, 50)):
+                eager, traced = f(x, bound), sx.jit(f)(x, bound)
+                assert traced.dtype is eager.dtype is dtype
+                np.testing.assert_array_equal(np.asarray(traced), np.asarray(eager))
+    with pytest.raises(TypeError, match="float"):
+        sx.jit(lambda a, b: sx.clip(a, b))(sx.asarray([1], dtype=sx.int8), 2.5)
+
+
+def test_binary_function_with_python_scalar_argument_checks_the_array_dtype():
+    pytest.importorskip("jax")
+    x = sx.asarray([1, 2], dtype=sx.int8)
+    for f in (lambda a, s: sx.logaddexp(a, s), lambda a, s: sx.hypot(s, a)):
+        with pytest.raises(TypeError, match="int8"):
+            f(x, 2.5)
+        with pytest.raises(TypeError, match="int8"):
+            sx.jit(f)(x, 2.5)

@@ -217,7 +217,8 @@ def test_closed_over_arrays_sharing_memory_agree(data, shape):
     np_pool = [base.copy()]
     np_pool.append(np_pool[0][(*key, ...)])
     steps = []
-    probe = [a for a in np_pool]
+    probe_base = base.copy()  # steps are drawn on a copy: the reference below runs them on np_pool
+    probe = [probe_base, probe_base[(*key, ...)]]
     for _ in range(data.draw(st.integers(1, 6))):
         step = draw_step(data.draw, probe)
         run_step(np, probe, step)

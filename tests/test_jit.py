@@ -740,3 +740,142 @@ def test_pickling_a_tracer_is_a_concretization_error():
 
     with pytest.raises(ConcretizationError, match="pickling"):
         sx.jit(lambda a: pickle.dumps(a))(sx.asarray([1.0]))
+
+
+# --- Python scalar arguments: treated as the eager Python scalar ------------------------------------------
+
+
+def run_with_scalar(f, make_x, s):
+    """f(x, s) eagerly and under jit (s a Python scalar argument) on copies of x; results and x must agree."""
+    x_eager, x_jit = make_x(), make_x()
+    eager_out, jit_out = f(x_eager, s), sx.jit(f)(x_jit, s)
+    assert_same(eager_out, jit_out)
+    assert_same(x_eager, x_jit)
+    return jit_out
+
+
+def test_python_scalar_argument_setitem_under_jit():
+    def f(x, s):
+        x[0] = s
+        x[x == 3] = s
+        return x
+
+    for dtype, scalars in ((sx.int8, (5, -1, True)), (sx.float32, (5, 2.5, True)), (sx.complex64, (5, 2.5, 1j))):
+        for s in scalars:
+            assert run_with_scalar(f, lambda dtype=dtype: sx.asarray([1, 2, 3], dtype=dtype), s).dtype is dtype
+    with pytest.raises(TypeError, match="float"):
+        sx.jit(f)(sx.asarray([1, 2], dtype=sx.int8), 2.5)  # as eagerly: a float does not go into an int array
+
+
+def test_python_int_argument_out_of_range_raises_overflow_error_like_eager():
+    """An int argument stored into an integer dtype (operators, in-place operators, setitem, full_like, asarray,
+    where) is checked when the jitted function is called, with the error eager execution raises."""
+    def iadd(x, s):
+        x += s
+        return x
+
+    def setitem(x, s):
+        x[1:] = s
+        return x
+
+    functions = [lambda x, s: x + s, lambda x, s: s - x, iadd, setitem, lambda x, s: sx.full_like(x, s),
+                 lambda x, s: sx.asarray(s, dtype=x.dtype), lambda x, s: sx.where(x > 1, x, s),
+                 lambda x, s: sx.full((2,), s, dtype=x.dtype)]
+    for f in functions:
+        jitted = sx.jit(f)
+        for dtype, bad in ((sx.int8, 300), (sx.uint8, -1), (sx.int16, -40000)):
+            with pytest.raises(OverflowError) as eager_error:
+                f(sx.asarray([1, 2, 3], dtype=dtype), bad)
+            with pytest.raises(OverflowError, match=str(eager_error.value)):
+                jitted(sx.asarray([1, 2, 3], dtype=dtype), bad)
+            run_with_scalar(f, lambda dtype=dtype: sx.asarray([1, 2, 3], dtype=dtype), 7)  # the same program
+    with pytest.raises(ValueError, match="NaN"):  # a float stored into an integer dtype: NumPy's checks too
+        sx.jit(lambda x, s: sx.full_like(x, s))(sx.asarray([1], dtype=sx.int8), float("nan"))
+
+
+def test_python_scalar_argument_in_creation_functions():
+    x = sx.asarray([1.0, 2.0], dtype=sx.float32)
+    for f, s in ((lambda x, s: sx.full_like(x, s), 2), (lambda x, s: sx.full_like(x, s, dtype=sx.int8), 3),
+                 (lambda x, s: sx.full((2, 2), s) + x, 2), (lambda x, s: sx.asarray(s) + x, 2),
+                 (lambda x, s: sx.linspace(0, s, 5), 2.0), (lambda x, s: sx.linspace(s, 10, 4, dtype=sx.int32), 1),
+                 (lambda x, s: sx.linspace(s, 1j, 3), 0.5), (lambda x, s: sx.linspace(0, s, 4, endpoint=False), 1),
+                 (lambda x, s: sx.linspace(s, 0.0, 1), 3.0), (lambda x, s: sx.linspace(s, 1.0, 0), 3.0)):
+        eager, traced = f(x, s), sx.jit(f)(x, s)
+        assert traced.dtype is eager.dtype and traced.shape == eager.shape, (eager, traced)
+        np.testing.assert_allclose(np.asarray(traced), np.asarray(eager), rtol=1e-15, atol=0)
+    # linspace with two traced bounds, against NumPy over many sizes (agreement to the last bit or two).
+    for num in (2, 7, 50, 528):
+        for endpoint in (True, False):
+            traced = sx.jit(lambda a, b, num=num, endpoint=endpoint: sx.linspace(a, b, num, endpoint=endpoint))(-3.5, 7.25)
+            np.testing.assert_allclose(np.asarray(traced), np.linspace(-3.5, 7.25, num, endpoint=endpoint),
+                                       rtol=0, atol=8e-15)
+            assert float(traced[-1 if endpoint else 0]) == (7.25 if endpoint else -3.5)
+    with pytest.raises(TypeError, match="bool"):
+        sx.jit(lambda s: sx.linspace(0, s, 3))(True)  # as eagerly
+
+
+def test_arange_of_python_scalar_argument_names_static_argnums():
+    with pytest.raises(DataDependentShapeError, match="static_argnums"):
+        sx.jit(lambda n: sx.arange(n))(3)
+    assert np.asarray(sx.jit(lambda n: sx.arange(n), static_argnums=0)(3)).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match="static_argnums"):
+        sx.jit(lambda n: sx.zeros((n, 2)))(3)
+
+
+def test_numpy_scalar_arguments_act_as_python_scalars():
+    f = sx.jit(lambda x, s: x + s)
+    x8 = sx.asarray([1, 2], dtype=sx.int8)
+    assert_same(f(x8, np.int64(3)), x8 + 3)
+    assert_same(f(x8, np.float32(2.5)), x8 + 2.5)
+    assert_same(f(x8, np.bool_(True)), x8 + True)
+    with pytest.raises(OverflowError, match="300"):
+        f(x8, np.int64(300))
+
+
+def test_jit_device_accepts_cpu_and_rejects_unknown_devices():
+    import jax
+
+    x = sx.asarray([1.0, 2.0])
+    for device in ("cpu", "cpu:0", x.device, jax.devices("cpu")[0]):
+        assert_same(sx.jit(lambda a: a + 1, device=device)(x), x + 1)
+    for device in ("gpu" if not any(d.platform == "gpu" for d in jax.devices()) else "tpu", "cpu:99", "cpu:x"):
+        with pytest.raises(ValueError, match="available are cpu:0"):
+            sx.jit(lambda a: a + 1, device=device)
+    with pytest.raises(TypeError, match="device"):
+        sx.jit(lambda a: a + 1, device=3)
+
+
+def test_leaked_tracer_from_failed_trace_is_escaped_tracer_error():
+    import copy
+
+    leaked = []
+
+    def f(x):
+        leaked.append(x * 2)
+        raise RuntimeError("the traced function failed")
+
+    with pytest.raises(RuntimeError):
+        sx.jit(f)(sx.asarray([1.0, 2.0, 3.0]))
+    (t,) = leaked
+    assert t.shape == (3,) and t.dtype is sx.float64 and "float64[3]" in repr(t) and len(t) == 3
+    for use in (lambda: t + 1, lambda: sx.ones(3) - t, lambda: t[0], lambda: t.__setitem__(0, 1.0), lambda: -t,
+                lambda: sx.sum(t), lambda: np.asarray(t), lambda: float(t[0]), lambda: bool(t == 1),
+                lambda: copy.copy(t), lambda: sx.jit(lambda a: a + 1)(t), lambda: list(t)):
+        with pytest.raises(EscapedTracerError, match="escaped the jit trace"):
+            use()
+
+
+def test_copy_copy_is_independent():
+    import copy
+
+    x = sx.asarray(np.arange(4.0))
+    for c in (copy.copy(x), copy.deepcopy(x), copy.copy(x[::2])):
+        c[0] = -1.0
+    assert np.asarray(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+    def f(a):
+        c = copy.copy(a)
+        c[0] = -1.0
+        return c, a
+
+    run_both(f, lambda: sx.asarray(np.arange(3.0)))

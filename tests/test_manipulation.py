@@ -446,6 +446,17 @@ def test_take_errors():
         sx.take(sx.asarray(1), sx.asarray([0]))
 
 
+def test_take_of_0d_indices_is_refused_naming_the_fix():
+    # The spec: indices "must be one-dimensional" (NumPy and JAX take a 0-D index; array-api-strict refuses).
+    x = sx.asarray([[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match=r"got shape \(\); pass reshape\(indices, \(1,\)\)"):
+        sx.take(x, sx.asarray(1), axis=0)
+    with pytest.raises(ValueError, match=r"got shape \(1, 1\); index with it"):
+        sx.take(x, sx.asarray([[0]]), axis=0)
+    np.testing.assert_array_equal(np.asarray(sx.take(x, sx.reshape(sx.asarray(1), (1,)), axis=0)),
+                                  np.take(np.asarray(x), [1], axis=0))
+
+
 @settings(max_examples=120, deadline=None)
 @given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4),
        dtype=st.sampled_from(DTYPES))
@@ -557,3 +568,15 @@ def test_repeat_with_traced_counts_names_the_problem():
 
     with pytest.raises(DataDependentShapeError, match="repeat"):
         sx.jit(lambda x, r: sx.repeat(x, r))(sx.ones(3), sx.asarray([1, 2, 3]))
+
+
+def test_repeat_to_impossible_size_is_value_error():
+    x = sx.asarray(np.arange(8, dtype=np.int8))
+    for repeats in (2**60, 2**62):
+        with pytest.raises(ValueError, match=f"shape \\({8 * repeats},\\)"):
+            sx.repeat(x, repeats)
+    with pytest.raises(ValueError, match="axis 1"):
+        sx.repeat(sx.ones((2, 3)), 2**61, axis=1)
+    with pytest.raises(ValueError, match="more than any array can hold"):
+        sx.repeat(x, sx.asarray([2**60] * 8))
+    assert sx.repeat(sx.ones((0, 3)), 5, axis=1).shape == (0, 15)  # large counts of nothing are fine

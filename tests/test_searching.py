@@ -158,6 +158,20 @@ def test_where_scalars(scalar, dtype):
         check(got, want, sx.asarray(want).dtype)
 
 
+def test_where_takes_0d_arrays_like_numpy():
+    # x1/x2 as 0-D arrays where Python scalars are taken (SciPy's loops); they promote as arrays, as in NumPy 2.
+    c = np.array([True, False, True])
+    a = np.array([1.5, 2.5, 3.5], np.float32)
+    zero, big = np.asarray(0.0), np.asarray(7, np.int16)
+    for args in ((a, zero), (zero, a), (zero, big), (big, a)):
+        got = sx.where(sx.asarray(c), *(sx.asarray(v) for v in args))
+        want = np.where(c, *args)
+        check(got, want, sx.asarray(want).dtype)
+    pytest.importorskip("jax")
+    f = sx.jit(lambda c, a, s: sx.where(c, a, s))
+    check(f(sx.asarray(c), sx.asarray(a), sx.asarray(zero)), np.where(c, a, zero), sx.float64)
+
+
 def test_where_errors_and_large():
     with pytest.raises(TypeError, match="at least one"):
         sx.where(sx.asarray([True]), 1, 2)
@@ -242,3 +256,40 @@ def test_lowering_searchsorted(dtype):
     values = sx.asarray(np.array([-np.inf, -0.0, 0.0, 2.5, np.inf, np.nan, -np.nan]))
     for side in ("left", "right"):
         check_primitive_lowering(S.searchsorted, special, values, side=side)
+
+
+def test_where_with_python_scalar_argument_under_jit():
+    """A Python scalar argument of a jitted function is a scalar operand of where, as eagerly: kind rules, weak
+    promotion, and an int that does not fit the integer result is an OverflowError (never a wrapped value)."""
+    pytest.importorskip("jax")
+    x = sx.asarray([1, 2, 3], dtype=sx.int8)
+    f = lambda a, s: sx.where(a > 1, a, s)
+    for s in (5, -128, True, 2.5):
+        eager, traced = f(x, s), sx.jit(f)(x, s)
+        assert traced.dtype is eager.dtype
+        np.testing.assert_array_equal(np.asarray(traced), np.asarray(eager))
+    for s in (300, -129):
+        with pytest.raises(OverflowError, match=f"Python integer {s} out of bounds for int8"):
+            f(x, s)
+        with pytest.raises(OverflowError, match=f"Python integer {s} out of bounds for int8"):
+            sx.jit(f)(x, s)
+    with pytest.raises(TypeError, match="complex"):
+        sx.jit(f)(x, 1j)
+    with pytest.raises(TypeError, match="at least one"):
+        sx.jit(lambda a, s, t: sx.where(a > 1, s, t))(x, 1, 2)  # two scalars: as eagerly
+    assert np.asarray(sx.where(x > 1, x, np.int64(7))).tolist() == [7, 2, 3]  # NumPy scalars as Python's
+
+
+def test_searchsorted_with_python_int_outside_the_dtype():
+    pytest.importorskip("jax")
+    for dtype in (sx.int8, sx.uint8, sx.uint64, sx.int64):
+        x = sx.asarray([0, 0, 1, 2, 100], dtype=dtype)
+        for s in (-5, -1, 0, 100, 258, 2**40):
+            for side in ("left", "right"):
+                want = int(np.searchsorted(np.asarray(x), s, side=side))
+                assert int(sx.searchsorted(x, s, side=side)) == want
+                traced = sx.jit(lambda a, v, side=side: sx.searchsorted(a, v, side=side))(x, s)
+                literal = sx.jit(lambda a, s=s, side=side: sx.searchsorted(a, s, side=side))(x)
+                assert int(traced) == int(literal) == want, (dtype, s, side)
+    with pytest.raises(TypeError, match="bool"):
+        sx.jit(lambda a, v: sx.searchsorted(a, v))(sx.asarray([1.0]), True)

@@ -163,6 +163,23 @@ def test_var_correction_too_large_is_nan():
         assert np.isnan(np.asarray(sx.std(x, correction=4.5)))
 
 
+def test_var_std_take_a_0d_array_correction_like_numpy():
+    a = np.array([[1.0, 2.0, 4.0], [3.0, 5.0, 11.0]])
+    for correction in (np.asarray(1), np.asarray(0.5)):
+        check(sx.var(sx.asarray(a), axis=1, correction=sx.asarray(correction)), np.var(a, axis=1, ddof=correction))
+        check(sx.std(sx.asarray(a), correction=sx.asarray(correction)), np.std(a, ddof=correction))
+    with pytest.raises(TypeError, match="correction"):
+        sx.std(sx.asarray(a), correction=sx.asarray(True))
+
+
+def test_reductions_take_python_types_as_dtypes():
+    a = np.arange(1, 5, dtype=np.int8)
+    for name, ref in (("sum", np.sum), ("prod", np.prod), ("cumulative_sum", np.cumsum)):
+        for pytype in (int, float, complex):
+            want = ref(a, dtype=pytype)
+            check(getattr(sx, name)(sx.asarray(a), dtype=pytype), want, sx.asarray(want).dtype)
+
+
 def test_mean_var_std_dtype_errors():
     with pytest.raises(TypeError):
         sx.mean(sx.asarray([True, False]))

@@ -258,3 +258,22 @@ def test_grad_argnums_errors_name_the_problem():
         sx.grad(f, argnums=(0, 0))
     with pytest.raises(TypeError, match="argnums"):
         sx.grad(f, argnums=0.5)
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap", "jit"])
+def test_leaked_tracer_of_failed_transformation_is_escaped_tracer_error(transform):
+    from stridex._tracing import EscapedTracerError
+
+    leaked = []
+
+    def f(x):
+        leaked.append(sx.sin(x))
+        raise RuntimeError("the transformed function failed")
+
+    with pytest.raises(RuntimeError):
+        {"grad": sx.grad, "vmap": sx.vmap, "jit": sx.jit}[transform](f)(sx.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    (t,) = leaked
+    assert t.dtype is sx.float64 and "float64" in repr(t)
+    for use in (lambda: t * 2, lambda: t[0], lambda: np.asarray(t), lambda: sx.mean(t)):
+        with pytest.raises(EscapedTracerError, match=f"escaped the {transform} trace"):
+            use()

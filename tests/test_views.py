@@ -144,6 +144,77 @@ def test_setitem_rejects_values_of_a_wider_kind():
         x[0] = 1.5
     with pytest.raises(TypeError, match="float64"):
         x[0] = sx.asarray(np.ones((), np.float64))
+    # Casts to another kind stay refused, naming the way out.
+    for target, value in ((np.int32, np.float64), (np.float64, np.complex128), (np.uint8, np.int8),
+                          (np.bool_, np.int8)):
+        x = sx.asarray(np.zeros(3, target))
+        with pytest.raises(TypeError, match=f"astype\\(value, {np.dtype(target).name}\\)"):
+            x[1:] = sx.asarray(np.ones(2, value))
+
+
+# (target, value) dtype pairs NumPy's "same_kind" casting allows and the spec's promotion does not.
+_SAME_KIND_DOWNCASTS = [(np.complex64, np.complex128), (np.float32, np.float64), (np.int32, np.int64),
+                        (np.uint8, np.uint16), (np.int16, np.uint16), (np.float32, np.int64),
+                        (np.complex64, np.float64)]
+
+
+@pytest.mark.parametrize("target, value", _SAME_KIND_DOWNCASTS)
+def test_setitem_casts_array_values_of_the_same_kind_like_numpy(target, value):
+    rng = np.random.default_rng(0)
+    src = (rng.standard_normal((4, 3)) * 50).astype(value) if np.dtype(value).kind in "fc" else \
+        rng.integers(0, 100, (4, 3)).astype(value)
+    if np.dtype(value).kind == "c":
+        src = src + 1j * src[::-1].real.astype(value)
+    keys = [(Ellipsis,), (slice(1, 3),), (1,), (sx.asarray([0, 2]),), (sx.asarray([True, False, True, False]),)]
+    for key in keys:
+        np_key = tuple(np.asarray(k) if isinstance(k, sx.Array) else k for k in key)
+        want = np.zeros((4, 3), target)
+        want[np_key] = src[np_key]
+        x = sx.asarray(np.zeros((4, 3), target))
+        x[key] = sx.asarray(src[np_key])
+        assert x.dtype.np == np.dtype(target)
+        np.testing.assert_array_equal(np.asarray(x), want)
+    pytest.importorskip("jax")
+
+    def write(x, v):
+        x[1:3] = v
+        return x
+
+    eager = write(sx.asarray(np.zeros((4, 3), target)), sx.asarray(src[1:3]))
+    jitted = sx.jit(write)(sx.asarray(np.zeros((4, 3), target)), sx.asarray(src[1:3]))
+    assert jitted.dtype is eager.dtype
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
+
+
+def test_numpy_index_arrays_and_scalars_are_accepted():
+    base = np.arange(30.0).reshape(5, 6)
+    x = sx.asarray(base.copy())
+    keys = [np.asarray([1, 3]), (np.asarray([1, 3]), Ellipsis), (slice(None), np.asarray([0, 5, 2], np.uint8)),
+            np.asarray([True, False, True, True, False]), (np.asarray([4, 0]), np.asarray([1, 2])),
+            (np.int64(2), np.asarray([1, 1])), np.bool_(True), (Ellipsis, np.asarray([-1])),
+            np.asarray(base > 20)]
+    for key in keys:
+        got = x[key]
+        want = base[key]
+        assert got.shape == want.shape, key
+        np.testing.assert_array_equal(np.asarray(got), want)
+        y, y_np = sx.asarray(base.copy()), base.copy()
+        y[key] = -1.0
+        y_np[key] = -1.0
+        np.testing.assert_array_equal(np.asarray(y), y_np)
+    with pytest.raises(IndexError, match="float64"):
+        x[np.asarray([1.0])]
+    pytest.importorskip("jax")
+
+    def f(x):  # (a boolean-mask gather has a data-dependent shape, which jit refuses whatever the mask)
+        x[np.asarray([0, 2]), ...] = 0.0
+        x[np.asarray([True, False, False, False, True])] = 7.0
+        return x[np.asarray([2, 4])], x[np.int64(3), np.asarray([5, 0])]
+
+    eager = f(sx.asarray(base.copy()))
+    jitted = sx.jit(f)(sx.asarray(base.copy()))
+    for e, j in zip(eager, jitted):
+        np.testing.assert_array_equal(np.asarray(j), np.asarray(e))
 
 
 @settings(max_examples=200, deadline=None)
@@ -223,3 +294,120 @@ def test_writes_through_broadcast_views_are_refused_eagerly_and_under_jit():
     e = sx.expand_dims(sx.asarray([1.0, 2.0]), axis=0)  # stride 0 on a size-1 axis is an ordinary view
     e[0, 1] = 3.0
     assert float(e[0, 1]) == 3.0
+
+
+# Empty and out-of-range slices, positive and negative steps. `slice.indices` normalises an empty slice
+# with a negative step to start (and stop) -1, which must not be read as "the last element".
+_EDGE_SLICES = [slice(-5, None, -1), slice(10, None, -1), slice(None, -10, -1), slice(3, 1), slice(5, None),
+                slice(None, None, -3), slice(-10, None, -2), slice(-1, -10, -1), slice(0, -10, -1),
+                slice(-10, 10, 2), slice(2, 2, -1), slice(None, None, -1)]
+_EDGE_LENGTHS = [0, 1, 4, 5]
+
+
+def _edge_base(n):
+    return np.arange(n, dtype=np.float64) + 1.0
+
+
+def _read_edges(x):
+    return tuple(x[k] * 2.0 for k in _EDGE_SLICES)
+
+
+def _write_edges(x):
+    """One copy of x per slice, with that slice set to -7 (a write through the copy's own view)."""
+    outs = []
+    for k in _EDGE_SLICES:
+        y = x * 1.0
+        y[k] = -7.0
+        outs.append(y)
+    return tuple(outs)
+
+
+def _edge_loss(x):
+    return sum(sx.sum(x[k] * x[k] * float(i + 1)) for i, k in enumerate(_EDGE_SLICES)) + sx.sum(x)
+
+
+@pytest.mark.parametrize("n", _EDGE_LENGTHS)
+def test_edge_slices_read_like_numpy_eagerly_under_jit_and_vmap(n):
+    base = _edge_base(n)
+    wants = [base[k] * 2.0 for k in _EDGE_SLICES]
+    x = sx.asarray(base.copy())
+    runs = {"eager": _read_edges(x), "basic_index": _read_edges_by_primitive(x)}
+    if n:
+        rows = sx.asarray(np.stack([base, -base]))
+        runs["vmap"] = tuple(r[0] for r in sx.vmap(_read_edges)(rows))
+    pytest.importorskip("jax")
+    runs["jit"] = sx.jit(_read_edges)(x)
+    for name, got in runs.items():
+        for k, g, w in zip(_EDGE_SLICES, got, wants, strict=True):
+            assert g.shape == w.shape, (name, n, k)
+            np.testing.assert_array_equal(np.asarray(g), w, err_msg=f"{name}: x[{k}] of length {n}")
+
+
+def _read_edges_by_primitive(x):
+    """The reads through the basic_index primitive itself (the eager fast path hands keys to NumPy)."""
+    from stridex._primitives import views
+
+    return tuple(views.basic_index.bind(x, entries=_getitem._normalize_basic((k,), x.shape)) * 2.0
+                 for k in _EDGE_SLICES)
+
+
+def _write_edges_by_primitive(base):
+    """The writes through the assign primitive: into read-only memory, which the eager fast path leaves alone."""
+    outs = []
+    for k in _EDGE_SLICES:
+        ro = base.copy()
+        ro.flags.writeable = False
+        y = sx.asarray(ro)
+        y[k] = -7.0
+        outs.append(y)
+    return tuple(outs)
+
+
+@pytest.mark.parametrize("n", _EDGE_LENGTHS)
+def test_edge_slice_writes_match_numpy_eagerly_and_under_jit(n):
+    base = _edge_base(n)
+    wants = []
+    for k in _EDGE_SLICES:
+        w = base * 1.0
+        w[k] = -7.0
+        wants.append(w)
+    runs = {"eager": _write_edges(sx.asarray(base.copy())), "assign": _write_edges_by_primitive(base)}
+    pytest.importorskip("jax")
+    runs["jit"] = sx.jit(_write_edges)(sx.asarray(base.copy()))
+    for name, got in runs.items():
+        for k, g, w in zip(_EDGE_SLICES, got, wants, strict=True):
+            np.testing.assert_array_equal(np.asarray(g), w, err_msg=f"{name}: x[{k}] = -7 on length {n}")
+
+
+@pytest.mark.parametrize("n", _EDGE_LENGTHS)
+def test_gradient_through_edge_slices_is_the_known_answer(n):
+    base = _edge_base(n)
+    want = np.ones(n)
+    for i, k in enumerate(_EDGE_SLICES):
+        np.add.at(want, np.arange(n)[k], 2.0 * (i + 1) * base[k])
+    x = sx.asarray(base.copy())
+    np.testing.assert_allclose(np.asarray(sx.grad(_edge_loss)(x)), want, rtol=1e-12)
+    pytest.importorskip("jax")
+    np.testing.assert_allclose(np.asarray(sx.jit(sx.grad(_edge_loss))(x)), want, rtol=1e-12)
+
+
+def test_empty_negative_step_slice_writes_nothing_under_jit():
+    def f(a):
+        a[-5::-1] = 7.0
+        a[-5::-2] = 8.0
+        return a
+
+    assert np.asarray(f(sx.asarray(np.arange(4.0)))).tolist() == [0.0, 1.0, 2.0, 3.0]
+    pytest.importorskip("jax")
+    x = sx.asarray(np.arange(4.0))
+    assert np.asarray(sx.jit(f)(x)).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert np.asarray(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_empty_negative_step_slice_reads_nothing_under_jit_and_grad():
+    x = sx.asarray(np.arange(4.0))
+    pytest.importorskip("jax")
+    assert sx.jit(lambda a: a[-5::-1] + 1.0)(x).shape == (0,)
+    grad = sx.grad(lambda a: sx.sum(a[-5::-1]) + sx.sum(a))
+    assert np.asarray(grad(x)).tolist() == [1.0] * 4
+    assert np.asarray(sx.jit(grad)(x)).tolist() == [1.0] * 4

@@ -11,6 +11,7 @@ import numpy as np
 from .._core import ShapedArray, primitive
 from .._lowering_support import lax
 from .._storage import aligned_empty
+from .convert import copy_to_integers
 
 _U64 = np.dtype(np.uint64)
 _F64 = np.dtype(np.float64)
@@ -169,7 +170,9 @@ def _linspace_impl(*, start, stop, num, endpoint, dtype):
         values = np.linspace(start, stop, num, endpoint=endpoint)
         if dtype.kind in ("signed", "unsigned"):
             np.floor(values, out=values)
-        np.copyto(out, values, casting="unsafe")
+            copy_to_integers(out, values)  # NaN and out-of-range values saturate, as the lowering's conversion
+        else:
+            np.copyto(out, values, casting="unsafe")
     return out
 
 

@@ -475,11 +475,39 @@ def _out_of_range_comparison(ctx, op, x1, x2):
     return None
 
 
+def _traced_int_comparison(ctx, op, x1, x2):
+    """A comparison of an integer array with a traced Python int (a weak int64 argument of a jitted function),
+    exact whatever the int's value, as NumPy's comparison with a Python int is; None for other operands.
+
+    Converting the int to the array's dtype would wrap it. Instead the comparison is done in int64, which holds
+    both; for uint64 (which int64 does not hold) a negative int decides the result by its sign alone."""
+    a1, a2 = ctx.avals_in
+    dtype = _promoted(ctx)
+    if a1.weak_type == a2.weak_type or dtype.kind not in ("signed", "unsigned") or dtype is _dtypes.int64:
+        return None
+    scalar, weak = (x1, a1) if a1.weak_type else (x2, a2)
+    if weak.dtype is not _dtypes.int64 or isinstance(scalar, int):
+        return None  # (a Python int literal: `_out_of_range_comparison` and the plain path answer it)
+    L = lax()
+    if dtype is not _dtypes.uint64:
+        a, b = operands(ctx, (x1, x2), _dtypes.int64)
+        return getattr(L, op)(a, b)
+    a, b = operands(ctx, (x1, x2), dtype)  # a negative int wraps here; those results are replaced below
+    relation = _FLIPPED[op] if a1.weak_type else op  # now "array <relation> scalar"
+    shape = ShapedArray(ctx.aval_out.shape, _dtypes.bool)
+    negative = broadcast_to_aval(L.lt(scalar, L.full_like(scalar, 0)), shape)
+    by_sign = broadcast_to_aval(relation in ("gt", "ge", "ne"), shape)  # every uint64 is above a negative int
+    return L.select(negative, by_sign, getattr(L, op)(a, b))
+
+
 def _lower_compare(op):
     def lower(ctx, x1, x2):
         constant = _out_of_range_comparison(ctx, op, x1, x2)
         if constant is not None:
             return constant
+        traced = _traced_int_comparison(ctx, op, x1, x2)
+        if traced is not None:
+            return traced
         a1, a2 = ctx.avals_in
         kinds = {a1.dtype.kind, a2.dtype.kind}
         if kinds == {"signed", "unsigned"} and not (a1.weak_type or a2.weak_type) and _promoted(ctx).kind != "signed":

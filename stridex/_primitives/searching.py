@@ -156,11 +156,25 @@ def _lower_searchsorted(ctx, x1, x2, sorter=None, *, side):
     j = jnp()
     a1, a2 = ctx.avals_in[0], aval_of(ctx.avals_in[1])
     dtype, _ = promote_avals(a1, a2)
+    below = None
+    if a2.weak_type and a2.dtype is _dtypes.int64 and dtype.kind in ("signed", "unsigned") \
+            and dtype is not _dtypes.int64:
+        # A Python int (a literal, or a traced argument) may lie outside x1's dtype, and NumPy searches for its
+        # value exactly: search in int64, which holds both; uint64 does not hold a negative int, which sorts
+        # before every element (index 0 on either side).
+        if dtype is _dtypes.uint64:
+            x2 = as_dtype(x2, _dtypes.int64)
+            below = lax().lt(x2, j.zeros_like(x2))
+            x2 = lax().max(x2, j.zeros_like(x2))
+        else:
+            dtype = _dtypes.int64
     x1 = as_dtype(x1, dtype)
     x2 = as_dtype(x2, dtype)
     if sorter is not None:
         x1 = j.take(x1, sorter)
     out = j.searchsorted(sort_key(x1), sort_key(x2), side=side)
+    if below is not None:
+        out = j.where(below, 0, out)
     return as_dtype(out, _dtypes.int64)
 
 

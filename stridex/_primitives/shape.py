@@ -189,6 +189,11 @@ def _repeat_by_array_impl(x, repeats, *, axis):
     counts = repeats.astype(np.intp, casting="unsafe")
     if counts.size and counts.min() < 0:
         raise ValueError(f"repeat: repeats must be non-negative, got {repeats.min()}")
+    # (A float sum: it cannot overflow, and it is exact enough to tell an impossible size.)
+    total = float(counts.sum(dtype=np.float64)) * (x.shape[axis] if counts.size == 1 else 1)
+    if total * max(x.size // max(x.shape[axis], 1), 1) * x.itemsize > 2**63 - 1:
+        raise ValueError(f"repeat: the counts ask for about {total:.3g} elements along axis {axis} (from an array of "
+                         f"shape {x.shape}): more than any array can hold")
     return aligned_result(np.repeat(x, counts, axis=axis))
 
 
