@@ -25,8 +25,8 @@ import numpy as np
 # An array is a *view* of a flat buffer: `shape`, `strides` (counted in elements, not bytes) and an
 # `offset` map an index `(i, j, ...)` to the slot `offset + i*strides[0] + j*strides[1] + ...`.
 # Movement operations (slicing, transposing, broadcasting with stride 0) compute a new View and move
-# no data. In stridex, `View` is `stridex/_view.py` (pure Python, no NumPy), the flat buffer is a
-# `Storage` (`stridex/_storage.py`), and `Array = (Storage, View, DType)` is `stridex/_array.py`. To
+# no data. In stridex, `View` is `stridex/_core/view.py` (pure Python, no NumPy), the flat buffer is a
+# `Storage` (`stridex/_core/storage.py`), and `Array = (Storage, View, DType)` is `stridex/_core/array.py`. To
 # compute, stridex builds a NumPy *window* over exactly the viewed memory with the
 # `np.ndarray(shape, dtype, buffer, offset, strides)` constructor, as `window` does here.
 
@@ -79,11 +79,11 @@ def asarray(x):
 # Tracing needs only what an array *is*: its abstract value, a `ShapedArray` (shape and dtype). A
 # Python scalar operand is *weak*: it takes the array's dtype, and the IR keeps it as a literal.
 # Every operation is a `Primitive`, one record holding all of its rules, so an interpreter never has
-# to look anywhere else. stridex's record (`primitive(...)` in `stridex/_core.py`) has these fields
+# to look anywhere else. stridex's record (`primitive(...)` in `stridex/_lax/primitive.py`) has these fields
 # and a few more (`differentiable`, `multiple_results`, `data_dependent`), and its `kind` is
 # "compute", "view" or "write". Writes are left out of this miniature: eagerly they write through
 # the window; under tracing stridex turns them into functional updates of the base buffer
-# (`stridex/_tracing.py`), so views and writes survive `jit`, `grad` and `vmap`.
+# (`stridex/_transforms/tracing.py`), so views and writes survive `jit`, `grad` and `vmap`.
 
 ShapedArray = namedtuple("ShapedArray", "shape dtype")
 ShapedArray.__repr__ = lambda a: f"{a.dtype.kind}{a.dtype.itemsize * 8}[{','.join(map(str, a.shape))}]"
@@ -92,7 +92,7 @@ ShapedArray.__repr__ = lambda a: f"{a.dtype.kind}{a.dtype.itemsize * 8}[{','.joi
 class Primitive(namedtuple("Primitive", "name kind impl abstract_eval lower jvp vjp batch")):
     def bind(self, *args, **params):
         # The one door: with no trace active, run eagerly now; otherwise the current trace receives it
-        # (stridex: `Primitive.bind` reads `stridex/_state.py`'s per-thread context variable).
+        # (stridex: `Primitive.bind` reads `stridex/_core/state.py`'s per-thread context variable).
         if _current_trace is None:
             return eager(self, args, params)
         return _current_trace.process(self, args, params)
@@ -111,8 +111,8 @@ def aval_of(x):
 # a JVP rule, a VJP rule and a batching rule. The derivative and batching rules are written with the
 # namespace functions (`add`, `mul`, ...), so they are themselves traced, differentiated or batched by
 # whatever interpreter sits underneath: that is what makes the transformations compose. Rule *shapes*
-# are shared, not copied (`batch_elementwise` here; `stridex/_primitives/elementwise.py` and
-# `stridex/_batching.py` there). In this miniature, binary operands have equal shapes or are Python
+# are shared, not copied (`batch_elementwise` here; `stridex/_lax/elementwise.py` and
+# `stridex/_transforms/batching.py` there). In this miniature, binary operands have equal shapes or are Python
 # scalars, and a tangent of `None` is a zero.
 
 
@@ -161,7 +161,7 @@ reduce_sum_p = Primitive(
     batch=lambda values, dims, axis_size, axes: (reduce_sum(values[0], [a + 1 for a in axes]), 0))
 
 # The view primitives run on the View eagerly: O(1), and the result shares the storage. In stridex a
-# view primitive also has a write-back rule (`WRITE_BACK` in `stridex/_primitives/views.py`), which the
+# view primitive also has a write-back rule (`WRITE_BACK` in `stridex/_lax/views.py`), which the
 # tracer uses to turn `x.T[0] = v` into an update of `x`'s base buffer.
 transpose_p = Primitive(
     "transpose", "view", lambda view, perm: view.transpose(perm),
@@ -181,7 +181,7 @@ broadcast_in_dim_p = Primitive(
         broadcast_in_dim(values[0], (axis_size, *shape), (0, *(d + 1 for d in dims))), 0))
 
 # The namespace functions. In stridex they validate their arguments the way the standard says (one
-# module per spec chapter: `stridex/_elementwise.py`, `stridex/_statistical.py`, ...), then bind.
+# module per spec chapter: `stridex/_api/elementwise_functions.py`, `stridex/_api/statistical_functions.py`, ...), then bind.
 add, mul, sin, cos = add_p.bind, mul_p.bind, sin_p.bind, cos_p.bind
 reduce_sum = lambda x, axes: reduce_sum_p.bind(x, axes=tuple(axes))
 transpose = lambda x, perm: transpose_p.bind(x, perm=tuple(perm))
@@ -192,7 +192,7 @@ broadcast_in_dim = lambda x, shape, dims: broadcast_in_dim_p.bind(x, shape=tuple
 #
 # With no trace active, a compute primitive runs its NumPy rule on windows and the result is adopted
 # as a fresh Array; a view primitive maps the View and shares the storage. stridex has one eager
-# function per kind in `stridex/_core.py` (`_eager_compute`, `_eager_view`, `_eager_write`), and adopts
+# function per kind in `stridex/_lax/primitive.py` (`_eager_compute`, `_eager_view`, `_eager_write`), and adopts
 # NumPy's result without a copy.
 
 
@@ -210,7 +210,7 @@ def eager(prim, args, params):
 # for jit, a primal and its tangent for jvp, ...). A subclass says how a primitive runs on payloads
 # (`apply`) and what the payload of an outside value is (`lift`). Traces nest: each binds its own
 # work to the trace below it (`below()`), so `jit(grad(f))` records the derivative's operations in the
-# jit trace. stridex's base class is `Trace` in `stridex/_tracing.py`, where the base also handles
+# jit trace. stridex's base class is `Trace` in `stridex/_transforms/tracing.py`, where the base also handles
 # views and writes for every subclass.
 
 _current_trace = None
@@ -255,7 +255,7 @@ class Trace:
         return out.payload if isinstance(out, Tracer) and out.trace is self else self.lift(out)
 
 
-# The IR (stridex: `stridex/_ir.py`): equations over variables that carry abstract values, printed
+# The IR (stridex: `stridex/_transforms/ir.py`): equations over variables that carry abstract values, printed
 # one equation a line in stridex's format. A Python scalar in an equation is a literal.
 Var = namedtuple("Var", "aval")
 Eqn = namedtuple("Eqn", "prim inputs params output")
@@ -287,7 +287,7 @@ class Program(namedtuple("Program", "constants inputs eqns output")):
         return "\n".join(lines + [f"  in ({name(self.output)}) }}"])
 
 
-class JitTrace(Trace):  # stridex: `JitTrace` in `stridex/_tracing.py`
+class JitTrace(Trace):  # stridex: `JitTrace` in `stridex/_transforms/tracing.py`
     def __init__(self):
         super().__init__()
         self.eqns, self.constants = [], {}
@@ -314,11 +314,11 @@ def make_ir(f):
 
 
 # Before lowering, stridex's `jit` folds chains of views and removes common subexpressions and dead
-# code (`stridex/_passes.py`; `make_ir(f, optimize=False)` shows the program as recorded). Dead-code
+# code (`stridex/_transforms/passes.py`; `make_ir(f, optimize=False)` shows the program as recorded). Dead-code
 # elimination is the simplest of those passes.
 #
 # Running a Program is one loop, whatever runs each equation: binding the primitive evaluates it
-# with the current interpreter (stridex: `evaluate` in `stridex/_ir.py`, which the tests use to check
+# with the current interpreter (stridex: `evaluate` in `stridex/_transforms/ir.py`, which the tests use to check
 # lowering against eager execution), and calling the record's `lower` rule turns it into JAX.
 
 
@@ -348,9 +348,9 @@ def evaluate(program, *args):
 #
 # `jax.jit` of the lowered function hands the whole program to XLA, which fuses it. `jit` caches one
 # compiled function per signature (here, the input avals). In stridex, `lower_program` is
-# `stridex/_lowering.py` (it also checks each result's shape and dtype against the abstract rule), the
-# door to JAX with its scoped 64-bit mode is `stridex/_lowering_support.py`, and `jit` (cache keys,
-# zero-copy hand-over of memory, write-back of inputs the function wrote) is `stridex/_jit.py`.
+# `stridex/_transforms/lowering.py` (it also checks each result's shape and dtype against the abstract rule), the
+# door to JAX with its scoped 64-bit mode is `stridex/_lax/jax_bridge.py`, and `jit` (cache keys,
+# zero-copy hand-over of memory, write-back of inputs the function wrote) is `stridex/_transforms/jit.py`.
 
 
 def jit(f):
@@ -375,7 +375,7 @@ def jit(f):
 # ## 7. Forward mode: jvp
 #
 # The payload is a (primal, tangent) pair, and `apply` calls the record's `jvp` rule on the trace
-# below (stridex: `JVPTrace` in `stridex/_autodiff.py`).
+# below (stridex: `JVPTrace` in `stridex/_transforms/autodiff.py`).
 
 
 class JVPTrace(Trace):
@@ -397,7 +397,7 @@ def jvp(f, primals, tangents):
 
 # ## 8. Reverse mode: a tape, vjp rules and grad
 #
-# stridex's reverse mode is a tape (`VJPTrace` in `stridex/_autodiff.py`): each primitive applied to a
+# stridex's reverse mode is a tape (`VJPTrace` in `stridex/_transforms/autodiff.py`): each primitive applied to a
 # value that depends on an input is recorded as a node, and the backward pass walks the tape in
 # reverse, calling the records' `vjp` rules and summing cotangents per node. (JAX instead linearizes
 # with jvp and transposes the linear program; stridex's record keeps a `transpose` slot for that.)
@@ -447,7 +447,7 @@ def grad(f):
 #
 # The payload is (value, batch axis), the axis being 0 or None (the same for every example) here. A
 # record's `batch` rule computes all examples at once with ordinary operations (stridex: `BatchTrace`
-# and the shared rule shapes in `stridex/_batching.py`, with any `in_axes` and `out_axes`).
+# and the shared rule shapes in `stridex/_transforms/batching.py`, with any `in_axes` and `out_axes`).
 
 
 class BatchTrace(Trace):

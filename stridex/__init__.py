@@ -8,30 +8,41 @@
 
 import os as _os
 
-from . import _primitives  # registers every primitive
-from . import (_constants, _creation, _data_type, _elementwise, _indexing, _info, _linalg_main, _manipulation,
-               _searching, _set, _sorting, _statistical, _transcendental, _utility)
-from . import fft, linalg
-from ._array import Array, Device
-from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
-from ._batching import vmap
-from ._constants import *
-from ._creation import *
-from ._data_type import *
-from ._dtypes import (
-    bool, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-from ._elementwise import *
-from ._indexing import *
-from ._info import *
-from ._jit import jit, make_ir
-from ._linalg_main import *
-from ._manipulation import *
-from ._searching import *
-from ._set import *
-from ._sorting import *
-from ._statistical import *
-from ._transcendental import *
-from ._utility import *
+from stridex import _lax as _primitives  # registers every primitive
+from stridex._api import constants as _constants
+from stridex._api import creation_functions as _creation
+from stridex._api import data_type_functions as _data_type
+from stridex._api import elementwise_functions as _elementwise
+from stridex._api import indexing_functions as _indexing
+from stridex._api import info as _info
+from stridex._api import linear_algebra_functions as _linalg_main
+from stridex._api import manipulation_functions as _manipulation
+from stridex._api import searching_functions as _searching
+from stridex._api import set_functions as _set
+from stridex._api import sorting_functions as _sorting
+from stridex._api import statistical_functions as _statistical
+from stridex._api import transcendental_functions as _transcendental
+from stridex._api import utility_functions as _utility
+from stridex import fft, linalg
+from stridex._core.array import Array, Device
+from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from stridex._transforms.batching import vmap
+from stridex._api.constants import *
+from stridex._api.creation_functions import *
+from stridex._api.data_type_functions import *
+from stridex._core.dtypes import bool, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from stridex._api.elementwise_functions import *
+from stridex._api.indexing_functions import *
+from stridex._api.info import *
+from stridex._transforms.jit import jit, make_ir
+from stridex._api.linear_algebra_functions import *
+from stridex._api.manipulation_functions import *
+from stridex._api.searching_functions import *
+from stridex._api.set_functions import *
+from stridex._api.sorting_functions import *
+from stridex._api.statistical_functions import *
+from stridex._api.transcendental_functions import *
+from stridex._api.utility_functions import *
 
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
@@ -44,7 +55,7 @@ __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})
 
 if _os.environ.get("STRIDEX_MODE", "eager") == "jit":
-    from ._jit_mode import install as _install_jit_mode
+    from stridex._transforms.jit_mode import install as _install_jit_mode
 
     _install_jit_mode(globals())
 elif _os.environ.get("STRIDEX_MODE", "eager") != "eager":

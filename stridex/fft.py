@@ -7,12 +7,12 @@ Array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
 
 from __future__ import annotations
 
-from . import _dtypes
-from . import _manipulation as _manip
-from ._array import Array, check_device
-from ._dtypes import DType
-from ._primitives import fft as _p
-from ._view import as_count, normalize_axes, normalize_axis
+from stridex._api import manipulation_functions as _manip
+from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array, check_device
+from stridex._core.dtypes import DType
+from stridex._core.view import as_count, normalize_axes, normalize_axis
+from stridex._lax import fft as _p
 
 __all__ = [
     "fft",

@@ -13,19 +13,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _creation as _cr
-from . import _data_type as _dt
-from . import _dtypes
-from . import _elementwise as _ew
-from . import _manipulation as _manip
-from . import _searching as _search
-from . import _statistical as _stat
-from . import _transcendental as _tr
-from ._array import Array, python_scalar
-from ._linalg_main import matmul, matrix_transpose, tensordot, vecdot
-from ._primitives import linalg as _p
-from ._primitives import views as _views
-from ._view import broadcast_shapes, normalize_axes
+from stridex._api import creation_functions as _cr
+from stridex._api import data_type_functions as _dt
+from stridex._api import elementwise_functions as _ew
+from stridex._api import manipulation_functions as _manip
+from stridex._api import searching_functions as _search
+from stridex._api import statistical_functions as _stat
+from stridex._api import transcendental_functions as _tr
+from stridex._api.linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
+from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array, python_scalar
+from stridex._core.view import broadcast_shapes, normalize_axes
+from stridex._lax import linalg as _p
+from stridex._lax import views as _views
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 import stridex as sx
-from stridex._lowering_support import LoweringContext, x64
-from stridex._primitives.elementwise import aval_of
-from stridex._state import current_trace
+from stridex._core.state import current_trace
+from stridex._lax.elementwise import aval_of
+from stridex._lax.jax_bridge import LoweringContext, x64
 
 
 def check_primitive_lowering(prim, *args, rtol=1e-6, atol=0.0, **params):

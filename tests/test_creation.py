@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex._array import window
-from stridex._primitives import creation as cp
-from stridex._storage import is_aligned
-from stridex._tracing import DataDependentShapeError
+from stridex._core.array import window
+from stridex._core.storage import is_aligned
+from stridex._lax import creation as cp
+from stridex._transforms.tracing import DataDependentShapeError
 
 from .lowering_check import check_primitive_lowering
 

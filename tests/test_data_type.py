@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
-from stridex._array import window
-from stridex._primitives.convert import convert_element_type
+from stridex._core.array import window
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._lax.data_type import convert_element_type
 
 from .lowering_check import check_primitive_lowering
 
@@ -215,7 +216,7 @@ def test_isdtype_errors():
 
 @pytest.mark.parametrize("a, b", list(itertools.product(ALL, ALL)))
 def test_result_type_of_dtypes_and_arrays(a, b):
-    want = sx._dtypes.FROM_NUMPY[np.promote_types(a.np, b.np)]
+    want = FROM_NUMPY[np.promote_types(a.np, b.np)]
     assert sx.result_type(a, b) is want
     assert sx.result_type(sx.empty(1, dtype=a), b) is want
     assert sx.result_type(a, sx.empty((), dtype=b)) is want

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._primitives import elementwise as p
-from stridex._primitives.elementwise import aval_of
+from stridex._lax import elementwise as p
+from stridex._lax.elementwise import aval_of
 
 INF, NAN = math.inf, math.nan
 FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 1.5, 3.0, -7.0, INF, -INF, NAN, 1e308, -1e308, 5e-324]
@@ -574,7 +574,7 @@ def lowered(prim, *args):
     """Run prim's lowering on `args` (Arrays / Python scalars) and return a NumPy array."""
     import jax.numpy as jnp
 
-    from stridex._lowering_support import LoweringContext, x64
+    from stridex._lax.jax_bridge import LoweringContext, x64
 
     avals_in = [aval_of(a) for a in args]
     aval_out = prim.abstract_eval(*avals_in)

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
-from stridex._core import PRIMITIVES
-from stridex._primitives import elementwise as _p
+from stridex._lax import elementwise as _p
+from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_jvp, check_vjp
 
 RNG = np.random.default_rng(20261125)
@@ -209,7 +209,7 @@ def _jax():
     import jax
     import jax.numpy as jnp
 
-    from stridex._lowering_support import x64
+    from stridex._lax.jax_bridge import x64
 
     return jax, jnp, x64
 
@@ -567,7 +567,7 @@ def test_batch_integer_pow():
 
 
 def test_every_transcendental_primitive_has_its_rules():
-    from stridex._primitives import transcendental as _t
+    from stridex._lax import transcendental as _t
 
     names = set(TRANSCENDENTAL) | set(TRANSCENDENTAL_BINARY)
     mine = {name for name, prim in PRIMITIVES.items() if getattr(_t, name, None) is prim}

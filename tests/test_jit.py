@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("jax")
 
 import stridex as sx
-from stridex._ir import IRError, Program, evaluate, verify
-from stridex._tracing import ConcretizationError, DataDependentShapeError, EscapedTracerError
+from stridex._transforms.ir import IRError, Program, evaluate, verify
+from stridex._transforms.tracing import ConcretizationError, DataDependentShapeError, EscapedTracerError
 
 
 def arange(shape, dtype=np.float64):
@@ -442,7 +442,7 @@ def test_snapshots_tell_negative_zero_and_nan_payloads_apart():
 
 
 def test_an_input_rewritten_before_every_call_is_never_copied_to_jax(monkeypatch):
-    import stridex._handover as jit_module
+    import stridex._transforms.handover as jit_module
 
     made = []
     real = jit_module._to_jax
@@ -637,7 +637,7 @@ def test_donated_arguments_give_the_same_results_and_the_caller_keeps_its_array(
 
 
 def test_arrays_first_seen_after_compilation_are_snapshotted_when_they_come_again(monkeypatch):
-    import stridex._handover as handover
+    from stridex._transforms import handover
 
     made = []
     real = handover._to_jax

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
-from stridex._core import PRIMITIVES
-from stridex._primitives import fft as fft_primitives
-from stridex._primitives import linalg as linalg_primitives
+from stridex._lax import fft as fft_primitives
+from stridex._lax import linalg as linalg_primitives
+from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_vjp
 
 L = sx.linalg
@@ -412,7 +412,7 @@ def _jax():
     import jax
     import jax.numpy as jnp
 
-    from stridex._lowering_support import x64
+    from stridex._lax.jax_bridge import x64
 
     return jax, jnp, x64
 

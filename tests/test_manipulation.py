@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex._array import window
-from stridex._lowering_support import LoweringContext, x64
-from stridex._primitives import shape as shape_prims
-from stridex._primitives import take as take_prims
-from stridex._primitives.elementwise import aval_of
+from stridex._core.array import window
+from stridex._lax import indexing as take_prims
+from stridex._lax import manipulation as shape_prims
+from stridex._lax.elementwise import aval_of
+from stridex._lax.jax_bridge import LoweringContext, x64
 
 from .lowering_check import check_primitive_lowering
 
@@ -564,7 +564,7 @@ def test_copying_functions_under_jit_match_eager():
 
 def test_repeat_with_traced_counts_names_the_problem():
     pytest.importorskip("jax")
-    from stridex._tracing import DataDependentShapeError
+    from stridex._transforms.tracing import DataDependentShapeError
 
     with pytest.raises(DataDependentShapeError, match="repeat"):
         sx.jit(lambda x, r: sx.repeat(x, r))(sx.ones(3), sx.asarray([1, 2, 3]))

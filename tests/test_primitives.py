@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import stridex  # noqa: F401  (registers every primitive)
-from stridex._core import KINDS, PRIMITIVES
-from stridex._primitives.views import WRITE_BACK
+from stridex._lax.primitive import KINDS, PRIMITIVES
+from stridex._lax.views import WRITE_BACK
 
 ALL = sorted(PRIMITIVES)
 

@@ -10,8 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
-from stridex._core import PRIMITIVES
-from stridex._primitives import reductions, searching, sets, sorting
+from stridex._lax import searching, sorting
+from stridex._lax import set as sets
+from stridex._lax import statistical as reductions
+from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_jvp, check_vjp
 
 RNG = np.random.default_rng(20261126)
@@ -202,7 +204,7 @@ def _jax():
     import jax
     import jax.numpy as jnp
 
-    from stridex._lowering_support import x64
+    from stridex._lax.jax_bridge import x64
 
     return jax, jnp, x64
 

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex._lowering_support import LoweringContext, x64
-from stridex._primitives import searching as S
-from stridex._primitives.elementwise import aval_of
+from stridex._lax import searching as S
+from stridex._lax.elementwise import aval_of
+from stridex._lax.jax_bridge import LoweringContext, x64
 
 from .lowering_check import check_primitive_lowering
 

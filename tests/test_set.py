@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex._primitives import sets as P
+from stridex._lax import set as P
 from tests.helpers import check
 
 from .lowering_check import check_primitive_lowering

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._core import PRIMITIVES
-from stridex._primitives import convert as _convert
-from stridex._primitives import creation as _creation
-from stridex._primitives import shape as _shape
-from stridex._primitives import take as _take
+from stridex._lax import creation as _creation
+from stridex._lax import data_type as _convert
+from stridex._lax import indexing as _take
+from stridex._lax import manipulation as _shape
+from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_vjp
 
 RNG = np.random.default_rng(20261126)
@@ -157,7 +157,7 @@ def _jax():
     import jax
     import jax.numpy as jnp
 
-    from stridex._lowering_support import x64
+    from stridex._lax.jax_bridge import x64
 
     return jax, jnp, x64
 

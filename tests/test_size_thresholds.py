@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._handover import ALIAS_MIN_ELEMENTS, SNAPSHOT_MAX_BYTES
-from stridex._primitives.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._transforms.handover import ALIAS_MIN_ELEMENTS, SNAPSHOT_MAX_BYTES
 
 N = ALIGNED_OUTPUT_ELEMENTS
 COUNTS = (N - 1, N, N + 1)

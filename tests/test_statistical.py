@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex._primitives import reductions as R
+from stridex._lax import statistical as R
 
 from .lowering_check import check_primitive_lowering
 

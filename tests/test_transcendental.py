@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._core import ShapedArray
-from stridex._dtypes import FROM_NUMPY
-from stridex._lowering_support import LoweringContext, x64
-from stridex._primitives import transcendental as T
+from stridex._core.avals import ShapedArray
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._lax import transcendental as T
+from stridex._lax.jax_bridge import LoweringContext, x64
 
 from .lowering_check import check_primitive_lowering
 

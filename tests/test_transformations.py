@@ -262,7 +262,7 @@ def test_grad_argnums_errors_name_the_problem():
 
 @pytest.mark.parametrize("transform", ["grad", "vmap", "jit"])
 def test_leaked_tracer_of_failed_transformation_is_escaped_tracer_error(transform):
-    from stridex._tracing import EscapedTracerError
+    from stridex._transforms.tracing import EscapedTracerError
 
     leaked = []
 

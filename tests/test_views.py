@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
-from stridex import _getitem
-from stridex._array import window
-from stridex._view import View
+from stridex._api import array_indexing as _getitem
+from stridex._core.array import window
+from stridex._core.view import View
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)
 
@@ -345,7 +345,7 @@ def test_edge_slices_read_like_numpy_eagerly_under_jit_and_vmap(n):
 
 def _read_edges_by_primitive(x):
     """The reads through the basic_index primitive itself (the eager fast path hands keys to NumPy)."""
-    from stridex._primitives import views
+    from stridex._lax import views
 
     return tuple(views.basic_index.bind(x, entries=_getitem._normalize_basic((k,), x.shape)) * 2.0
                  for k in _EDGE_SLICES)

@@ -1,0 +1,1 @@
+"""The strided core: View, Storage, DType, abstract values, Array, pytrees, the current trace."""

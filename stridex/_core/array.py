@@ -1,0 +1,526 @@
+"""The array object: `Array = (Storage, View, DType)`, with the spec's attributes, operators and protocols.
+
+Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
+window and only creates its Storage/View when a view of it is taken. Every operator delegates to a
+namespace function, so the same code runs eagerly and under tracing.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.dtypes import FROM_NUMPY, DType
+from stridex._core.state import current_trace
+from stridex._core.storage import Storage, storage_from_ndarray
+from stridex._core.view import View
+
+
+class Device:
+    """A stridex device. Eager arrays live on the CPU; `jit` can place computations elsewhere via JAX."""
+
+    __slots__ = ("id", "platform")
+
+    def __init__(self, platform: str = "cpu", id: int = 0):
+        self.platform = platform
+        self.id = id
+
+    def __repr__(self):
+        return f"Device({self.platform!r}, {self.id})" if self.id else f"Device({self.platform!r})"
+
+    def __str__(self):
+        return self.platform if not self.id else f"{self.platform}:{self.id}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == str(self)
+        return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+
+CPU = Device("cpu")
+
+
+def check_device(device) -> None:
+    """Accept None, the CPU device, or the string "cpu"; ValueError for anything else."""
+    if device is None or device is CPU or device == CPU:
+        return
+    raise ValueError(f"unsupported device {device!r}: stridex arrays live on {CPU!r}")
+
+
+class Array:
+    """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
+
+    __slots__ = ("__weakref__", "_dtype", "_np", "_storage", "_view")
+    __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
+
+    # --- construction (internal) ---------------------------------------------------------------
+
+    @classmethod
+    def _from_numpy(cls, a: np.ndarray) -> Array:
+        """Adopt ndarray `a` (fresh memory, not shared with any other array) without copying."""
+        self = object.__new__(cls)
+        self._np = a
+        self._storage = None
+        self._view = None
+        self._dtype = FROM_NUMPY[a.dtype]
+        return self
+
+    @classmethod
+    def _make(cls, storage: Storage, view: View, dtype: DType) -> Array:
+        self = object.__new__(cls)
+        self._storage = storage
+        self._view = view
+        self._dtype = dtype
+        self._np = None
+        return self
+
+    def _copy(self) -> Array:
+        from stridex._lax.elementwise import copy
+
+        return copy.bind(self)
+
+    def _eager_window(self, prim):
+        """The NumPy window an eager primitive reads; tracers override this to refuse."""
+        return window(self)
+
+    def _storage_view(self) -> tuple[Storage, View]:
+        """This array's (Storage, View), adopting a fresh NumPy result or deriving the View of a fast-path view."""
+        if self._storage is None:
+            made = storage_from_ndarray(self._np)
+            self._storage, self._view = made
+        elif self._view is None:
+            self._view = _view_of_window(self._np, self._storage.numpy_buffer())
+        return self._storage, self._view
+
+    def _fast_view(self, w: np.ndarray) -> Array:
+        """An Array over NumPy view `w` of this array's window, sharing this array's Storage.
+
+        Eager fast path for basic indexing, transposes and reshapes: NumPy applies the same view rules
+        as `View` (tests check they agree), in C; the View itself is derived from `w` only when needed.
+        Only valid while no trace is active and the storage is writable (see `_fast_storage`).
+        """
+        r = object.__new__(Array)
+        r._np = w
+        r._storage = self._storage
+        r._view = None
+        r._dtype = self._dtype
+        return r
+
+    def _fast_storage(self) -> bool:
+        """True when the eager view fast path may be used: storage exists (or is adopted now) and is writable."""
+        st = self._storage
+        if st is None:
+            st = self._storage_view()[0]
+        return not st.readonly
+
+    # --- attributes ----------------------------------------------------------------------------
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return CPU
+
+    @property
+    def shape(self) -> tuple:
+        w = self._np
+        return w.shape if w is not None else self._view.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
+        if current_trace() is None and self._fast_storage():
+            return self._fast_view(window(self).T)
+        return _manip.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Array:
+        return _linalg_main.matrix_transpose(self)
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-D array")
+        return shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # --- conversion ----------------------------------------------------------------------------
+
+    def _scalar(self, kind: str):
+        shape = self.shape
+        if shape != ():
+            hint = ("reduce it with any(x) or all(x) first" if kind == "bool" else
+                    f"take its one element first: x[{', '.join(['0'] * len(shape))}]" if self.size == 1 else
+                    "index one element first")
+            raise TypeError(f"{kind}() of an array requires a 0-D array, got shape {shape}; {hint}")
+        return window(self)[()].item()
+
+    def __bool__(self) -> bool:
+        if self.shape and self.size == 1:
+            # The spec describes 0-D arrays only; NumPy and JAX also take the truth value of any one-element
+            # array (`if x[:, :1].all(keepdims=True): ...`), and so does stridex. int()/float() stay 0-D only, as there.
+            return bool(window(self).item())
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"int() is not defined for {self._dtype.name} arrays")
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"float() is not defined for {self._dtype.name} arrays")
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in ("signed", "unsigned"):
+            raise TypeError(f"only integer arrays can be used as an index, got dtype {self._dtype.name}")
+        return int(self._scalar("__index__"))
+
+    def __array__(self, dtype=None, copy=None):
+        w = window(self)
+        if dtype is not None and np.dtype(dtype) != w.dtype:
+            if copy is False:
+                raise ValueError(f"converting {self._dtype.name} to {np.dtype(dtype)} requires a copy")
+            return w.astype(dtype)
+        return w.copy() if copy else w
+
+    def __reduce__(self):
+        # Pickle (and copy.copy / copy.deepcopy) an array as its values: a contiguous copy of its window,
+        # read through stridex, so a JAX result not read yet is read with its own dtype (the JAX owner
+        # itself would unpickle narrowed to 32 bits when JAX's global x64 mode is off). As with NumPy,
+        # a copy shares no memory with the original.
+        return (_unpickle, (np.array(window(self), order="C"),))
+
+    def __copy__(self) -> Array:
+        # As NumPy's ndarray.__copy__: an independent array with the same values (a view would let a write
+        # through the "copy" change the original). Bound as the copy primitive, so it also works under tracing.
+        return self._copy()
+
+    def __deepcopy__(self, memo) -> Array:
+        return self._copy()  # an array holds numbers only: the shallow copy is already a deep one
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        from stridex._api.versions import namespace
+
+        return namespace(api_version)
+
+    def block_until_ready(self) -> Array:
+        """Wait until this array's value exists, and return the array (as JAX's method of that name).
+
+        A `jit` result is held by a JAX array that XLA may still be computing (JAX dispatches
+        asynchronously); every read waits for it anyway, so this is only needed for timing.
+        """
+        st = self._storage
+        if st is not None and st.buf is None:  # a JAX result not yet read as NumPy memory
+            st.owner.block_until_ready()
+        return self
+
+    def to_device(self, device, /, *, stream=None) -> Array:
+        if stream is not None:
+            raise ValueError("stridex's CPU device has no streams; pass stream=None")
+        check_device(device)
+        return self
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None and stream != -1:
+            raise BufferError("stridex's CPU arrays take no DLPack stream")
+        return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)  # kDLCPU, device 0
+
+    # --- printing ------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        w = window(self)
+        prefix = "Array("
+        body = np.array2string(w, separator=", ", prefix=prefix)
+        if w.size == 0 or self._dtype not in (_dtypes.float64, _dtypes.int64, _dtypes.bool, _dtypes.complex128):
+            return f"{prefix}{body}, dtype={self._dtype.name})"
+        return f"{prefix}{body})"
+
+    def __str__(self) -> str:
+        return np.array2string(window(self))
+
+    def __format__(self, format_spec: str) -> str:
+        # As NumPy: a 0-D array formats as its Python scalar (f"{x:.3g}"); an empty spec is str(x).
+        if not format_spec:
+            return str(self)
+        if self.shape != ():
+            raise TypeError(f"unsupported format string {format_spec!r} for an array of shape {self.shape}: only "
+                            "0-D arrays take a format spec; format its elements one by one, or use str(x)")
+        return format(python_scalar(self), format_spec)
+
+    # --- indexing ------------------------------------------------------------------------------
+
+    def __getitem__(self, key) -> Array:
+        if current_trace() is None:
+            t = type(key)
+            if t is int or t is slice:
+                if self._fast_storage():
+                    w = self._np
+                    return self._fast_view((w if w is not None else window(self))[key, ...])
+            elif t is tuple and _is_fast_key(key) and self._fast_storage():
+                w = self._np
+                w = w if w is not None else window(self)
+                return self._fast_view(w[key] if Ellipsis in key else w[key + (Ellipsis,)])
+        return _getitem.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        if current_trace() is None:
+            t = type(key)
+            if (t is int or t is slice or (t is tuple and _is_fast_key(key))) and self._fast_storage():
+                value = _getitem.check_value(self, value)
+                w = window(self)
+                if 0 in w.strides:
+                    refuse_broadcast_write(w)
+                w[key] = window(value) if isinstance(value, Array) else value
+                return
+        _getitem.setitem(self, key, value)
+
+    # --- operators: each delegates to the namespace function of the same meaning ----------------
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __neg__(self):
+        return _ew.negative(self)
+
+    def __pos__(self):
+        return _ew.positive(self)
+
+    def __invert__(self):
+        return _ew.bitwise_invert(self)
+
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return _linalg_main.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return _linalg_main.matmul(other, self)
+
+    def __imatmul__(self, other):
+        result = self.__matmul__(other)
+        if result is NotImplemented:
+            return NotImplemented
+        _getitem.assign_inplace(self, result, "@=")
+        return self
+
+
+def refuse_broadcast_write(w: np.ndarray) -> None:
+    """Writing through a broadcast view (stride 0 over more than one element) is refused, as in NumPy
+    (whose broadcast views are read-only) and as under tracing, where the write would be ambiguous."""
+    if w.size == 0:
+        return
+    for n, stride in zip(w.shape, w.strides):
+        if stride == 0 and n > 1:
+            raise ValueError(f"cannot write into a broadcast view of shape {w.shape}: its elements share memory "
+                             "(stride 0); write into the array it was broadcast from instead")
+
+
+_FAST_KEY_TYPES = frozenset({int, slice, type(None), type(Ellipsis)})
+
+
+def _is_fast_key(key: tuple) -> bool:
+    for k in key:
+        if type(k) not in _FAST_KEY_TYPES:
+            return False
+    return True
+
+
+def _view_of_window(w: np.ndarray, buf: np.ndarray) -> View:
+    itemsize = w.itemsize
+    if w.size == 0:
+        return View.contiguous(w.shape)
+    offset = w.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
+    return View(w.shape, tuple(s // itemsize for s in w.strides), offset // itemsize)
+
+
+def window(a: Array) -> np.ndarray:
+    """A NumPy ndarray over exactly the memory `a` views (no copy)."""
+    w = a._np
+    if w is not None:
+        return w
+    storage, view = a._storage, a._view
+    np_dtype = a._dtype.np
+    if 0 in view.shape:
+        return np.empty(view.shape, np_dtype)
+    itemsize = np_dtype.itemsize
+    buf = storage.buf
+    if buf is None:
+        buf = storage.numpy_buffer()
+    w = np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize,
+                   tuple(s * itemsize for s in view.strides))
+    if not storage.readonly:
+        a._np = w  # a copy-on-write would replace the buffer, so only writable windows are cached
+    return w
+
+
+def adopt(a: np.ndarray, copy: bool = False) -> Array:
+    """An Array sharing ndarray `a`'s memory (or a copy when `copy`), read-only memory marked copy-on-write."""
+    if copy or a.dtype not in FROM_NUMPY:
+        raise_if_unsupported(a.dtype)
+        return Array._from_numpy(_aligned_copy(a))
+    made = storage_from_ndarray(a, owner=a)
+    if made is None:
+        return Array._from_numpy(_aligned_copy(a))
+    storage, view = made
+    return Array._make(storage, view, FROM_NUMPY[a.dtype])
+
+
+def _unpickle(values: np.ndarray) -> Array:
+    """The array `Array.__reduce__` pickled: it owns `values` (an aligned copy, so JAX can alias it)."""
+    return Array._from_numpy(_aligned_copy(values))
+
+
+def raise_if_unsupported(np_dtype) -> None:
+    if np.dtype(np_dtype) not in FROM_NUMPY:
+        raise TypeError(f"dtype {np_dtype} is not one of the 13 Array API dtypes")
+
+
+def _aligned_copy(a):
+    from stridex._core.storage import aligned_copy
+
+    return aligned_copy(a)
+
+
+def as_index(value, what: str = "index") -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
+
+
+def python_scalar(value):
+    """A 0-D array's value as the Python scalar of its kind (bool, int, float or complex); anything else as it is.
+
+    Where the namespace takes a Python scalar (a fill value, arange/linspace bounds, a correction, a norm's
+    order), NumPy and JAX also take a 0-D array, and so does stridex, through this. Under tracing, a traced
+    0-D array raises ConcretizationError here (its value is not known), naming the ways out.
+    """
+    if isinstance(value, Array) and value.shape == ():
+        kind = value._dtype.kind
+        if kind == "bool":
+            return bool(value)
+        if kind in ("signed", "unsigned"):
+            return int(value)
+        return float(value) if kind == "real floating" else complex(value)
+    return value
+
+
+from stridex._api import array_indexing as _getitem
+from stridex._api import elementwise_functions as _ew
+from stridex._api import linear_algebra_functions as _linalg_main
+from stridex._api import manipulation_functions as _manip
+
+# What the operators take besides arrays: Python scalars, and NumPy scalars (below) and 0-D NumPy arrays, which
+# the namespace functions take as the Python scalar of the same value. Returning NotImplemented for a NumPy
+# scalar would hand `x + np.int64(1)` to NumPy's reflected operator, which converts x and returns an ndarray.
+_OPERANDS = (Array, int, float, complex, np.number, np.bool_)
+_NO_PARAMS: dict = {}
+
+
+def _namespace_function(fname: str):
+    import stridex
+
+    return getattr(stridex, fname)
+
+
+def _is_0d_ndarray(other) -> bool:
+    return type(other) is np.ndarray and other.ndim == 0
+
+
+def _foreign(other, name: str):
+    """NotImplemented for an operand the operators do not take, so that Python tries the other side; but a
+    TypeError for an N-D NumPy array, which NumPy's own operator would convert the stridex array for (returning
+    an ndarray), as the namespace functions refuse it too."""
+    if isinstance(other, np.ndarray):
+        raise TypeError(f"{name}: unsupported operand, a NumPy array of shape {other.shape}; convert it with "
+                        "stridex.asarray (zero-copy) first")
+    return NotImplemented
+
+
+def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
+    fn = None  # the namespace function, looked up on first use (its module may import after this one)
+    fast = None  # (dtype names, bind) when that function offers them: two same-category arrays skip a call
+
+    def op(self, other):
+        if type(other) is Array and fast is not None:
+            names, prim = fast
+            if self._dtype.name in names and other._dtype.name in names:
+                if current_trace() is None:  # what prim.bind would do, one call shorter
+                    return prim.eager(prim, (self, other), _NO_PARAMS)
+                return prim.bind(self, other)
+        elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        return (fn or resolve())(self, other)
+
+    def rop(self, other):
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        return (fn or resolve())(other, self)
+
+    def iop(self, other):
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        _getitem.assign_inplace(self, (fn or resolve())(self, other), name)
+        return self
+
+    def resolve():
+        nonlocal fn, fast
+        fn = _namespace_function(fname)
+        fast = getattr(fn, "fast_path", None)
+        return fn
+
+    f = iop if inplace else rop if reflected else op
+    f.__name__ = name
+    f.__qualname__ = f"Array.{name}"
+    return f
+
+
+# name stem -> namespace function. Reflected and in-place forms exist for the arithmetic/bitwise ones.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+
+for _stem, _fname in _BINARY.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+    setattr(Array, f"__r{_stem}__", _binary(f"__r{_stem}__", _fname, reflected=True))
+    setattr(Array, f"__i{_stem}__", _binary(f"__i{_stem}__", _fname, inplace=True))
+for _stem, _fname in _COMPARE.items():
+    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
+Array.__hash__ = None  # arrays compare elementwise, so they are not hashable

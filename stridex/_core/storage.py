@@ -1,0 +1,112 @@
+"""`Storage`: the flat buffer many arrays share — owned (64-byte aligned) or borrowed, copy-on-write when read-only."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from stridex._core.view import View
+
+ALIGNMENT = 64
+
+
+def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
+    """A C-contiguous, uninitialised ndarray whose data pointer is 64-byte aligned."""
+    np_dtype = np.dtype(np_dtype)
+    count = 1
+    for n in shape:
+        count *= n
+    nbytes = count * np_dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = -address(raw) % ALIGNMENT
+    return np.ndarray(shape, np_dtype, raw, start)
+
+
+def address(a: np.ndarray) -> int:
+    """The data pointer of a writable ndarray (ctypes' view of its buffer: 4x cheaper than `a.ctypes.data`)."""
+    return ctypes.addressof(ctypes.c_char.from_buffer(a))
+
+
+def aligned_copy(a: np.ndarray) -> np.ndarray:
+    out = aligned_empty(a.shape, a.dtype)
+    np.copyto(out, a, casting="no")
+    return out
+
+
+def is_aligned(a: np.ndarray) -> bool:
+    return a.ctypes.data % ALIGNMENT == 0
+
+
+class Storage:
+    """A 1-D NumPy buffer plus what the arrays viewing it need to know about its ownership.
+
+    `readonly` marks borrowed memory that must not be written (a JAX result, a read-only NumPy array):
+    the first write replaces `buf` with an aligned private copy, which every array sharing this Storage
+    then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
+    """
+
+    # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
+    # dict, made on first use, with None as the class default: a new Storage costs two stores less.
+    __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner", "readonly")
+    # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
+    # `jit` passes that JAX array again instead of converting the window on every call.
+    jax_alias = None
+    # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _handover._snapshot).
+    jax_copy = None
+
+    def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
+        self.buf = buf
+        self.readonly = readonly
+        self.owner = owner
+        # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
+        # `jit` then hands JAX its own array back instead of converting the NumPy window.
+        self.jax_view = None
+
+    def numpy_buffer(self) -> np.ndarray:
+        buf = self.buf
+        if buf is None:
+            buf = self.buf = np.asarray(self.owner).reshape(-1)
+        return buf
+
+    def writable(self) -> np.ndarray:
+        if self.readonly:
+            self.numpy_buffer()
+            self.buf = aligned_copy(self.buf)
+            self.readonly = False
+            self.owner = None
+            self.jax_view = None
+            self.jax_alias = None
+            self.jax_copy = None
+        return self.buf
+
+
+def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None) -> tuple[Storage, View] | None:
+    """Wrap the memory of ndarray `a` (no copy) as (Storage, View); None if its strides are not in whole elements."""
+    itemsize = a.itemsize
+    if readonly is None:
+        readonly = not a.flags.writeable
+    if a.size == 0:
+        return Storage(np.empty(0, a.dtype), readonly=False), View.contiguous(a.shape)
+    if a.flags.c_contiguous:
+        return Storage(a.reshape(-1), readonly=readonly, owner=owner), View.contiguous(a.shape)
+    strides = []
+    for s in a.strides:
+        if s % itemsize:
+            return None
+        strides.append(s // itemsize)
+    # Flip negative axes so the data pointer sits at the lowest address the array touches.
+    low = a
+    offset = 0
+    flips = []
+    for axis, (n, s) in enumerate(zip(a.shape, strides)):
+        if s < 0:
+            flips.append(slice(None, None, -1))
+            offset += -(n - 1) * s
+        else:
+            flips.append(slice(None))
+    if offset:
+        low = a[tuple(flips)]
+    span = 1 + sum((n - 1) * abs(s) for n, s in zip(a.shape, strides))
+    buf = np.lib.stride_tricks.as_strided(low, shape=(span,), strides=(itemsize,), writeable=not readonly)
+    return Storage(buf, readonly=readonly, owner=owner), View(tuple(a.shape), tuple(strides), offset)

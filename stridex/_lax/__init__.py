@@ -1,0 +1,23 @@
+"""The closed set of stridex primitives, one module per family; importing this package registers them all.
+
+Each family module is named after the chapter of the namespace that binds it (`creation` ↔
+`_api/creation_functions.py`, ...); `views` holds the view primitives every chapter shares, and
+`array_indexing` the gathers and writes behind `x[key]` and `x[key] = value`.
+"""
+
+from stridex._lax import (  # noqa: F401
+    array_indexing,
+    creation,
+    data_type,
+    elementwise,
+    fft,
+    indexing,
+    linalg,
+    manipulation,
+    searching,
+    set,
+    sorting,
+    statistical,
+    transcendental,
+    views,
+)

@@ -1,0 +1,992 @@
+"""Elementwise primitives: one record per operation, built from a few shared rule shapes.
+
+Inputs are arrays or Python scalars (weakly typed); outputs broadcast. The eager rule calls a NumPy
+ufunc (plus the spec's special-case fix-ups where NumPy differs); large outputs go to aligned storage.
+The lowering rule computes the same thing on `jax.lax`, converting operands to the exact dtype first.
+The transformation rules (jvp, vjp, batch) sit at the bottom. Gradient conventions: abs, sign and
+copysign take the subgradient 0 at 0; maximum/minimum (and clip at its bounds) share the gradient
+equally between tied operands; rounding and floor_divide have zero derivative.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.avals import ShapedArray
+from stridex._core.storage import aligned_copy, aligned_empty
+from stridex._core.view import broadcast_shapes
+from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, lax
+from stridex._lax.primitive import primitive
+
+# Outputs with at least this many elements are written into 64-byte-aligned storage, so that JAX can
+# take them without a copy; smaller ones are left where NumPy puts them (copying them is cheap).
+ALIGNED_OUTPUT_ELEMENTS = 2048
+
+
+def aval_of(x) -> ShapedArray:
+    """The abstract value of a primitive input: arrays carry theirs; Python scalars are weak 0-D."""
+    if isinstance(x, ShapedArray):
+        return x
+    if isinstance(x, bool):
+        return ShapedArray((), _dtypes.bool, True)
+    if isinstance(x, int):
+        return ShapedArray((), _dtypes.int64, True)
+    if isinstance(x, float):
+        return ShapedArray((), _dtypes.float64, True)
+    if isinstance(x, complex):
+        return ShapedArray((), _dtypes.complex128, True)
+    return ShapedArray(x.shape, x.dtype, False)
+
+
+def promote_avals(*avals: ShapedArray) -> tuple:
+    """(dtype, weak) of combining avals: strong types win; weak scalars adapt (NEP 50)."""
+    strong = [a.dtype for a in avals if not a.weak_type]
+    if strong:
+        dtype = _dtypes.result_type_of(*strong)
+        for a in avals:
+            if a.weak_type:
+                dtype = _dtypes.scalar_result_dtype(dtype, _PY_EXAMPLE[a.dtype])
+        return dtype, False
+    return _dtypes.result_type_of(*[a.dtype for a in avals]), True
+
+
+_PY_EXAMPLE = {_dtypes.bool: True, _dtypes.int64: 0, _dtypes.float64: 0.0, _dtypes.complex128: 0j}
+# What `ufunc.resolve_dtypes` accepts for a Python scalar operand (it takes no `bool`; a strong bool
+# promotes exactly like a weak one because bool is the lowest type).
+_RESOLVE_PY = {bool: np.dtype(bool), int: int, float: float, complex: complex}
+
+
+def empty(shape: tuple, np_dtype) -> np.ndarray:
+    """A fresh output buffer: aligned when large enough for JAX to adopt it, plain NumPy otherwise."""
+    if prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
+        return np.empty(shape, np_dtype)
+    return aligned_empty(shape, np_dtype)
+
+
+def call_ufunc(ufunc, *args, **kwargs):
+    """Run a ufunc and return an ndarray (never a NumPy scalar); large results go to aligned storage."""
+    shape = None
+    for a in args:
+        if type(a) is np.ndarray:
+            s = a.shape
+            if shape is None:
+                shape = s
+            elif s != shape:
+                shape = np.broadcast_shapes(shape, s)
+    if shape is None or prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
+        return ufunc(*args, out=..., **kwargs)
+    dtype = kwargs.get("dtype")
+    if dtype is None:
+        dtype = ufunc.resolve_dtypes(tuple(a.dtype if type(a) is np.ndarray else _RESOLVE_PY[type(a)] for a in args)
+                                     + (None,) * ufunc.nout)[-1]
+    out = aligned_empty(shape, dtype)
+    ufunc(*args, out=out, **kwargs)
+    return out
+
+
+def _quiet(impl):
+    """The impl with NumPy's floating-point warnings silenced (for ops that warn on valid inputs)."""
+
+    def quiet_impl(*args, **params):
+        with np.errstate(all="ignore"):
+            return impl(*args, **params)
+
+    return quiet_impl
+
+
+# --- rule shapes ---------------------------------------------------------------------------------
+
+
+def binary_abstract(result_dtype=None, dtype_rule=None):
+    """Broadcast shapes; dtype by promotion, then `dtype_rule(promoted)` or a fixed `result_dtype`."""
+
+    def abstract_eval(x1, x2):
+        a1, a2 = aval_of(x1), aval_of(x2)
+        dtype, weak = promote_avals(a1, a2)
+        if dtype_rule is not None:
+            dtype = dtype_rule(dtype)
+        if result_dtype is not None:
+            dtype, weak = result_dtype, False
+        return ShapedArray(broadcast_shapes(a1.shape, a2.shape), dtype, weak)
+
+    return abstract_eval
+
+
+def unary_abstract(dtype_rule=None):
+    def abstract_eval(x):
+        a = aval_of(x)
+        dtype = a.dtype if dtype_rule is None else dtype_rule(a.dtype)
+        return ShapedArray(a.shape, dtype, a.weak_type and dtype is a.dtype)
+
+    return abstract_eval
+
+
+def ufunc_binary_impl(ufunc):
+    """The eager rule `ufunc(x1, x2)`, with a lean path for small operands (the dispatch-bound case)."""
+
+    ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS  # closure cells: cheaper than global lookups
+
+    def impl(x1, x2):
+        # A broadcast result has at most size(x1) * size(x2) elements, so small products are safe to
+        # leave in NumPy's own (unaligned) allocation.
+        if (x1.size if type(x1) is ndarray else 1) * (x2.size if type(x2) is ndarray else 1) < small:
+            return ufunc(x1, x2, out=...)
+        return call_ufunc(ufunc, x1, x2)
+
+    return impl
+
+
+def ufunc_binary(name: str, ufunc, **rules):
+    """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless rules say)."""
+    rules.setdefault("abstract_eval", binary_abstract())
+    return primitive(name, impl=ufunc_binary_impl(ufunc), **rules)
+
+
+def ufunc_unary(name: str, ufunc, **rules):
+    """A unary primitive whose eager rule is exactly `ufunc`."""
+
+    ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS
+
+    def impl(x):
+        if type(x) is not ndarray or x.size < small:
+            return ufunc(x, out=...)
+        return call_ufunc(ufunc, x)
+
+    rules.setdefault("abstract_eval", unary_abstract())
+    return primitive(name, impl=impl, **rules)
+
+
+# --- lowering rule shapes ------------------------------------------------------------------------
+
+
+def _promoted(ctx):
+    """The dtype the inputs promote to (what a comparison computes in)."""
+    return promote_avals(*ctx.avals_in)[0]
+
+
+def operands(ctx, args, dtype=None):
+    """`args` converted to `dtype` (default: the result dtype) and broadcast to the result shape."""
+    aval = ShapedArray(ctx.aval_out.shape, ctx.aval_out.dtype if dtype is None else dtype)
+    return [broadcast_to_aval(a, aval) for a in args]
+
+
+def lower_binary(fn, compute=None):
+    """Lowering that applies `fn(a, b)` to operands in the result dtype (or `compute(ctx)`)."""
+
+    def lower(ctx, x1, x2):
+        a, b = operands(ctx, (x1, x2), None if compute is None else compute(ctx))
+        return fn(a, b)
+
+    return lower
+
+
+def lower_unary(fn):
+    """Lowering that applies `fn(a, aval_in)` to the input in its own dtype."""
+
+    def lower(ctx, x):
+        aval = ctx.avals_in[0]
+        return fn(as_dtype(x, aval.dtype), aval)
+
+    return lower
+
+
+def _is_complex(x) -> bool:
+    return np.dtype(x.dtype).kind == "c"
+
+
+def _is_float(x) -> bool:
+    return np.dtype(x.dtype).kind == "f"
+
+
+def _zeros_like(x):
+    return lax().full_like(x, 0)
+
+
+def _select(cond, a, b):
+    """Elementwise `a where cond else b`, broadcasting Python scalars to `cond`'s shape."""
+    L = lax()
+    like = a if hasattr(a, "dtype") else b
+    if not hasattr(a, "dtype"):
+        a = L.full_like(like, a)
+    if not hasattr(b, "dtype"):
+        b = L.full_like(like, b)
+    return L.select(cond, a, b)
+
+
+def _signbit(x):
+    """The sign bit of a real floating JAX value (NaN payload signs included)."""
+    L = lax()
+    bits = {4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
+    return L.lt(L.bitcast_convert_type(x, bits), L.full_like(x, 0, bits))
+
+
+def _copysign(magnitude, sign):
+    """Bitwise copysign: |magnitude| with the sign bit of `sign` (exact for NaN and signed zeros)."""
+    L = lax()
+    size = np.dtype(magnitude.dtype).itemsize
+    ubits = {4: np.uint32, 8: np.uint64}[size]
+    mask = np.array(1 << (8 * size - 1), ubits)
+    m = L.bitcast_convert_type(magnitude, ubits)
+    s = L.bitcast_convert_type(sign, ubits)
+    bits = L.bitwise_or(L.bitwise_and(m, L.full_like(m, ~mask)), L.bitwise_and(s, L.full_like(s, mask)))
+    return L.bitcast_convert_type(bits, magnitude.dtype)
+
+
+def _isinf(x):
+    L = lax()
+    return L.eq(L.abs(x), L.full_like(x, np.inf))
+
+
+def _isnan(x):
+    return lax().ne(x, x)
+
+
+# --- arithmetic ----------------------------------------------------------------------------------
+
+add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)))
+subtract = ufunc_binary("subtract", np.subtract, lower=lower_binary(lambda a, b: lax().sub(a, b)))
+multiply = ufunc_binary("multiply", np.multiply, lower=lower_binary(lambda a, b: lax().mul(a, b)))
+
+# Integer and boolean operands divide in the default floating dtype (NumPy's rule; the spec leaves it open).
+divide = primitive(
+    "divide",
+    impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
+    abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
+    lower=lower_binary(lambda a, b: lax().div(a, b)),
+)
+
+
+def _floor_divide_impl(x1, x2):
+    out = call_ufunc(np.floor_divide, x1, x2)
+    if out.dtype.kind == "f":
+        # Note: the spec asks for floor(x1 / x2) when an operand is infinite (inf // 2 is +inf and
+        # 1 // -inf is -0); NumPy pairs // with % there (NaN and -1).
+        infinite = np.isinf(x1) | np.isinf(x2)
+        if infinite.any():
+            np.copyto(out, np.floor(np.divide(x1, x2, dtype=out.dtype)), where=infinite)
+    return out
+
+
+def _lower_floor_divide(ctx, x1, x2):
+    L = lax()
+    a, b = operands(ctx, (x1, x2))
+    if not _is_float(a):
+        return _int_floor_divide(a, b)
+    # NumPy's floating divmod, step by step, then the spec's infinite cases.
+    zero = L.full_like(a, 0)
+    mod = L.rem(a, b)
+    div = L.div(L.sub(a, mod), b)
+    adjust = L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero)))
+    div = _select(adjust, L.sub(div, L.full_like(div, 1)), div)
+    floor = L.floor(div)
+    floor = _select(L.gt(L.sub(div, floor), L.full_like(div, 0.5)), L.add(floor, L.full_like(div, 1)), floor)
+    quotient = L.div(a, b)
+    floor = _select(L.ne(div, zero), floor, _copysign(zero, quotient))
+    out = _select(L.eq(b, zero), quotient, floor)
+    return _select(L.bitwise_or(_isinf(a), _isinf(b)), L.floor(quotient), out)
+
+
+def _int_floor_divide(a, b):
+    """Integer floor division with NumPy's answers at the edges (x // 0 is 0)."""
+    L = lax()
+    zero = L.full_like(a, 0)
+    nonzero_b = _select(L.eq(b, zero), L.full_like(b, 1), b)
+    q = L.div(a, nonzero_b)
+    if np.dtype(a.dtype).kind == "i":
+        r = L.rem(a, nonzero_b)
+        q = _select(L.bitwise_and(L.ne(r, zero), L.ne(L.lt(r, zero), L.lt(b, zero))), L.sub(q, L.full_like(q, 1)), q)
+    return _select(L.eq(b, zero), zero, q)
+
+
+floor_divide = primitive(
+    "floor_divide",
+    impl=_quiet(_floor_divide_impl),
+    abstract_eval=binary_abstract(),
+    lower=_lower_floor_divide,
+)
+
+
+def _lower_remainder(ctx, x1, x2):
+    L = lax()
+    a, b = operands(ctx, (x1, x2))
+    zero = L.full_like(a, 0)
+    if not _is_float(a):
+        nonzero_b = _select(L.eq(b, zero), L.full_like(b, 1), b)
+        r = L.rem(a, nonzero_b)
+        if np.dtype(a.dtype).kind == "i":
+            r = _select(L.bitwise_and(L.ne(r, zero), L.ne(L.lt(r, zero), L.lt(b, zero))), L.add(r, b), r)
+        return _select(L.eq(b, zero), zero, r)
+    # Python's % from C's fmod, as NumPy computes it: the result takes the divisor's sign.
+    mod = L.rem(a, b)
+    mod = _select(L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero))), L.add(mod, b), mod)
+    return _select(L.eq(mod, zero), _copysign(zero, b), mod)
+
+
+remainder = primitive(
+    "remainder",
+    impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
+    abstract_eval=binary_abstract(),
+    lower=_lower_remainder,
+)
+
+# NaN in either operand gives NaN (np.maximum/np.minimum and lax.max/lax.min both propagate it).
+maximum = ufunc_binary("maximum", np.maximum, lower=lower_binary(lambda a, b: lax().max(a, b)))
+minimum = ufunc_binary("minimum", np.minimum, lower=lower_binary(lambda a, b: lax().min(a, b)))
+copysign = ufunc_binary("copysign", np.copysign, lower=lower_binary(_copysign))
+# A step to the neighbouring float: no derivative.
+nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)),
+                         differentiable=False)
+
+
+def _lower_negative(a, aval):
+    return lax().neg(a)
+
+
+negative = ufunc_unary("negative", np.negative, lower=lower_unary(_lower_negative))
+square = ufunc_unary("square", np.square, lower=lower_unary(lambda a, aval: lax().mul(a, a)))
+
+
+def _lower_abs(a, aval):
+    L = lax()
+    if np.dtype(a.dtype).kind == "u":
+        return a
+    if not _is_complex(a):
+        return L.abs(a)
+    re, im = L.real(a), L.imag(a)
+    out = L.abs(a)
+    # Note: the spec (like hypot) makes |z| infinite whenever a component is, NaN or not.
+    return _select(L.bitwise_or(_isinf(re), _isinf(im)), L.full_like(out, np.inf), out)
+
+
+abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs))
+
+# 1 / x computed as the spec says (`1.0 / x`); integer inputs divide in the default floating dtype.
+reciprocal = primitive(
+    "reciprocal",
+    impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
+    abstract_eval=unary_abstract(_dtypes.default_float_for),
+    lower=lambda ctx, x: lax().div(*operands(ctx, (1.0, x))),
+)
+
+
+def _sign_impl(x):
+    out = call_ufunc(np.sign, x)
+    if out.dtype.kind == "c":
+        # Note: the spec makes sign(z) NaN + NaN j when either component is NaN; NumPy gives
+        # +-1 for inf + nan j.
+        nan = np.isnan(x)
+        if nan.any():
+            out[nan] = complex(np.nan, np.nan)
+    return out
+
+
+def _lower_sign(a, aval):
+    L = lax()
+    if _is_float(a):
+        zero = L.full_like(a, 0)
+        return _select(L.eq(a, zero), zero, L.sign(a))  # +0 for either zero, as NumPy gives
+    if not _is_complex(a):
+        return L.sign(a)
+    # NumPy's x / |x| with its infinite cases, plus the spec's NaN rule.
+    re, im = L.real(a), L.imag(a)
+    magnitude = _lower_abs(a, aval)
+    zero = L.full_like(re, 0)
+    nan = L.full_like(re, np.nan)
+    finite_re = L.div(re, magnitude)
+    finite_im = L.div(im, magnitude)
+    re_inf, im_inf = _isinf(re), _isinf(im)
+    inf_re = _select(re_inf, _select(im_inf, nan, L.sign(re)), zero)
+    inf_im = _select(re_inf, _select(im_inf, nan, zero), L.sign(im))
+    is_inf = L.bitwise_or(re_inf, im_inf)
+    out_re = _select(is_inf, inf_re, finite_re)
+    out_im = _select(is_inf, inf_im, finite_im)
+    is_zero = L.eq(magnitude, zero)
+    out_re = _select(is_zero, zero, out_re)
+    out_im = _select(is_zero, zero, out_im)
+    is_nan = L.bitwise_or(_isnan(re), _isnan(im))
+    out_re = _select(is_nan, nan, out_re)
+    out_im = _select(is_nan, nan, out_im)
+    return L.complex(out_re, out_im)
+
+
+sign = primitive("sign", impl=_sign_impl, abstract_eval=unary_abstract(), lower=lower_unary(_lower_sign))
+
+# --- rounding (floating inputs; integer inputs are copied by the namespace) ---------------------
+
+
+def _lower_trunc(a, aval):
+    L = lax()
+    return _select(L.lt(a, L.full_like(a, 0)), L.ceil(a), L.floor(a))
+
+
+def _lower_round(a, aval):
+    L = lax()
+    even = L.RoundingMethod.TO_NEAREST_EVEN
+    if _is_complex(a):
+        return L.complex(L.round(L.real(a), even), L.round(L.imag(a), even))
+    return L.round(a, even)
+
+
+ceil = ufunc_unary("ceil", np.ceil, lower=lower_unary(lambda a, aval: lax().ceil(a)))
+floor = ufunc_unary("floor", np.floor, lower=lower_unary(lambda a, aval: lax().floor(a)))
+trunc = ufunc_unary("trunc", np.trunc, lower=lower_unary(_lower_trunc))
+# np.rint rounds half to even and keeps signed zeros; complex components round independently.
+round = ufunc_unary("round", np.rint, lower=lower_unary(_lower_round))
+
+# --- comparisons: the result is bool, computed in the promoted dtype ------------------------------
+
+
+def _compare_mixed_signs(op, a, b):
+    """Exact comparison of int64 with uint64 (their promoted dtype, float64, would round)."""
+    L = lax()
+    if np.dtype(a.dtype).kind == "u":  # make `a` the signed one, flipping the relation
+        a, b = b, a
+        op = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(op, op)
+    negative = L.lt(a, L.full_like(a, 0))
+    a_u = L.convert_element_type(a, np.uint64)
+    b_u = L.convert_element_type(b, np.uint64)
+    if op == "eq":
+        return L.bitwise_and(L.bitwise_not(negative), L.eq(a_u, b_u))
+    if op == "ne":
+        return L.bitwise_or(negative, L.ne(a_u, b_u))
+    if op in ("lt", "le"):
+        return L.bitwise_or(negative, getattr(L, op)(a_u, b_u))
+    return L.bitwise_and(L.bitwise_not(negative), getattr(L, op)(a_u, b_u))
+
+
+_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _out_of_range_comparison(ctx, op, x1, x2):
+    """The constant result of comparing integers with a Python int outside their dtype (NumPy answers
+    these exactly), or None when no operand is such a scalar."""
+    dtype = _promoted(ctx)
+    if dtype.kind not in ("signed", "unsigned"):
+        return None
+    info = np.iinfo(dtype.np)
+    for scalar, flip in ((x2, False), (x1, True)):
+        if type(scalar) is int and not info.min <= scalar <= info.max:
+            relation = _FLIPPED[op] if flip else op  # now "array <relation> scalar"
+            above = scalar > info.max
+            value = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}[relation]
+            return lax().full(ctx.aval_out.shape, value, np.bool_)
+    return None
+
+
+def _traced_int_comparison(ctx, op, x1, x2):
+    """A comparison of an integer array with a traced Python int (a weak int64 argument of a jitted function),
+    exact whatever the int's value, as NumPy's comparison with a Python int is; None for other operands.
+
+    Converting the int to the array's dtype would wrap it. Instead the comparison is done in int64, which holds
+    both; for uint64 (which int64 does not hold) a negative int decides the result by its sign alone."""
+    a1, a2 = ctx.avals_in
+    dtype = _promoted(ctx)
+    if a1.weak_type == a2.weak_type or dtype.kind not in ("signed", "unsigned") or dtype is _dtypes.int64:
+        return None
+    scalar, weak = (x1, a1) if a1.weak_type else (x2, a2)
+    if weak.dtype is not _dtypes.int64 or isinstance(scalar, int):
+        return None  # (a Python int literal: `_out_of_range_comparison` and the plain path answer it)
+    L = lax()
+    if dtype is not _dtypes.uint64:
+        a, b = operands(ctx, (x1, x2), _dtypes.int64)
+        return getattr(L, op)(a, b)
+    a, b = operands(ctx, (x1, x2), dtype)  # a negative int wraps here; those results are replaced below
+    relation = _FLIPPED[op] if a1.weak_type else op  # now "array <relation> scalar"
+    shape = ShapedArray(ctx.aval_out.shape, _dtypes.bool)
+    negative = broadcast_to_aval(L.lt(scalar, L.full_like(scalar, 0)), shape)
+    by_sign = broadcast_to_aval(relation in ("gt", "ge", "ne"), shape)  # every uint64 is above a negative int
+    return L.select(negative, by_sign, getattr(L, op)(a, b))
+
+
+def _lower_compare(op):
+    def lower(ctx, x1, x2):
+        constant = _out_of_range_comparison(ctx, op, x1, x2)
+        if constant is not None:
+            return constant
+        traced = _traced_int_comparison(ctx, op, x1, x2)
+        if traced is not None:
+            return traced
+        a1, a2 = ctx.avals_in
+        kinds = {a1.dtype.kind, a2.dtype.kind}
+        if kinds == {"signed", "unsigned"} and not (a1.weak_type or a2.weak_type) and _promoted(ctx).kind != "signed":
+            aval_1 = ShapedArray(ctx.aval_out.shape, a1.dtype)
+            aval_2 = ShapedArray(ctx.aval_out.shape, a2.dtype)
+            return _compare_mixed_signs(op, broadcast_to_aval(x1, aval_1), broadcast_to_aval(x2, aval_2))
+        a, b = operands(ctx, (x1, x2), _promoted(ctx))
+        return getattr(lax(), op)(a, b)
+
+    return lower
+
+
+def _comparison(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_compare(op),
+                        differentiable=False)
+
+
+equal = _comparison("equal", np.equal, "eq")
+not_equal = _comparison("not_equal", np.not_equal, "ne")
+less = _comparison("less", np.less, "lt")
+less_equal = _comparison("less_equal", np.less_equal, "le")
+greater = _comparison("greater", np.greater, "gt")
+greater_equal = _comparison("greater_equal", np.greater_equal, "ge")
+
+# --- bitwise and logical -------------------------------------------------------------------------
+
+
+def _integer_or_bool(dtype):
+    if dtype.kind not in ("bool", "signed", "unsigned"):
+        raise TypeError(f"bitwise operations need integer or boolean operands; these promote to {dtype.name}")
+    return dtype
+
+
+def _bitwise(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(dtype_rule=_integer_or_bool),
+                        lower=lower_binary(lambda a, b: getattr(lax(), op)(a, b)), differentiable=False)
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor")
+bitwise_invert = ufunc_unary("bitwise_invert", np.invert, lower=lower_unary(lambda a, aval: lax().bitwise_not(a)),
+                             differentiable=False)
+
+
+def _lower_shift(left: bool):
+    # Note: the spec only defines counts in [0, bits); like NumPy, a negative or too-large count
+    # shifts every bit out (0, or -1 for a negative value shifted right).
+    def lower(ctx, x1, x2):
+        L = lax()
+        a, b = operands(ctx, (x1, x2))
+        bits = 8 * np.dtype(a.dtype).itemsize
+        in_range = L.bitwise_and(L.ge(b, L.full_like(b, 0)), L.lt(b, L.full_like(b, bits)))
+        safe = _select(in_range, b, L.full_like(b, 0))
+        zero = L.full_like(a, 0)
+        if left:
+            return _select(in_range, L.shift_left(a, safe), zero)
+        if np.dtype(a.dtype).kind == "u":
+            return _select(in_range, L.shift_right_logical(a, safe), zero)
+        fill = _select(L.lt(a, zero), L.full_like(a, -1), zero)
+        return _select(in_range, L.shift_right_arithmetic(a, safe), fill)
+
+    return lower
+
+
+def _integer(dtype):
+    if dtype.kind not in ("signed", "unsigned"):
+        raise TypeError(f"bit shifts need integer operands; these promote to {dtype.name}")
+    return dtype
+
+
+bitwise_left_shift = ufunc_binary("bitwise_left_shift", np.left_shift,
+                                  abstract_eval=binary_abstract(dtype_rule=_integer),
+                                  lower=_lower_shift(True), differentiable=False)
+bitwise_right_shift = ufunc_binary("bitwise_right_shift", np.right_shift,
+                                   abstract_eval=binary_abstract(dtype_rule=_integer),
+                                   lower=_lower_shift(False), differentiable=False)
+
+
+def _truth(x, aval):
+    """A JAX value as bool: nonzero is True (what the logical functions do with non-bool inputs)."""
+    L = lax()
+    x = as_dtype(x, aval.dtype)
+    return x if aval.dtype is _dtypes.bool else L.ne(x, L.full_like(x, 0))
+
+
+def _lower_logical(op):
+    def lower(ctx, x1, x2):
+        shape_aval = ShapedArray(ctx.aval_out.shape, _dtypes.bool)
+        a = broadcast_to_aval(_truth(x1, ctx.avals_in[0]), shape_aval)
+        b = broadcast_to_aval(_truth(x2, ctx.avals_in[1]), shape_aval)
+        return getattr(lax(), op)(a, b)
+
+    return lower
+
+
+def _logical(name: str, ufunc, op: str):
+    return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_logical(op),
+                        differentiable=False)
+
+
+logical_and = _logical("logical_and", np.logical_and, "bitwise_and")
+logical_or = _logical("logical_or", np.logical_or, "bitwise_or")
+logical_xor = _logical("logical_xor", np.logical_xor, "bitwise_xor")
+logical_not = ufunc_unary("logical_not", np.logical_not, abstract_eval=unary_abstract(lambda d: _dtypes.bool),
+                          lower=lambda ctx, x: lax().bitwise_not(_truth(x, ctx.avals_in[0])), differentiable=False)
+
+# --- predicates ----------------------------------------------------------------------------------
+
+_to_bool = unary_abstract(lambda d: _dtypes.bool)
+
+
+def _lower_predicate(real_rule, integer_value: bool, combine: str):
+    """Complex: `combine` the rule on both components; integers: a constant."""
+
+    def fn(a, aval):
+        L = lax()
+        if _is_complex(a):
+            return getattr(L, combine)(real_rule(L.real(a)), real_rule(L.imag(a)))
+        if not _is_float(a):
+            return L.full(a.shape, integer_value, np.bool_)
+        return real_rule(a)
+
+    return lower_unary(fn)
+
+
+isfinite = ufunc_unary("isfinite", np.isfinite, abstract_eval=_to_bool, differentiable=False,
+                       lower=_lower_predicate(lambda a: lax().is_finite(a), True, "bitwise_and"))
+isinf = ufunc_unary("isinf", np.isinf, abstract_eval=_to_bool, differentiable=False,
+                    lower=_lower_predicate(_isinf, False, "bitwise_or"))
+isnan = ufunc_unary("isnan", np.isnan, abstract_eval=_to_bool, differentiable=False,
+                    lower=_lower_predicate(_isnan, False, "bitwise_or"))
+signbit = ufunc_unary("signbit", np.signbit, abstract_eval=_to_bool, differentiable=False,
+                      lower=lower_unary(lambda a, aval: _signbit(a)))
+
+# --- complex parts (real-valued inputs of real/conj are copied by the namespace) -------------------
+
+real = primitive("real", impl=lambda x: call_ufunc(np.positive, x.real), abstract_eval=unary_abstract(_dtypes.real_of),
+                 lower=lower_unary(lambda a, aval: lax().real(a) if _is_complex(a) else a))
+
+
+def _imag_impl(x):
+    if x.dtype.kind == "c":
+        return call_ufunc(np.positive, x.imag)
+    out = empty(x.shape, x.dtype)
+    out.fill(0)
+    return out
+
+
+imag = primitive("imag", impl=_imag_impl, abstract_eval=unary_abstract(_dtypes.real_of),
+                 lower=lower_unary(lambda a, aval: lax().imag(a) if _is_complex(a) else _zeros_like(a)))
+conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a) if _is_complex(a) else a))
+
+# --- clip: x's dtype, bounds broadcast with it ---------------------------------------------------
+
+
+def _clip_impl(x, low, high):
+    shape = broadcast_shapes(*(np.shape(v) for v in (x, low, high)))
+    out = empty(shape, x.dtype)
+    # Bounds are cast to x's dtype (the namespace keeps Python bounds inside its range). np.clip is
+    # minimum(maximum(x, low), high) in one pass: NaN anywhere propagates, and low > high gives high.
+    np.clip(x, low, high, out=out, dtype=x.dtype, casting="unsafe")
+    return out
+
+
+def _clip_abstract(x, low, high):
+    avals = [aval_of(v) for v in (x, low, high)]
+    return ShapedArray(broadcast_shapes(*(a.shape for a in avals)), avals[0].dtype, False)
+
+
+def _lower_clip(ctx, x, low, high):
+    L = lax()
+    a, lo, hi = operands(ctx, (x, low, high))
+    return L.min(L.max(a, lo), hi)
+
+
+clip = primitive("clip", impl=_clip_impl, abstract_eval=_clip_abstract, lower=_lower_clip)
+
+
+def _copy_impl(x):
+    x = np.asarray(x)
+    if x.size < ALIGNED_OUTPUT_ELEMENTS:
+        return x.copy()  # C order, fresh memory
+    return aligned_copy(x)
+
+
+# A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
+copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(),
+                 lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# Each rule is written with primitives of this module (plus conversions and broadcasts), so the rules are
+# themselves differentiable and batchable. Conventions, where there is a choice (JAX's, so results match
+# jax.grad):
+# - Complex values: a VJP rule is the transpose of its JVP under the real pairing Re(a * b), so for a
+#   holomorphic f the cotangent is `ct * f'(x)` (no conjugate), and conj transposes to conj.
+# - abs and sign take the subgradient 0 at 0 (abs'(0) = sign(0) = 0); so does copysign(x1, x2) in x1,
+#   and its derivative in x2 is 0. The sign of a complex z is z / |z|, differentiated as such (JAX
+#   gives it a zero derivative).
+# - maximum and minimum share the derivative equally between tied operands (half each); clip is
+#   minimum(maximum(x, min), max) and follows the same rule at its bounds.
+# - floor_divide, round, floor, ceil, trunc and the sign of real values are piecewise constant: zero
+#   derivative (their JVP gives no tangent). remainder(x1, x2) = x1 - x2 * floor(x1 / x2), so
+#   d/dx1 = 1 and d/dx2 = -floor(x1 / x2).
+# - Comparisons, bitwise and logical operations, predicates and nextafter are `differentiable=False`.
+# Every primitive here batches with `_batching.batch_elementwise`.
+
+
+def _scalar(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _at_shape(t, out):
+    """A tangent at the output's shape (an operand's tangent is smaller when the other operand broadcasts)."""
+    if t is None or t.shape == out.shape:
+        return t
+    from stridex._api.manipulation_functions import broadcast_to
+
+    return broadcast_to(t, out.shape)
+
+
+def _sum_terms(*terms):
+    present = [t for t in terms if t is not None]
+    if not present:
+        return None
+    total = present[0]
+    for t in present[1:]:
+        total = add.bind(total, t)
+    return total
+
+
+def _scaled(t, factor):
+    return None if t is None else multiply.bind(t, factor)
+
+
+def _is_complex_value(x) -> bool:
+    return not _scalar(x) and x.dtype.kind == "complex floating"
+
+
+def _rules(prim, jvp, vjp):
+    prim.jvp = jvp
+    prim.vjp = vjp
+    prim.batch = _batch_rule(prim)
+
+
+def _batch_rule(prim):
+    rules = []
+
+    def batch(values, dims, *, axis_size, **params):
+        if not rules:
+            from stridex._transforms.batching import batch_elementwise
+
+            rules.append(batch_elementwise(prim))
+        return rules[0](values, dims, axis_size=axis_size, **params)
+
+    return batch
+
+
+def _linear(prim):
+    """Rules of a unary linear primitive (negative, conj, copy): f(t) is the tangent, f(ct) the cotangent."""
+    _rules(prim,
+           lambda primals, tangents: (prim.bind(*primals), prim.bind(*tangents)),
+           lambda ct, x, *, out: (prim.bind(ct),))
+
+
+def _constant(prim, arity):
+    """Rules of a piecewise-constant primitive: zero derivative everywhere (no tangent, no cotangent)."""
+    _rules(prim,
+           lambda primals, tangents, **params: (prim.bind(*primals, **params), None),
+           lambda ct, *primals, out, **params: (None,) * arity)
+
+
+_linear(negative)
+_linear(conj)
+_linear(copy)
+for _prim in (floor, ceil, trunc, round):
+    _constant(_prim, 1)
+_constant(floor_divide, 2)
+
+
+def _add_jvp(primals, tangents):
+    out = add.bind(*primals)
+    return out, _at_shape(_sum_terms(*tangents), out)
+
+
+def _subtract_jvp(primals, tangents):
+    out = subtract.bind(*primals)
+    t1, t2 = tangents
+    tangent = negative.bind(t2) if t1 is None else t1 if t2 is None else subtract.bind(t1, t2)
+    return out, _at_shape(tangent, out)
+
+
+def _multiply_jvp(primals, tangents):
+    x1, x2 = primals
+    out = multiply.bind(x1, x2)
+    return out, _at_shape(_sum_terms(_scaled(tangents[0], x2), _scaled(tangents[1], x1)), out)
+
+
+def _divide_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = divide.bind(x1, x2)
+    # d(x1 / x2) = (dx1 - out * dx2) / x2
+    numerator = t1 if t2 is None else subtract.bind(t1, multiply.bind(t2, out)) if t1 is not None \
+        else negative.bind(multiply.bind(t2, out))
+    return out, _at_shape(divide.bind(numerator, x2), out)
+
+
+def _divide_vjp(ct, x1, x2, *, out):
+    ct_1 = divide.bind(ct, x2)
+    return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
+
+
+_rules(add, _add_jvp, lambda ct, x1, x2, *, out: (ct, ct))
+_rules(subtract, _subtract_jvp, lambda ct, x1, x2, *, out: (ct, negative.bind(ct)))
+_rules(multiply, _multiply_jvp,
+       lambda ct, x1, x2, *, out: (None if _scalar(x1) else multiply.bind(ct, x2),
+                                   None if _scalar(x2) else multiply.bind(ct, x1)))
+_rules(divide, _divide_jvp, _divide_vjp)
+
+
+def _unary_chain(prim, derivative):
+    """Rules of a unary primitive with derivative `derivative(x, out)`: tangent and cotangent are scaled by it."""
+
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x)
+        return out, multiply.bind(t, derivative(x, out))
+
+    _rules(prim, jvp, lambda ct, x, *, out: (multiply.bind(ct, derivative(x, out)),))
+
+
+_unary_chain(square, lambda x, out: multiply.bind(x, 2))
+_unary_chain(reciprocal, lambda x, out: negative.bind(square.bind(out)))
+
+
+def _safe_modulus(x):
+    """|x| with zeros replaced by ones (a divisor that is harmless where the numerator vanishes)."""
+    magnitude = abs.bind(x)
+    return add.bind(magnitude, equal.bind(magnitude, 0))  # bool + real: the real dtype
+
+
+def _abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = abs.bind(x)
+    s = sign.bind(x)
+    if _is_complex_value(x):
+        return out, real.bind(multiply.bind(conj.bind(s), t))  # Re(conj(x) dx) / |x|
+    return out, multiply.bind(t, s)
+
+
+def _abs_vjp(ct, x, *, out):
+    s = sign.bind(x)
+    return (multiply.bind(ct, conj.bind(s) if _is_complex_value(x) else s),)
+
+
+def _sign_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = sign.bind(x)
+    if not _is_complex_value(x):
+        return out, None
+    # d(x / |x|) = i s Im(conj(s) dx) / |x|, with s = sign(x); s = 0 makes it 0 at x = 0.
+    rotated = multiply.bind(imag.bind(multiply.bind(conj.bind(out), t)), multiply.bind(out, 1j))
+    return out, divide.bind(rotated, _safe_modulus(x))
+
+
+def _sign_vjp(ct, x, *, out):
+    if not _is_complex_value(x):
+        return (None,)
+    rotated = multiply.bind(imag.bind(multiply.bind(out, ct)), multiply.bind(conj.bind(out), 1j))
+    return (divide.bind(rotated, _safe_modulus(x)),)
+
+
+_rules(abs, _abs_jvp, _abs_vjp)
+_rules(sign, _sign_jvp, _sign_vjp)
+
+
+def _remainder_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = remainder.bind(x1, x2)
+    scaled = None if t2 is None else negative.bind(multiply.bind(t2, floor_divide.bind(x1, x2)))
+    return out, _at_shape(_sum_terms(t1, scaled), out)
+
+
+def _remainder_vjp(ct, x1, x2, *, out):
+    return ct, None if _scalar(x2) else negative.bind(multiply.bind(ct, floor_divide.bind(x1, x2)))
+
+
+_rules(remainder, _remainder_jvp, _remainder_vjp)
+
+
+def _share(first_wins, x1, x2, v):
+    """x1's share of `v` in maximum/minimum: all of it where x1 wins, half on a tie, none otherwise (or on NaN).
+
+    Multiplying by the boolean masks keeps `v`'s dtype and needs no conversion primitive.
+    """
+    return add.bind(multiply.bind(v, first_wins.bind(x1, x2)), multiply.bind(multiply.bind(v, 0.5), equal.bind(x1, x2)))
+
+
+def _extremum_tangent(first_wins, x1, x2, t1, t2):
+    if t2 is None:
+        return _share(first_wins, x1, x2, t1)
+    if t1 is None:
+        return subtract.bind(t2, _share(first_wins, x1, x2, t2))
+    return add.bind(t2, _share(first_wins, x1, x2, subtract.bind(t1, t2)))
+
+
+def _extremum(prim, first_wins):
+    def jvp(primals, tangents):
+        x1, x2 = primals
+        out = prim.bind(x1, x2)
+        return out, _at_shape(_extremum_tangent(first_wins, x1, x2, *tangents), out)
+
+    def vjp(ct, x1, x2, *, out):
+        ct_1 = _share(first_wins, x1, x2, ct)
+        return ct_1, subtract.bind(ct, ct_1)
+
+    _rules(prim, jvp, vjp)
+
+
+_extremum(maximum, greater)
+_extremum(minimum, less)
+
+
+# clip(x, min, max) = minimum(maximum(x, min), max): the derivative of that composition.
+def _clip_jvp(primals, tangents):
+    x, low, high = primals
+    t_x, t_low, t_high = tangents
+    out = clip.bind(x, low, high)
+    inner = maximum.bind(x, low)
+    t_inner = None if t_x is None and t_low is None else _extremum_tangent(greater, x, low, t_x, t_low)
+    tangent = _extremum_tangent(less, inner, high, t_inner, t_high) if t_inner is not None else \
+        subtract.bind(t_high, _share(less, inner, high, t_high))
+    return out, _at_shape(tangent, out)
+
+
+def _clip_vjp(ct, x, low, high, *, out):
+    inner = maximum.bind(x, low)
+    ct_inner = _share(less, inner, high, ct)
+    ct_x = _share(greater, x, low, ct_inner)
+    return ct_x, subtract.bind(ct_inner, ct_x), subtract.bind(ct, ct_inner)
+
+
+_rules(clip, _clip_jvp, _clip_vjp)
+
+
+def _copysign_factor(x1, out):
+    """d copysign(x1, x2) / dx1 = sign(x1) * sign(out): +-1, or 0 at x1 = 0 (as abs)."""
+    return multiply.bind(sign.bind(x1), sign.bind(out))
+
+
+def _copysign_jvp(primals, tangents):
+    x1, x2 = primals
+    out = copysign.bind(x1, x2)
+    return out, _at_shape(_scaled(tangents[0], _copysign_factor(x1, out)), out)
+
+
+_rules(copysign, _copysign_jvp, lambda ct, x1, x2, *, out: (multiply.bind(ct, _copysign_factor(x1, out)), None))
+
+
+def _real_jvp(primals, tangents):
+    return real.bind(*primals), real.bind(*tangents)
+
+
+def _imag_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return imag.bind(x), imag.bind(t) if _is_complex_value(x) else None
+
+
+# real(x) transposes to x + 0j (autodiff's cast of the cotangent to x's dtype); imag(x) to -i * ct.
+_rules(real, _real_jvp, lambda ct, x, *, out: (ct,))
+_rules(imag, _imag_jvp, lambda ct, x, *, out: (multiply.bind(ct, -1j) if _is_complex_value(x) else None,))
+
+# Integer- and bool-valued primitives (and nextafter) carry no derivative; they still batch.
+for _prim in (equal, not_equal, less, less_equal, greater, greater_equal, bitwise_and, bitwise_or, bitwise_xor,
+              bitwise_invert, bitwise_left_shift, bitwise_right_shift, logical_and, logical_or, logical_xor,
+              logical_not, isfinite, isinf, isnan, signbit, nextafter):
+    _prim.batch = _batch_rule(_prim)
+del _prim

@@ -1,0 +1,284 @@
+"""Searching primitives: argmax, argmin, count_nonzero, nonzero, searchsorted, where (select)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.avals import ShapedArray
+from stridex._core.storage import aligned_empty
+from stridex._core.view import broadcast_shapes
+from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS, aval_of, promote_avals
+from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
+from stridex._lax.primitive import primitive
+from stridex._lax.statistical import _keep, batch_axes, lazy_batch, reduced_shape, truth
+
+_INDEX = np.dtype(np.int64)
+
+
+def sort_key(x):
+    """Lowering helper: keys on which lax's total order equals NumPy's sort order.
+
+    lax orders -0 before +0 and a NaN with its sign bit set before everything; NumPy treats the zeros
+    as equal and puts every NaN last. So zeros become +0 and NaNs a positive NaN; booleans become uint8.
+    """
+    lax_ = lax()
+    if x.dtype == np.bool_:
+        return lax_.convert_element_type(x, np.uint8)
+    if x.dtype.kind != "f":
+        return x
+    zero = lax_.full_like(x, 0)
+    x = lax_.select(lax_.eq(x, zero), zero, x)
+    return lax_.select(lax_.ne(x, x), lax_.full_like(x, np.nan), x)
+
+
+def complex_sort_keys(x) -> tuple:
+    """Lowering helper: keys giving NumPy's complex order [R + Rj, R + nanj, nan + Rj, nan + nanj],
+    each class ordered by its non-NaN parts."""
+    lax_ = lax()
+    real, imag = lax_.real(x), lax_.imag(x)
+    nan_class = lax_.add(lax_.mul(lax_.convert_element_type(lax_.ne(real, real), np.uint8), np.uint8(2)),
+                         lax_.convert_element_type(lax_.ne(imag, imag), np.uint8))
+    return nan_class, sort_key(real), sort_key(imag)
+
+
+# --- argmax, argmin ----------------------------------------------------------------------------------
+# `axis` is an int, or None for the index into the flattened array.
+
+
+def _arg_shape(shape, axis, keepdims):
+    if axis is None:
+        return (1,) * len(shape) if keepdims else ()
+    return reduced_shape(shape, (axis,), keepdims)
+
+
+def _arg_abstract(x, *, axis, keepdims):
+    return ShapedArray(_arg_shape(x.shape, axis, keepdims), _dtypes.int64)
+
+
+def _arg_impl(np_function):
+    def impl(x, *, axis, keepdims):
+        return np.asarray(np_function(x, axis=axis, keepdims=keepdims))
+
+    return impl
+
+
+def _lower_arg(name):
+    def lower(ctx, x, *, axis, keepdims):
+        lax_ = lax()
+        if x.dtype == np.bool_:
+            x = lax_.convert_element_type(x, np.uint8)
+        if axis is None:
+            out = getattr(lax_, name)(lax_.reshape(x, (x.size,)), 0, np.int64)
+            return lax_.reshape(out, ctx.aval_out.shape)
+        return _keep(getattr(lax_, name)(x, axis, np.int64), (axis,), keepdims)
+
+    return lower
+
+
+argmax = primitive(
+    "argmax",
+    impl=_arg_impl(np.argmax),
+    abstract_eval=_arg_abstract,
+    lower=_lower_arg("argmax"),
+    differentiable=False,
+)
+
+argmin = primitive(
+    "argmin",
+    impl=_arg_impl(np.argmin),
+    abstract_eval=_arg_abstract,
+    lower=_lower_arg("argmin"),
+    differentiable=False,
+)
+
+
+# --- count_nonzero -------------------------------------------------------------------------------------
+
+
+def _count_nonzero_impl(x, *, axes, keepdims):
+    if len(axes) == x.ndim and not keepdims:
+        return np.asarray(np.count_nonzero(x), _INDEX)
+    return np.asarray(np.count_nonzero(x, axis=axes, keepdims=keepdims), _INDEX)
+
+
+def _lower_count_nonzero(ctx, x, *, axes, keepdims):
+    lax_ = lax()
+    counts = lax_.reduce_sum(lax_.convert_element_type(truth(x), np.int64), axes)
+    return _keep(counts, axes, keepdims)
+
+
+count_nonzero = primitive(
+    "count_nonzero",
+    impl=_count_nonzero_impl,
+    abstract_eval=lambda x, *, axes, keepdims: ShapedArray(reduced_shape(x.shape, axes, keepdims), _dtypes.int64),
+    lower=_lower_count_nonzero,
+    differentiable=False,
+)
+
+
+# --- nonzero (data-dependent: one int64 index array per axis) --------------------------------------------
+
+
+def _nonzero_impl(x):
+    # NumPy's per-axis results are strided columns of one buffer; give each its own memory.
+    return tuple(np.ascontiguousarray(i, _INDEX) if x.ndim > 1 else np.asarray(i, _INDEX) for i in np.nonzero(x))
+
+
+def _lower_nonzero(ctx, x):
+    """With the output length known (`ctx.avals_out`), the row-major non-zero positions."""
+    size = ctx.avals_out[0].shape[0]
+    return tuple(as_dtype(i, _dtypes.int64) for i in jnp().nonzero(truth(x), size=size))
+
+
+nonzero = primitive(
+    "nonzero",
+    impl=_nonzero_impl,
+    abstract_eval=None,
+    lower=_lower_nonzero,
+    multiple_results=True,
+    data_dependent=True,
+    differentiable=False,
+)
+
+
+# --- searchsorted: inputs (x1, x2) or (x1, x2, sorter) -----------------------------------------------------
+
+
+def _searchsorted_impl(x1, x2, sorter=None, *, side):
+    return np.asarray(np.searchsorted(x1, x2, side=side, sorter=sorter), _INDEX)
+
+
+def _searchsorted_abstract(x1, x2, sorter=None, *, side):
+    return ShapedArray(aval_of(x2).shape, _dtypes.int64)
+
+
+def _lower_searchsorted(ctx, x1, x2, sorter=None, *, side):
+    j = jnp()
+    a1, a2 = ctx.avals_in[0], aval_of(ctx.avals_in[1])
+    dtype, _ = promote_avals(a1, a2)
+    below = None
+    if a2.weak_type and a2.dtype is _dtypes.int64 and dtype.kind in ("signed", "unsigned") \
+            and dtype is not _dtypes.int64:
+        # A Python int (a literal, or a traced argument) may lie outside x1's dtype, and NumPy searches for its
+        # value exactly: search in int64, which holds both; uint64 does not hold a negative int, which sorts
+        # before every element (index 0 on either side).
+        if dtype is _dtypes.uint64:
+            x2 = as_dtype(x2, _dtypes.int64)
+            below = lax().lt(x2, j.zeros_like(x2))
+            x2 = lax().max(x2, j.zeros_like(x2))
+        else:
+            dtype = _dtypes.int64
+    x1 = as_dtype(x1, dtype)
+    x2 = as_dtype(x2, dtype)
+    if sorter is not None:
+        x1 = j.take(x1, sorter)
+    out = j.searchsorted(sort_key(x1), sort_key(x2), side=side)
+    if below is not None:
+        out = j.where(below, 0, out)
+    return as_dtype(out, _dtypes.int64)
+
+
+searchsorted = primitive(
+    "searchsorted",
+    impl=_searchsorted_impl,
+    abstract_eval=_searchsorted_abstract,
+    lower=_lower_searchsorted,
+    differentiable=False,
+)
+
+
+# --- where (select): condition, x1, x2; Python scalars weak ------------------------------------------------
+
+
+def _where_impl(condition, x1, x2):
+    shape = broadcast_shapes(*(np.shape(a) for a in (condition, x1, x2)))
+    size = 1
+    for n in shape:
+        size *= n
+    if size < ALIGNED_OUTPUT_ELEMENTS:
+        return np.asarray(np.where(condition, x1, x2))
+    out = aligned_empty(shape, np.result_type(x1, x2))
+    np.copyto(out, x2)
+    np.copyto(out, x1, where=condition if condition.dtype == np.bool_ else condition.astype(bool))
+    return out
+
+
+def _where_abstract(condition, x1, x2):
+    a1, a2 = aval_of(x1), aval_of(x2)
+    dtype, weak = promote_avals(a1, a2)
+    return ShapedArray(broadcast_shapes(condition.shape, a1.shape, a2.shape), dtype, weak)
+
+
+def _lower_where(ctx, condition, x1, x2):
+    aval = ctx.aval_out
+    condition = truth(condition)
+    if condition.shape != aval.shape:
+        condition = jnp().broadcast_to(condition, aval.shape)
+    return lax().select(condition, broadcast_to_aval(x1, aval), broadcast_to_aval(x2, aval))
+
+
+where = primitive(
+    "where",
+    impl=_where_impl,
+    abstract_eval=_where_abstract,
+    lower=_lower_where,
+)
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# argmax, argmin, count_nonzero and searchsorted are integer-valued: they only batch. `where` passes each
+# tangent/cotangent through on its own side of the condition (none reaches the condition).
+
+
+def _batch_arg(prim):
+    def rule(values, dims, *, axis_size, axis, keepdims):
+        from stridex._api.manipulation_functions import reshape
+        from stridex._transforms.batching import move_to_front
+
+        x = move_to_front(values[0], dims[0], axis_size)
+        if axis is not None:
+            return prim.bind(x, axis=axis + 1, keepdims=keepdims), 0
+        per_example = 1
+        for n in x.shape[1:]:
+            per_example *= n
+        out = prim.bind(reshape(x, (axis_size, per_example)), axis=1, keepdims=False)
+        return (reshape(out, (axis_size,) + (1,) * (x.ndim - 1)) if keepdims else out), 0
+
+    return rule
+
+
+def _batch_searchsorted(values, dims, *, axis_size, side):
+    from stridex._transforms.batching import batch_by_loop
+
+    if all(d is None for i, d in enumerate(dims) if i != 1):
+        # Only the needles vary: searchsorted is elementwise in x2, so the batch axis stays where it is.
+        return searchsorted.bind(*values, side=side), dims[1]
+    # Each example searches its own sorted x1: NumPy's searchsorted is 1-D only.
+    return batch_by_loop(searchsorted)(values, dims, axis_size=axis_size, side=side)
+
+
+def _where_jvp(primals, tangents, **params):
+    from stridex._lax.views import broadcast_to
+
+    condition, x1, x2 = primals
+    out = where.bind(condition, x1, x2)
+    t1, t2 = (0.0 if t is None else t for t in tangents[1:])
+    tangent = where.bind(condition, t1, t2)
+    return out, tangent if tangent.shape == out.shape else broadcast_to.bind(tangent, shape=out.shape)
+
+
+def _elementwise_batch():
+    from stridex._transforms.batching import batch_elementwise
+
+    return batch_elementwise(where)
+
+
+argmax.batch = _batch_arg(argmax)
+argmin.batch = _batch_arg(argmin)
+count_nonzero.batch = batch_axes(count_nonzero)
+searchsorted.batch = _batch_searchsorted
+where.jvp = _where_jvp
+where.vjp = lambda ct, condition, x1, x2, *, out: (None, where.bind(condition, ct, 0.0),
+                                                   where.bind(condition, 0.0, ct))
+where.batch = lazy_batch(_elementwise_batch)

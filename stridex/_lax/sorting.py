@@ -1,0 +1,99 @@
+"""Sorting primitives: sort, argsort (always stable; descending keeps equal elements in their original order).
+
+sort's gradient follows its permutation: the JVP gathers the tangent by it, the VJP scatters the
+cotangent back through it, so tied elements each keep their own gradient (no sharing, unlike max).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.avals import ShapedArray
+from stridex._lax.jax_bridge import lax
+from stridex._lax.primitive import primitive
+from stridex._lax.searching import sort_key
+from stridex._lax.statistical import batch_axes
+
+_INDEX = np.dtype(np.int64)
+
+
+def _sort_impl(x, *, axis, descending):
+    if not descending:
+        return np.sort(x, axis=axis, kind="stable")
+    # Note: a stable descending sort must keep equal elements (e.g. -0 and +0) in their original order,
+    # which reversing an ascending sort would not: sort the reversed array, then reverse the result.
+    out = np.sort(np.flip(x, axis), axis=axis, kind="stable")
+    return np.ascontiguousarray(np.flip(out, axis))
+
+
+def _argsort_impl(x, *, axis, descending):
+    if not descending:
+        return np.asarray(np.argsort(x, axis=axis, kind="stable"), _INDEX)
+    n = x.shape[axis]
+    order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    # Positions in the reversed array map back as n-1-i; reversing the order makes it descending.
+    return np.ascontiguousarray(np.subtract(n - 1, np.flip(order, axis), dtype=_INDEX))
+
+
+def _lower_sort(ctx, x, *, axis, descending):
+    lax_ = lax()
+    if descending:
+        x = lax_.rev(x, (axis,))
+    _, out = lax_.sort((sort_key(x), x), dimension=axis, is_stable=True, num_keys=1)
+    return lax_.rev(out, (axis,)) if descending else out
+
+
+def _lower_argsort(ctx, x, *, axis, descending):
+    lax_ = lax()
+    n = x.shape[axis]
+    if descending:
+        x = lax_.rev(x, (axis,))
+    iota = lax_.broadcasted_iota(np.int64, x.shape, axis)
+    _, order = lax_.sort((sort_key(x), iota), dimension=axis, is_stable=True, num_keys=1)
+    if descending:
+        order = lax_.sub(lax_.full_like(order, n - 1), lax_.rev(order, (axis,)))
+    return order
+
+
+sort = primitive(
+    "sort",
+    impl=_sort_impl,
+    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, x.dtype),
+    lower=_lower_sort,
+)
+
+argsort = primitive(
+    "argsort",
+    impl=_argsort_impl,
+    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, _dtypes.int64),
+    lower=_lower_argsort,
+    differentiable=False,
+)
+
+
+# --- transformation rules ----------------------------------------------------------------------------
+# sort is a permutation of its input: the JVP gathers the tangent by the sorting permutation (argsort,
+# stable, so ties keep their original order), and the VJP scatters the cotangent back through it, done as a
+# gather by the inverse permutation (the argsort of the permutation).
+
+
+def _sort_jvp(primals, tangents, *, axis, descending):
+    from stridex._lax.indexing import take_along_axis
+
+    (x,), (t,) = primals, tangents
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return take_along_axis.bind(x, order, axis=axis), take_along_axis.bind(t, order, axis=axis)
+
+
+def _sort_vjp(ct, x, *, out, axis, descending):
+    from stridex._lax.indexing import take_along_axis
+
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return (take_along_axis.bind(ct, argsort.bind(order, axis=axis, descending=False), axis=axis),)
+
+
+sort.jvp = _sort_jvp
+sort.vjp = _sort_vjp
+sort.batch = batch_axes(sort, "axis")
+argsort.batch = batch_axes(argsort, "axis")

@@ -1,0 +1,1 @@
+"""Transformations over the primitives: tracing, the IR and its passes, lowering, jit, autodiff, batching."""

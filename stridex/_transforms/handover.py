@@ -1,0 +1,203 @@
+"""The meeting of stridex memory and JAX arrays at a `jit` call.
+
+Which arguments share memory (one storage, or NumPy memory borrowed twice) and so must be views of one
+program input; what JAX receives for each array argument (its own JAX array, a snapshot of a small
+window, the JAX array aliasing a large aligned buffer, or the window itself); and how JAX's outputs
+become stridex arrays (zero-copy, read-only, copied on the first write).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stridex._core.array import Array, window
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.storage import Storage
+from stridex._core.view import View
+
+
+def shared_memory(leaves, alias) -> tuple[dict, bool]:
+    """Merge into one alias group the leaves of distinct storages whose NumPy memory overlaps (one NumPy
+    array borrowed twice, or a stridex array exported to NumPy and borrowed back): eagerly a write through
+    one is seen through the other, so under jit they must be views of one program input.
+
+    Updates `alias` in place and returns ({leaf: offset of its storage's first element from its group
+    root's, in elements}, conflict), conflict being True when overlapping memory cannot be one input
+    (different dtypes, or offsets not a whole number of elements)."""
+    spans = []
+    for j, root in enumerate(alias):
+        leaf = leaves[j]
+        if root == j and isinstance(leaf, Array) and leaf.size:
+            buf = leaf._storage_view()[0].buf
+            if buf is not None:  # (a JAX result not read yet: memory no NumPy array can share)
+                start = buf.__array_interface__["data"][0]
+                spans.append((start, start + buf.nbytes, j, buf.dtype))
+    if len(spans) < 2:
+        return {}, False
+    spans.sort(key=lambda span: span[:2])
+    merged, conflict = {}, False  # storage's first leaf -> (group root leaf, element offset)
+    root_start, end, root, root_dtype = spans[0]
+    for start, stop, j, dtype in spans[1:]:
+        if start < end:
+            if dtype == root_dtype and (start - root_start) % dtype.itemsize == 0:
+                merged[j] = (root, (start - root_start) // dtype.itemsize)
+            else:
+                conflict = True
+            end = max(end, stop)
+        else:
+            root_start, end, root, root_dtype = start, stop, j, dtype
+    shifts = {}
+    for j, first in enumerate(alias):
+        if first in merged:
+            alias[j], shifts[j] = merged[first]
+    return shifts, conflict
+
+
+def alias_groups(leaves, alias, shifts) -> dict:
+    """For array leaves that share memory with another leaf: j -> (root j0, view strides, offset from the
+    group's lowest slot, span length, that slot's offset in the root's storage, whether the group spans
+    several storages). Empty when no two arguments share memory (the usual case)."""
+    members: dict[int, list] = {}
+    for j, root in enumerate(alias):
+        members.setdefault(root, []).append(j)
+    groups = {}
+    for root, js in members.items():
+        if len(js) < 2:
+            continue
+        views = {j: leaves[j]._storage_view()[1] for j in js}
+        lo = min(v.extent()[0] + shifts.get(j, 0) for j, v in views.items())
+        hi = max(v.extent()[1] + shifts.get(j, 0) for j, v in views.items())
+        several = any(j in shifts for j in js)
+        for j in js:
+            groups[j] = (root, views[j].strides, views[j].offset + shifts.get(j, 0) - lo, hi - lo, lo, several)
+    return groups
+
+
+def distinct_storages(args) -> bool:
+    """Whether no two arguments share a storage or NumPy memory (so a program traced for distinct inputs
+    is right for these, even if it writes into them)."""
+    alias, seen = [], {}
+    for j, a in enumerate(args):
+        alias.append(seen.setdefault(id(a._storage_view()[0]), j) if a.size else j)
+    if len(seen) < sum(1 for a in args if a.size):
+        return False
+    shifts, conflict = shared_memory(args, alias)
+    return not shifts and not conflict
+
+
+def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
+    """A flat array over the memory that arguments of several storages share (see `shared_memory`): the
+    `span` elements from element `lo` of `root`'s storage, the one of them that begins lowest in memory.
+
+    Memory that several NumPy arrays share is one allocation, so this view of the root's buffer (which
+    keeps that buffer, and so the allocation, alive) may run past the root's end into the others'."""
+    readonly = any(m._storage_view()[0].readonly for m in members)
+    if written and readonly:
+        raise ValueError("jit: the function writes into an argument whose memory a read-only argument "
+                         "shares; pass a copy of one of them")
+    buf = root._storage_view()[0].buf
+    flat = np.lib.stride_tricks.as_strided(buf[lo:], shape=(span,), strides=(buf.itemsize,),
+                                           writeable=not readonly)
+    return Array._make(Storage(flat, readonly=readonly), View((span,), (1,), 0), root.dtype)
+
+
+def adopt_as(out, view: View, dtype) -> Array:
+    """`adopt_jax` for an output whose View and dtype are known (the program fixes them).
+
+    A read-only Storage owned by the JAX array, its NumPy buffer made on first use (numpy_buffer); built
+    field by field because this is on every jit call's path."""
+    storage = _new(Storage)
+    storage.buf = None
+    storage.readonly = True
+    storage.owner = out
+    storage.jax_view = view
+    result = _new(Array)
+    result._storage = storage
+    result._view = view
+    result._dtype = dtype
+    result._np = None
+    return result
+
+
+_new = object.__new__
+
+
+def adopt_jax(out) -> Array:
+    """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
+    return adopt_as(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype])  # (JAX dtypes are NumPy's)
+
+
+def jax_argument(x: Array):
+    """What JAX receives for array x, cheapest first: its own JAX array when x is exactly a JAX result;
+    for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
+    one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
+    st = x._storage
+    if st is not None and st.jax_view is not None and x._view is st.jax_view:
+        return st.owner
+    w = x._np
+    if w is None:
+        w = window(x)
+    if w.nbytes <= SNAPSHOT_MAX_BYTES:
+        # A fresh result whose storage was never adopted has no place for a snapshot; adopting it costs
+        # more than the conversion, so it is adopted only when it comes again (see `Jitted.__call__`).
+        return w if st is None else _snapshot(st, w)
+    storage, view = x._storage_view()
+    alias = storage.jax_alias
+    if alias is not None and (view is alias[0] or view == alias[0]):
+        return alias[1]
+    if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
+            and view.offset == 0 and view.size == storage.buf.size):
+        return _alias(storage, view, w)
+    return w
+
+
+# Windows up to this size are snapshotted (`_snapshot`); larger ones JAX aliases or converts.
+SNAPSHOT_MAX_BYTES = 1024
+# Below this size converting a window costs less than checking whether JAX would alias it.
+ALIAS_MIN_ELEMENTS = 2048
+
+
+def _snapshot(storage: Storage, w: np.ndarray):
+    """A JAX copy of small window `w`, reused while w holds the bytes it was made from, else `w` itself.
+
+    JAX converts a NumPy argument on every call (about 1 µs each, more than the rest of a small call's
+    overhead). Comparing a small window's bytes with the last call's costs about 0.05 µs, so an input
+    passed again unchanged reuses its JAX copy. Equal bytes are equal values (the comparison is bitwise,
+    so -0.0, NaN payloads and every dtype are exact). The copy is made only once the same bytes are seen
+    a second time, so an input rewritten before every call costs one comparison and no conversion.
+    """
+    data = w.tobytes()
+    seen = storage.jax_copy
+    if seen is not None and seen[0] is w and seen[1] == data:
+        copy = seen[2]
+        if copy is None:
+            copy = _to_jax(w)
+            storage.jax_copy = (w, data, copy)
+        return copy
+    storage.jax_copy = (w, data, None)
+    return w
+
+
+_IDENTITY = None
+
+
+def _to_jax(w: np.ndarray):
+    """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
+    where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
+    global _IDENTITY
+    from stridex._lax.jax_bridge import jax, x64
+
+    if _IDENTITY is None:
+        _IDENTITY = jax().jit(lambda a: a)
+    with x64():
+        return _IDENTITY(w)
+
+
+def _alias(storage, view, w):
+    from stridex._lax.jax_bridge import jax, x64
+
+    with x64():  # as the call itself: a float64 window stays float64
+        converted = jax().device_put(w)
+    if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
+        storage.jax_alias = (view, converted)
+    return converted

@@ -1,0 +1,230 @@
+"""stridex's IR: variables with avals, literals, equations and programs; printer, verifier and evaluator.
+
+A `Program` is what tracing records: inputs, constants (concrete arrays a function closed over),
+equations in order, and outputs. `str(program)` prints one equation a line with each variable's dtype
+and shape; `verify` checks it is well formed; `evaluate` runs it with the eager interpreter.
+"""
+
+from __future__ import annotations
+
+from stridex._core.avals import ShapedArray
+from stridex._lax.primitive import PRIMITIVES
+
+
+class Var:
+    """A value defined once in a program; `count` orders variables for printing."""
+
+    __slots__ = ("aval", "count")
+    _counter = 0
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+        Var._counter += 1
+        self.count = Var._counter
+
+    def __repr__(self):
+        return f"Var({self.aval})"
+
+
+class Literal:
+    """A Python scalar or small constant appearing directly as an equation input."""
+
+    __slots__ = ("aval", "value")
+
+    def __init__(self, value, aval: ShapedArray):
+        self.value = value
+        self.aval = aval
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+class Eqn:
+    __slots__ = ("inputs", "outputs", "params", "prim")
+
+    def __init__(self, prim, inputs: list, params: dict, outputs: list):
+        self.prim = prim
+        self.inputs = inputs
+        self.params = params
+        self.outputs = outputs
+
+    def __repr__(self):
+        return f"Eqn({self.prim.name}, {len(self.inputs)} in, {len(self.outputs)} out)"
+
+
+class Program:
+    """inputs: Vars; constants: list of (Var, concrete Array); eqns: Eqns; outputs: Vars or Literals."""
+
+    __slots__ = ("constants", "eqns", "inputs", "outputs")
+
+    def __init__(self, inputs, constants, eqns, outputs):
+        self.inputs = list(inputs)
+        self.constants = list(constants)
+        self.eqns = list(eqns)
+        self.outputs = list(outputs)
+
+    def __str__(self):
+        return print_program(self)
+
+    __repr__ = __str__
+
+
+# --- printing ------------------------------------------------------------------------------------
+
+
+def _short_dtype(dtype) -> str:
+    return {"bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+            "uint16": "u16", "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64",
+            "complex64": "c64", "complex128": "c128"}[dtype.name]
+
+
+def format_aval(aval: ShapedArray) -> str:
+    return f"{_short_dtype(aval.dtype)}[{','.join(map(str, aval.shape))}]" + ("~" if aval.weak_type else "")
+
+
+def _format_param(value) -> str:
+    if hasattr(value, "name") and hasattr(value, "kind") and hasattr(value, "np"):
+        return value.name
+    if isinstance(value, tuple):
+        inner = ",".join(_format_param(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _format_index(entries) -> str:
+    """Index entries/templates printed as a NumPy-style key: [1:3, ::-1, 0, None, ..., #0]."""
+    parts = []
+    for e in entries:
+        tag = e[0]
+        if tag == "int":
+            parts.append(str(e[1]))
+        elif tag == "newaxis":
+            parts.append("None")
+        elif tag == "ellipsis":
+            parts.append("...")
+        elif tag == "array":
+            parts.append(f"#{e[1]}")
+        else:
+            start, stop, step = e[1:]
+            parts.append(f"{start}:{stop if stop >= 0 else ''}" + (f":{step}" if step != 1 else ""))
+    return "[" + ", ".join(parts) + "]"
+
+
+def _format_params(params: dict) -> str:
+    items = []
+    for k, v in sorted(params.items()):
+        items.append(f"{k}={_format_index(v) if k in ('entries', 'template') else _format_param(v)}")
+    return f"[{', '.join(items)}]" if items else ""
+
+
+def print_program(program: Program) -> str:
+    names: dict[int, str] = {}
+
+    def name(v) -> str:
+        if isinstance(v, Literal):
+            return repr(v.value)
+        key = id(v)
+        if key not in names:
+            names[key] = _var_name(len(names))
+        return names[key]
+
+    def binder(v) -> str:
+        return f"{name(v)}:{format_aval(v.aval)}"
+
+    consts = " ".join(binder(v) for v, _ in program.constants)
+    ins = " ".join(binder(v) for v in program.inputs)
+    head = f"{{ lambda {consts} ; {ins} ." if consts else f"{{ lambda {ins} ."
+    lines = [head]
+    for eqn in program.eqns:
+        outs = " ".join(binder(v) for v in eqn.outputs)
+        params = _format_params(eqn.params)
+        args = " ".join(name(v) for v in eqn.inputs)
+        lines.append(f"    {outs} = {eqn.prim.name}{params} {args}".rstrip())
+    outs = ", ".join(name(v) for v in program.outputs)
+    lines.append(f"  in ({outs}) }}")
+    return "\n".join(lines)
+
+
+def _var_name(i: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = letters[r] + out
+    return out
+
+
+# --- verification --------------------------------------------------------------------------------
+
+
+class IRError(Exception):
+    """A malformed program: a variable used before definition, defined twice, or an aval mismatch."""
+
+
+def verify(program: Program) -> None:
+    """Raise IRError unless every variable is defined once before use and avals match the abstract rules."""
+    defined = set()
+
+    def define(v):
+        if not isinstance(v, Var):
+            raise IRError(f"binder {v!r} is not a Var")
+        if id(v) in defined:
+            raise IRError(f"variable {v!r} is defined twice")
+        defined.add(id(v))
+
+    def use(v, where):
+        if isinstance(v, Literal):
+            return
+        if id(v) not in defined:
+            raise IRError(f"variable {v!r} is used in {where} before it is defined")
+
+    for v, _ in program.constants:
+        define(v)
+    for v in program.inputs:
+        define(v)
+    for eqn in program.eqns:
+        if PRIMITIVES.get(eqn.prim.name) is not eqn.prim:
+            raise IRError(f"equation uses an unregistered primitive {eqn.prim.name!r}")
+        for v in eqn.inputs:
+            use(v, eqn.prim.name)
+        try:
+            hash(tuple(eqn.params.items()))
+        except TypeError:
+            raise IRError(f"{eqn.prim.name} has an unhashable param in {eqn.params!r}") from None
+        if eqn.prim.abstract_eval is None:
+            raise IRError(f"{eqn.prim.name} has no abstract rule and cannot appear in a program")
+        expected = eqn.prim.abstract_eval(*[v.aval for v in eqn.inputs], **eqn.params)
+        expected = expected if eqn.prim.multiple_results else (expected,)
+        if len(expected) != len(eqn.outputs):
+            raise IRError(f"{eqn.prim.name} defines {len(eqn.outputs)} outputs, its rule gives {len(expected)}")
+        for v, aval in zip(eqn.outputs, expected):
+            if v.aval != aval:
+                raise IRError(f"{eqn.prim.name}: output aval {v.aval} differs from the rule's {aval}")
+            define(v)
+    for v in program.outputs:
+        use(v, "the outputs")
+
+
+# --- evaluation ----------------------------------------------------------------------------------
+
+
+def evaluate(program: Program, *args):
+    """Run `program` on concrete inputs with the eager interpreter; returns the list of outputs."""
+    if len(args) != len(program.inputs):
+        raise TypeError(f"program takes {len(program.inputs)} inputs, got {len(args)}")
+    env = {}
+    for v, value in program.constants:
+        env[id(v)] = value
+    for v, value in zip(program.inputs, args):
+        env[id(v)] = value
+
+    def read(v):
+        return v.value if isinstance(v, Literal) else env[id(v)]
+
+    for eqn in program.eqns:
+        out = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
+        outs = out if eqn.prim.multiple_results else (out,)
+        for v, value in zip(eqn.outputs, outs):
+            env[id(v)] = value
+    return [read(v) for v in program.outputs]

@@ -1,0 +1,646 @@
+"""`jit` and `make_ir`: trace a function to stridex IR once per signature, lower it to `jax.jit`, run it.
+
+The cache key is the tree structure of the arguments, each array's shape, dtype and layout (strides
+decide whether a reshape is a view, so they are part of the program's meaning), Python scalars' types
+(weak, as eagerly) and the static arguments' values. Results are stridex arrays over JAX's output
+buffers (zero-copy, copy-on-write); outputs that are views of inputs are views of the caller's arrays,
+and inputs the function wrote into are written back into the caller's storage, exactly as eagerly.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from stridex._core import tree as _tree
+from stridex._core.array import Array, window
+from stridex._core.avals import ShapedArray
+from stridex._core.state import current_trace
+from stridex._core.storage import Storage
+from stridex._core.tree import freeze
+from stridex._core.view import View
+from stridex._lax.array_indexing import assign
+from stridex._lax.elementwise import aval_of
+from stridex._lax.views import as_strided
+from stridex._transforms import handover
+from stridex._transforms.ir import Program
+from stridex._transforms.passes import optimize
+from stridex._transforms.tracing import Tracer, trace_to_program
+
+CACHE_SIZE = 256
+_new = object.__new__
+_SCALARS = (bool, int, float, complex)
+
+
+def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None,
+        in_shardings=None, out_shardings=None):
+    """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
+
+    >>> import stridex as sx
+    >>> f = sx.jit(lambda x, y: sx.sum(x * y))
+    >>> f(sx.asarray([1.0, 2.0]), sx.asarray([3.0, 4.0]))
+    Array(11.)
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, device=device, in_shardings=in_shardings,
+                                 out_shardings=out_shardings)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings)
+
+
+def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = True):
+    """A function returning the stridex IR Program that `fun` traces to for the given arguments.
+
+    With `optimize=True` (the default) the program is the one `jit` lowers: after view folding,
+    common-subexpression and dead-code elimination; `optimize=False` shows it as recorded.
+
+    >>> import stridex as sx
+    >>> print(sx.make_ir(lambda x: x + 1)(sx.asarray([1.0, 2.0])))
+    { lambda a:f64[2] .
+        b:f64[2] = add a 1
+      in (b) }
+    """
+    jitted = Jitted(fun, static_argnums, static_argnames, (), None, None, None)
+
+    def make(*args, **kwargs):
+        traced = jitted.trace(*args, **kwargs)
+        return traced.program if optimize else traced.raw_program
+
+    return make
+
+
+def _jax_device(device):
+    """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; stridex's
+    CPU device, or a platform name ("cpu", "gpu", "cpu:1", ...), as that platform's JAX device; else ValueError."""
+    from stridex._core.array import Device
+    from stridex._lax.jax_bridge import jax
+
+    j = jax()
+    if isinstance(device, j.Device):
+        return device
+    if isinstance(device, Device):
+        platform, index = device.platform, device.id
+    elif isinstance(device, str):
+        platform, _, number = device.partition(":")
+        index = int(number) if number.isdigit() else 0 if not number else -1
+    else:
+        raise TypeError(f"jit: device must be a platform name such as 'cpu', stridex's CPU device or a JAX device, "
+                        f"got {type(device).__name__}")
+    try:
+        devices = j.devices(platform) if platform else []
+    except RuntimeError:  # a platform JAX does not have here
+        devices = []
+    if 0 <= index < len(devices):
+        return devices[index]
+    available = [f"{d.platform}:{d.id}" for d in dict.fromkeys(j.devices() + j.devices("cpu"))]
+    raise ValueError(f"jit: unknown device {device!r}; the devices available are {', '.join(available)} "
+                     "(pass a platform name such as 'cpu' or 'cpu:0', stridex's CPU device, or a JAX device)")
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+class _Signature:
+    __slots__ = ("conflict", "groups", "key", "leaves", "n_user", "statics", "treedef")
+
+
+class Jitted:
+    """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings):
+        self._fun = fun
+        self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
+        self._static_argnames = frozenset(_as_tuple(static_argnames))
+        self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
+        self._device = None if device is None else _jax_device(device)
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._cache: OrderedDict = OrderedDict()
+        # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
+        self._fast_cache: dict = {}
+        # What the last fast call to a program that writes no input looked like (see `_memo`).
+        self._memo = None
+        # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, fun)
+
+    def __repr__(self):
+        return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
+
+    def __get__(self, obj, objtype=None):  # behave like a function when used as a method
+        return self if obj is None else functools.partial(self, obj)
+
+    # --- signature ------------------------------------------------------------------------------
+    def _signature(self, args, kwargs, constants: tuple = ()) -> _Signature:
+        """The cache key of a call, and its flat leaves. `constants` (arrays the function closes over that
+        share memory with an argument or with each other, see `_closure_signature`) join the leaves
+        after the arguments', so that the alias analysis sees them like arguments."""
+        nargs = len(args)
+        static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
+        statics, dynamic, static_keys = [], [], []
+        for i, a in enumerate(args):
+            if i in static_pos:
+                statics.append((i, _hashable(a, f"static argument {i}")))
+                static_keys.append((i, freeze(a)))
+            else:
+                dynamic.append(a)
+        dyn_kwargs = {}
+        for name in sorted(kwargs):
+            if name in self._static_argnames:
+                statics.append((name, _hashable(kwargs[name], f"static argument {name!r}")))
+                static_keys.append((name, freeze(kwargs[name])))
+            else:
+                dyn_kwargs[name] = kwargs[name]
+        leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
+        n_user = len(leaves)
+        leaves = leaves + list(constants)
+        sigs = []
+        storages = {}
+        alias = []
+        for j, leaf in enumerate(leaves):
+            if isinstance(leaf, Array) and not isinstance(leaf, Tracer):
+                w = window(leaf) if leaf._np is None else leaf._np
+                layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
+                sigs.append((w.shape, leaf._dtype, layout))
+                if leaf.size:  # (adopting a fresh result's storage, so that passing it twice is seen)
+                    alias.append(storages.setdefault(id(leaf._storage_view()[0]), j))
+                else:
+                    alias.append(j)
+            elif isinstance(leaf, (*_SCALARS, np.number, np.bool_)):
+                if isinstance(leaf, np.generic):  # a NumPy scalar stands for its Python scalar, as in the operators
+                    leaves[j] = leaf = _numpy_scalar_value(leaf, j)
+                sigs.append(type(leaf))
+                alias.append(j)
+            elif isinstance(leaf, np.ndarray):
+                raise TypeError(f"jit: argument leaf {j} is a NumPy array; convert it with stridex.asarray "
+                                "(zero-copy) or mark the argument static")
+            else:
+                if isinstance(leaf, Tracer):
+                    leaf._check_live("a jit argument")  # EscapedTracerError for a tracer of a finished trace
+                raise TypeError(f"jit: argument leaf {j} of type {type(leaf).__name__} is neither an array "
+                                "nor a Python scalar; pass it through static_argnums/static_argnames")
+        sig = _Signature()
+        shifts, sig.conflict = handover.shared_memory(leaves, alias)
+        sig.groups = handover.alias_groups(leaves, alias, shifts)
+        if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
+            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
+        sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
+        if constants:
+            sig.key += (tuple(map(id, constants)),)
+        sig.leaves = leaves
+        sig.n_user = n_user
+        sig.treedef = treedef
+        sig.statics = statics
+        return sig
+
+    # --- tracing --------------------------------------------------------------------------------
+    def trace(self, *args, **kwargs) -> Traced:
+        sig = self._signature(args, kwargs)
+        return self._trace(sig, len(args))
+
+    def _trace(self, sig: _Signature, nargs: int) -> Traced:
+        statics = dict(sig.statics)
+        avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
+        for j, leaf in enumerate(sig.leaves):
+            group = sig.groups.get(j)
+            if group is not None:
+                if group[0] == j:
+                    roots.append(j)
+                    avals.append(ShapedArray((group[3],), leaf.dtype))
+                    views.append(None)
+            elif isinstance(leaf, Array):
+                roots.append(j)
+                avals.append(ShapedArray(leaf.shape, leaf.dtype))
+                views.append(leaf._storage_view()[1] if leaf.size else None)
+            else:
+                roots.append(j)
+                avals.append(aval_of(leaf))
+                views.append(None)
+
+        def flat_fun(*inputs):
+            by_root = dict(zip(roots, inputs))
+            tracers = []
+            for j, leaf in enumerate(sig.leaves):
+                group = sig.groups.get(j)
+                if group is None:
+                    tracers.append(by_root[j])
+                else:
+                    _, strides, offset = group[:3]
+                    tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
+                                                   offset=offset))
+            dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers[:sig.n_user])
+            # Closed-over arrays passed as leaves (they share memory with others): the trace reads them
+            # through these tracers instead of making them implicit inputs of their own.
+            current_trace().bound_constants = {id(c): t for c, t in zip(sig.leaves[sig.n_user:],
+                                                                         tracers[sig.n_user:])}
+            it = iter(dynamic)
+            call_args = [statics[i] if i in statics else next(it) for i in range(nargs)]
+            call_kwargs = dict(dyn_kwargs)
+            call_kwargs.update({k: v for k, v in statics.items() if isinstance(k, str)})
+            return self._fun(*call_args, **call_kwargs)
+
+        trace, in_tracers, out = trace_to_program(flat_fun, avals, views)
+        try:
+            return Traced(trace, in_tracers, out, sig, roots)
+        finally:
+            trace.finished = True
+
+    # --- calling --------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        memo = self._memo  # set only for functions without static arguments
+        if memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]:
+            # The last call's arguments again (the same windows or Views): its entry, no key built.
+            # On the way, collect each argument's JAX array when one is ready (a whole JAX result, or
+            # a small window whose bytes match its snapshot); with all of them ready, call the
+            # compiled executable directly.
+            _, layouts, dtypes, snapshots, entry, call, view, dtype = memo
+            jax_args = []
+            i = 0  # (a counter: zip or enumerate would cost more than the rest of this loop)
+            for a in args:
+                if type(a) is not Array or a._dtype is not dtypes[i]:
+                    break
+                w = a._np
+                if w is None:
+                    v = a._view
+                    if v is not layouts[i]:
+                        break
+                    st = a._storage
+                    if st.jax_view is v:
+                        jax_args.append(st.owner)
+                elif w is not layouts[i]:
+                    break
+                else:
+                    snapshot = snapshots[i]
+                    if snapshot is not None and snapshot[0] == w.tobytes():
+                        jax_args.append(snapshot[1])
+                i += 1  # noqa: SIM113
+            else:
+                if call is None or len(jax_args) < i:
+                    result = entry.run(args)
+                    if entry.may_call_directly:  # snapshots or the direct call may be ready now
+                        self._memo = _memo(args, entry, adopt=True)
+                    return result
+                # handover.adopt_as, inlined: with the loop above, this is all of a steady call's own work.
+                storage = _new(Storage)
+                storage.buf = None
+                storage.readonly = True
+                storage.owner = call(*jax_args)
+                storage.jax_view = view
+                result = _new(Array)
+                result._storage = storage
+                result._view = view
+                result._dtype = dtype
+                result._np = None
+                return result
+        if current_trace() is not None:
+            return self._fun(*args, **kwargs)  # inside another trace: inline into it
+        fast_key = None
+        if not kwargs and not self._static_argnums:
+            fast_key = _fast_key(args)
+            if fast_key is not None:
+                entry = self._fast_cache.get(fast_key)
+                # An entry traced for distinct storages serves arguments that share one only when the
+                # program writes into none of them (reads cannot tell aliased inputs apart).
+                if entry is not None:
+                    if entry.pure:
+                        result = entry.run(args)
+                        self._memo = _memo(args, entry)
+                        return result
+                    if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
+                        return entry.run(args)
+        sig = self._signature(args, kwargs)
+        with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
+            entry = self._cache.get(sig.key)
+            if entry is None:
+                entry = Compiled(self._trace(sig, len(args)), self)
+                self._cache[sig.key] = entry
+                if len(self._cache) > CACHE_SIZE:
+                    evicted = self._cache.popitem(last=False)[1]
+                    self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
+            else:
+                self._cache.move_to_end(sig.key)
+        if not entry.pure and entry.constants:
+            closure = self._closure_signature(sig, args, kwargs, entry.constants)
+            if closure is not None:
+                sig = closure
+                with self._lock:
+                    entry = self._cache.get(sig.key)
+                    if entry is None:
+                        entry = self._cache[sig.key] = Compiled(self._trace(sig, len(args)), self)
+                fast_key = None
+        if sig.conflict and not entry.pure:
+            raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
+                             "are not a whole number of elements), and the function writes into an argument, "
+                             "so its effect on the other cannot be compiled; pass a copy of one of them")
+        if fast_key is not None and not sig.groups and not sig.conflict:
+            self._fast_cache[fast_key] = entry
+        if entry.traced.scalar_checks:
+            _check_scalar_arguments(entry.traced.scalar_checks, sig.leaves)
+        return entry.run(sig.leaves)
+
+    def _closure_signature(self, sig, args, kwargs, constants) -> _Signature | None:
+        """For a program that writes into its inputs or the arrays it closes over: when a closed-over array
+        shares memory with an argument or another closed-over array, the signature with those constants as
+        leaves (traced so that a write through one is seen through the other, as eagerly); else None."""
+        arrays = [leaf for leaf in sig.leaves if isinstance(leaf, Array)] + list(constants)
+        if handover.distinct_storages(arrays):
+            return None
+        return self._signature(args, kwargs, tuple(constants))
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        sig = self._signature(args, kwargs)
+        return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
+
+    def clear_cache(self) -> None:
+        self._memo = None
+        self._cache.clear()
+        self._fast_cache.clear()
+
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+
+def _fast_key(args):
+    """A cache key for positional, all-array arguments (the common call), else None. It does not look at
+    shared storage: `handover.distinct_storages` does, when the entry found needs it."""
+    key = []
+    for a in args:
+        if type(a) is not Array:
+            return None
+        w = a._np
+        if w is not None:
+            key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
+        else:
+            view = a._view
+            key.append((view.shape, a._dtype, view.strides, 0))
+    return tuple(key)
+
+
+def _memo(args, entry, adopt: bool = False) -> tuple | None:
+    """What `Jitted.__call__` checks a call against to reuse `entry` at once: each argument's window (or
+    View, when it has no window), dtype and snapshot (bytes, JAX copy), if a ready one is on its storage.
+    With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept.
+
+    None when an argument has a large window: the memo holds its windows, and must not keep the memory of
+    a large input alive after the call (nor does that call need the time the memo saves)."""
+    layouts, dtypes, snapshots = [], [], []
+    for a in args:
+        w = a._np
+        if w is not None and w.nbytes > handover.SNAPSHOT_MAX_BYTES:
+            return None
+        layouts.append(a._view if w is None else w)
+        dtypes.append(a._dtype)
+        if adopt and w is not None and a._storage is None:
+            a._storage_view()
+        seen = a._storage.jax_copy if w is not None and a._storage is not None else None
+        ready = seen is not None and seen[0] is w and seen[2] is not None
+        snapshots.append((seen[1], seen[2]) if ready else None)
+    direct = entry.direct or (None, None, None)
+    return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), entry, *direct)
+
+
+def _numpy_scalar_value(leaf, j: int):
+    value = leaf.item()
+    if not isinstance(value, _SCALARS):
+        raise TypeError(f"jit: argument leaf {j} is a NumPy {leaf.dtype} scalar, which has no Python scalar of the "
+                        "Array API's kinds; pass it through static_argnums/static_argnames")
+    return value
+
+
+def _check_scalar_arguments(checks: tuple, leaves: list) -> None:
+    """Store each checked Python scalar argument into its dtype as eager code does, raising what NumPy raises
+    there (OverflowError for an int out of range, ValueError for NaN into an integer dtype, ...)."""
+    for j, dtype in checks:
+        np.empty((), dtype.np)[()] = leaves[j]
+
+
+def _hashable(value, what: str):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"jit: {what} of type {type(value).__name__} is not hashable, so it cannot be "
+                        "static; pass a hashable value (e.g. a tuple instead of a list)") from None
+    return value
+
+
+class Traced:
+    """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
+
+    def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
+        out_leaves, self.out_treedef = _tree.flatten(out)
+        input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
+        const_entries = list(trace.constants.values())
+        const_buffers = {id(tracer._buffer): j for j, (_, _, tracer) in enumerate(const_entries)}
+        outputs, out_slots, specs = [], {}, []
+        sharing: dict[int, int] = {}  # buffer id -> number of output leaves that view it
+        for leaf in out_leaves:
+            if isinstance(leaf, Tracer):
+                sharing[id(leaf._buffer)] = sharing.get(id(leaf._buffer), 0) + 1
+        for leaf in out_leaves:
+            if isinstance(leaf, Tracer) and leaf._trace is trace:
+                buf = leaf._buffer
+                if id(buf) in input_buffers:
+                    specs.append(("input", input_buffers[id(buf)], leaf._chain))
+                elif id(buf) in const_buffers:
+                    specs.append(("const", const_buffers[id(buf)], leaf._chain))
+                elif sharing[id(buf)] == 1:
+                    # The only output over this buffer: XLA computes the view's value itself.
+                    specs.append(("out", len(outputs), ()))
+                    outputs.append(trace.read(leaf))
+                else:
+                    # Several outputs view one buffer: return the buffer once and re-derive the views
+                    # eagerly, so the outputs share memory exactly as they would eagerly.
+                    if id(buf) not in out_slots:
+                        out_slots[id(buf)] = len(outputs)
+                        outputs.append(buf.var)
+                    specs.append(("out", out_slots[id(buf)], leaf._chain))
+            elif isinstance(leaf, Tracer):
+                leaf._check_live("a jit output")
+                raise TypeError("jit: the function returned a value traced by a different trace")
+            else:
+                specs.append(("static", leaf, ()))
+        # Inputs and closed-over arrays the function wrote into are written back after the call.
+        self.input_writes, self.const_writes = [], []
+        for i, t in enumerate(in_tracers):
+            if t._buffer.version:
+                self.input_writes.append((i, len(outputs)))
+                outputs.append(t._buffer.var)
+        for j, (_, _, tracer) in enumerate(const_entries):
+            if tracer._buffer.version:
+                self.const_writes.append((j, len(outputs)))
+                outputs.append(tracer._buffer.var)
+        self.specs = specs
+        self.constants = [array for _, array, _ in const_entries]
+        self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
+                                   trace.eqns, outputs)
+        self._program = None
+        self.n_leaves = len(in_tracers)
+        self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
+        self.groups = sig.groups
+        # (leaf, dtype): Python scalar arguments the function stored into an integer dtype (`note_scalar_store`).
+        leaf_of = {id(t._buffer.initial_var): roots[i] for i, t in enumerate(in_tracers)}
+        self.scalar_checks = tuple(dict.fromkeys((leaf_of[id(var)], dtype) for var, dtype in trace.scalar_stores
+                                                 if id(var) in leaf_of))
+
+    @property
+    def program(self) -> Program:
+        """The program `jit` lowers: the recorded one after the passes (computed on first use)."""
+        if self._program is None:
+            self._program = optimize(self.raw_program)
+        return self._program
+
+    def __str__(self):
+        return str(self.program)
+
+
+class Compiled:
+    """A traced program lowered to a `jax.jit` function, plus the caller-side output handling."""
+
+    def __init__(self, traced: Traced, jitted: Jitted):
+        from stridex._lax.jax_bridge import jax
+        from stridex._transforms.lowering import lower_program
+
+        self.traced = traced
+        self.constants = traced.constants
+        run = lower_program(traced.program)
+        n_consts = len(traced.constants)
+        options = {}
+        if jitted._in_shardings is not None:
+            options["in_shardings"] = (None,) * n_consts + tuple(_as_tuple(jitted._in_shardings)) \
+                if isinstance(jitted._in_shardings, (tuple, list)) else jitted._in_shardings
+        if jitted._out_shardings is not None:
+            options["out_shardings"] = jitted._out_shardings
+        if jitted._device is not None:
+            options["device"] = jitted._device
+        if jitted._donate_argnums:
+            options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
+                                              if i < traced.n_leaves)
+        self.donates = bool(options.get("donate_argnums"))
+        self.pure = not traced.input_writes and not traced.const_writes
+        # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
+        # without the general output handling; its JAX function returns the array itself, not a tuple.
+        self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
+                              and self.pure and not traced.groups and not self.donates)
+        if self.single_output:
+            self.function = jax().jit(lambda *a: run(*a)[0], **options)
+            aval = traced.program.outputs[0].aval
+            self.out_view, self.out_dtype = View.contiguous(aval.shape), aval.dtype
+            self.run = self._run_single  # one frame less on every call
+        else:
+            self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        self.x64 = jax().enable_x64
+        self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
+        # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
+        # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
+        self.aot = None
+        self.direct = None
+        self.plain = not options
+        # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
+        self.may_call_directly = self.single_output and self.plain and not self.constants
+
+    def _call(self, args):
+        """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
+        if self.x64_readable and self.x64.value:
+            return self.function(*args)
+        with self.x64(True):
+            return self.function(*args)
+
+    def _call_aot(self, args):
+        """The first call on JAX-array inputs: compile ahead of time, then keep the executable's call."""
+        with self.x64(True):
+            executable = self.function.lower(*args).compile()
+        out = executable(*args)
+        # JAX's `Compiled.__call__` is a Python method forwarding to a C++ callable that it makes on its
+        # first call; calling that callable directly saves a Python frame on every later call.
+        self.aot = getattr(executable, "_call", None) or executable
+        if self.may_call_directly:
+            self.direct = (self.aot, self.out_view, self.out_dtype)
+        return out
+
+    def _inputs(self, leaves):
+        """The caller-side arrays behind each program input: leaves, or flat spans of aliased storage."""
+        traced = self.traced
+        if not traced.groups:
+            return leaves
+        out = []
+        written = {i for i, _ in traced.input_writes}
+        for i, j in enumerate(traced.roots):
+            group = traced.groups.get(j)
+            if group is None:
+                out.append(leaves[j])
+            elif not group[5]:
+                storage, _ = leaves[j]._storage_view()
+                out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
+            else:
+                members = [leaves[k] for k, g in traced.groups.items() if g[0] == j]
+                out.append(handover.span_of_memory(members, leaves[j], group[4], group[3], i in written))
+        return out
+
+    def _arguments(self, inputs):
+        if self.donates:  # a donated buffer is consumed by XLA: hand over plain windows, cache nothing
+            return [window(c) for c in self.traced.constants] + [
+                window(x) if isinstance(x, Array) else x for x in inputs]
+        return [handover.jax_argument(c) for c in self.traced.constants] + [
+            handover.jax_argument(x) if isinstance(x, Array) else x for x in inputs]
+
+    def run(self, leaves):
+        inputs = self._inputs(leaves)
+        outs = self._call(self._arguments(inputs))
+        traced = self.traced
+        leaves = inputs
+        bases = [handover.adopt_jax(o) for o in outs]
+        for i, k in traced.input_writes:
+            assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
+        for j, k in traced.const_writes:
+            assign.bind(traced.constants[j], bases[k], template=(("ellipsis",),))
+        results = []
+        for kind, where, chain in traced.specs:
+            if kind == "static":
+                results.append(where)
+                continue
+            x = bases[where] if kind == "out" else leaves[where] if kind == "input" else traced.constants[where]
+            for prim, params in chain:
+                x = prim.bind(x, **params)
+            results.append(x)
+        return _tree.unflatten(traced.out_treedef, results)
+
+    def _run_single(self, leaves):
+        on_jax = True  # every argument is a JAX array already
+        args = []
+        for x in (*self.constants, *leaves) if self.constants else leaves:
+            if type(x) is Array:
+                x = handover.jax_argument(x)
+                if type(x) is np.ndarray:  # (else a JAX array)
+                    on_jax = False
+            else:
+                on_jax = False
+            args.append(x)
+        if on_jax and self.plain:
+            out = self.aot(*args) if self.aot is not None else self._call_aot(args)
+        else:
+            out = self._call(args)
+        return handover.adopt_as(out, self.out_view, self.out_dtype)
+
+
+class Lowered:
+    """What `jit(f).lower(*args)` returns: `.as_text()` shows JAX's lowered module; `.ir` stridex's program."""
+
+    def __init__(self, compiled: Compiled, leaves):
+        self.ir = compiled.traced.program
+        with compiled.x64(True):
+            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(leaves)))
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()
+
+    def compile(self):
+        return self._jax_lowered.compile()

@@ -1,0 +1,424 @@
+"""The tracing interpreter: `Tracer`s stand in for arrays and every bound primitive becomes an IR equation.
+
+Writes are functionalised. Every tracer belongs to a `Buffer` (the value of a base array, as a chain of
+versions) and carries the chain of view primitives that derives it from that base, plus its symbolic
+`View` (so reshape-or-copy decisions are the ones eager execution makes). `x[idx] = v` becomes a
+`scatter` into the current value of x, written back through the chain (each view primitive's
+`write_back` rule) into a new version of the base; any tracer of the same buffer re-derives itself
+from the newest version when next read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array
+from stridex._core.avals import ShapedArray
+from stridex._core.state import current_trace, set_trace
+from stridex._core.view import View
+from stridex._lax.elementwise import aval_of
+from stridex._lax.views import WRITE_BACK
+from stridex._transforms.ir import Eqn, Literal, Var
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_frame() -> str:
+    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR + os.sep):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+class TracingError(Exception):
+    """Base class of errors that only arise while tracing."""
+
+
+class ConcretizationError(TracingError, TypeError):
+    """A traced value was needed as a concrete Python value (bool/int/float/index)."""
+
+
+class EscapedTracerError(TracingError, RuntimeError):
+    """A tracer was used after the trace that made it had finished."""
+
+
+class DataDependentShapeError(TracingError, ValueError):
+    """An operation whose output shape depends on the data was traced."""
+
+
+class Buffer:
+    """The versions of one base value under tracing: `var` is its current value; writes bump `version`."""
+
+    __slots__ = ("aval", "initial_var", "var", "version", "view")
+
+    def __init__(self, var, aval: ShapedArray, view: View):
+        self.var = var
+        self.initial_var = var
+        self.version = 0
+        self.aval = aval
+        self.view = view
+
+
+class Tracer(Array):
+    """An array inside a trace: what is known is its aval; its value is an IR variable."""
+
+    __slots__ = ("_aval", "_buffer", "_chain", "_trace", "_var", "_version")
+
+    def __init__(self, trace, aval: ShapedArray, var, buffer: Buffer, chain: tuple, view: View):
+        self._trace = trace
+        self._aval = aval
+        self._var = var
+        self._buffer = buffer
+        self._chain = chain
+        self._version = buffer.version
+        self._dtype = aval.dtype
+        self._view = view
+        self._storage = None
+        self._np = None
+
+    # --- what a tracer knows -------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._aval.shape
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def _storage_view(self):
+        self._check_live("its view")
+        return self._buffer, self._view
+
+    def _fast_storage(self) -> bool:
+        return False
+
+    def _check_live(self, what: str):
+        if self._trace.finished:
+            raise EscapedTracerError(
+                f"a traced value ({self._aval}) escaped the {self._trace.kind} trace that made it and was used for {what} "
+                f"at {user_frame()}. Return it from the jitted function instead of storing it elsewhere.")
+
+    def _eager_window(self, prim):
+        self._check_live(prim.name)
+        raise EscapedTracerError(f"traced value used outside its trace by {prim.name} at {user_frame()}")
+
+    # --- what a tracer cannot do ---------------------------------------------------------------
+    def _concrete(self, what: str):
+        self._check_live(what)
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this array is traced ({self._aval}) at {user_frame()}.\n"
+            f"Python control flow cannot depend on values inside `{self._trace.kind}`. Ways out: pass the value as a static "
+            "argument (static_argnums=/static_argnames=), compute the decision outside the jitted function, "
+            "or express it with array operations such as `where`.")
+
+    def __bool__(self):  # noqa: PLE0304  (always raises)
+        self._concrete("bool()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __complex__(self):
+        self._concrete("complex()")
+
+    def __index__(self):  # noqa: PLE0305  (always raises)
+        self._concrete("__index__ (use as a Python integer)")
+
+    def __array__(self, dtype=None, copy=None):
+        self._concrete("conversion to a NumPy array")
+
+    def __dlpack__(self, *args, **kwargs):
+        self._concrete("DLPack export")
+
+    def __reduce__(self):
+        self._concrete("pickling (or copy.copy)")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return f"Tracer<{self._aval}>"
+
+    __str__ = __repr__
+
+    def to_device(self, device, /, *, stream=None):
+        from stridex._core.array import check_device
+
+        check_device(device)
+        return self
+
+
+class Trace:
+    """A functionalising interpreter. Subclasses say what a value's *payload* is (an IR Var for `jit`, a
+    primal with its tangent for `jvp`, ...) through `apply` (run a primitive on payloads) and `lift`
+    (the payload of a value from outside this trace); views, writes and re-derivation are shared here."""
+
+    kind = "trace"
+    concrete_shapes = False  # True where payloads hold values whose shapes are known (autodiff over eager)
+
+    def __init__(self, parent=None):
+        self.parent = parent  # the trace this one's computations are bound to (None: eager)
+        self.finished = False
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def apply(self, prim, payloads: list, params: dict) -> list:
+        raise NotImplementedError
+
+    def lift(self, x):
+        raise NotImplementedError
+
+    def aval(self, payload) -> ShapedArray:
+        raise NotImplementedError
+
+    def data_dependent(self, prim, args, params):
+        raise DataDependentShapeError(
+            f"{prim.name} has an output shape that depends on the values of its input, which `{self.kind}` "
+            f"cannot know while tracing (at {user_frame()}). Call it outside the transformed function, or use "
+            "a fixed-size alternative (e.g. `where` instead of boolean-mask indexing).")
+
+    # --- tracers -------------------------------------------------------------------------------
+    def new_tracer(self, payload, view: View | None = None) -> Tracer:
+        aval = self.aval(payload)
+        view = view if view is not None else View.contiguous(aval.shape)
+        return Tracer(self, aval, payload, Buffer(payload, aval, view), (), view)
+
+    def to_tracer(self, x) -> Tracer:
+        """x as a tracer of this trace (values from outside become tracers over their lifted payload)."""
+        if isinstance(x, Tracer) and x._trace is self:
+            return x
+        view = x._storage_view()[1] if isinstance(x, Array) and not isinstance(x, Tracer) and x.size else None
+        if isinstance(x, Tracer) and x.size:
+            view = x._view
+        return self.new_tracer(self.lift(x), view)
+
+    def read(self, x):
+        """The payload for `x`, re-derived through its chain of views if its buffer was written since."""
+        if isinstance(x, Tracer) and x._trace is self:
+            if x._version != x._buffer.version:
+                self._rederive(x)
+            return x._var
+        if isinstance(x, Tracer) and x._trace.finished:
+            x._check_live("an operation")
+        return self.lift(x)
+
+    def _rederive(self, x: Tracer) -> None:
+        buffer = x._buffer
+        payload = buffer.var
+        for prim, params in x._chain:
+            (payload,) = self.apply(prim, [payload], params)
+        x._var = payload
+        x._version = buffer.version
+
+    # --- the interpreter -----------------------------------------------------------------------
+    def process(self, prim, args, params):
+        if prim.kind == "write":
+            return self._process_write(prim, args, params)
+        if prim.data_dependent and not self.concrete_shapes:
+            return self.data_dependent(prim, args, params)
+        outputs = self.apply(prim, [self.read(a) for a in args], params)
+        if prim.kind == "view":
+            x = self.to_tracer(args[0])
+            (payload,) = outputs
+            return Tracer(self, self.aval(payload), payload, x._buffer, x._chain + ((prim, params),),
+                          prim.impl(x._view, **params))
+        tracers = [self.new_tracer(p) for p in outputs]
+        return tuple(tracers) if prim.multiple_results else tracers[0]
+
+    def _process_write(self, prim, args, params):
+        from stridex._lax.array_indexing import scatter
+
+        target, value, *indices = args
+        if not self.concrete_shapes and any(getattr(i, "dtype", None) is _dtypes.bool for i in indices) \
+                and getattr(value, "size", 1) != 1:
+            # x[mask] = values-per-selected-element: how many are selected depends on the data.
+            return self.data_dependent(prim, args, params)
+        target = self.writable_target(target)
+        updated = scatter.bind(self._current(target), value, *indices, **params)
+        self.write_back(target, updated)
+        return target
+
+    def writable_target(self, target) -> Tracer:
+        if isinstance(target, Tracer) and target._trace is self:
+            return target
+        raise TracingError(
+            f"under {self.kind}, writing into an array from outside the transformed function is not supported "
+            f"(at {user_frame()}); pass the array in as an argument")
+
+    def _current(self, x: Tracer) -> Tracer:
+        """A tracer with x's current value and x's view (so further derivations see the right strides)."""
+        payload = self.read(x)
+        return Tracer(self, x._aval, payload, Buffer(payload, x._aval, x._view), (), x._view)
+
+    def write_back(self, target: Tracer, new_value: Tracer) -> None:
+        """Make `new_value` the value of view `target` by writing it back through target's chain."""
+        buffer = target._buffer
+        base = Tracer(self, buffer.aval, buffer.var, Buffer(buffer.var, buffer.aval, buffer.view), (), buffer.view)
+        parents = [base]
+        for prim, params in target._chain[:-1]:
+            parents.append(prim.bind(parents[-1], **params))
+        child = new_value if isinstance(new_value, Tracer) and new_value._trace is self else self.to_tracer(new_value)
+        for (prim, params), parent in zip(reversed(target._chain), reversed(parents)):
+            child = WRITE_BACK[prim.name](parent, child, **params)
+        if child.shape != buffer.aval.shape or child.dtype is not buffer.aval.dtype:
+            raise AssertionError(f"write-back produced {child.aval}, expected {buffer.aval}")
+        buffer.var = self.read(child)
+        buffer.version += 1
+
+    # --- running computations one level down ---------------------------------------------------
+    def below(self):
+        """A context in which binds go to this trace's parent (where its payloads' values live)."""
+        return _TraceScope(self.parent)
+
+
+class _TraceScope:
+    __slots__ = ("saved", "trace")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.saved = current_trace()
+        set_trace(self.trace)
+
+    def __exit__(self, *exc):
+        set_trace(self.saved)
+
+
+def push(trace: Trace) -> _TraceScope:
+    """A context in which `trace` is the current trace."""
+    return _TraceScope(trace)
+
+
+class JitTrace(Trace):
+    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own."""
+
+    kind = "jit"
+
+    def __init__(self):
+        super().__init__(None)
+        self.eqns: list[Eqn] = []
+        self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
+        # (Var, DType): a Python scalar argument stored into an integer dtype; `jit` checks its value per call.
+        self.scalar_stores: list[tuple] = []
+        # id(array) -> Tracer, for closed-over arrays that `jit` passes as inputs (they alias others).
+        self.bound_constants: dict[int, Tracer] = {}
+
+    def aval(self, payload) -> ShapedArray:
+        return payload.aval
+
+    def new_input(self, aval: ShapedArray, view: View | None = None) -> Tracer:
+        return self.new_tracer(Var(aval), view)
+
+    def constant(self, array: Array) -> Tracer:
+        """A concrete array the traced function closed over: an implicit input (read at call time)."""
+        bound = self.bound_constants.get(id(array))
+        if bound is not None:
+            return bound
+        entry = self.constants.get(id(array))
+        if entry is None:
+            aval = ShapedArray(array.shape, array.dtype)
+            tracer = self.new_input(aval, array._storage_view()[1] if array.size else None)
+            entry = (tracer._var, array, tracer)
+            self.constants[id(array)] = entry
+        return entry[2]
+
+    def to_tracer(self, x) -> Tracer:
+        if isinstance(x, Array) and not isinstance(x, Tracer):
+            return self.constant(x)
+        return super().to_tracer(x)
+
+    def writable_target(self, target) -> Tracer:
+        if isinstance(target, Array) and not isinstance(target, Tracer):
+            return self.constant(target)  # written back into the closed-over array after the call
+        return super().writable_target(target)
+
+    def lift(self, x):
+        if isinstance(x, Tracer):
+            x._check_live("an operation")
+            raise EscapedTracerError(f"a value traced by another transformation was used inside jit at {user_frame()}")
+        if isinstance(x, Array):
+            return self.read(self.constant(x))
+        if isinstance(x, (bool, int, float, complex)):
+            return Literal(x, aval_of(x))
+        raise TypeError(f"a jitted computation received an operand of type {type(x).__name__}")
+
+    def apply(self, prim, payloads, params):
+        avals = prim.abstract_eval(*[p.aval for p in payloads], **params)
+        avals = avals if prim.multiple_results else (avals,)
+        outputs = [Var(a) for a in avals]
+        self.eqns.append(Eqn(prim, payloads, params, outputs))
+        return outputs
+
+
+def trace_to_program(fn, in_avals, in_views=None) -> tuple[JitTrace, list, object]:
+    """Trace `fn(*tracers)`; returns (program, output tracers, trace, input tracers).
+
+    The caller turns outputs into program outputs (see `_jit`); this function only runs the trace.
+    """
+    trace = JitTrace()
+    tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
+    with push(trace):
+        try:
+            out = fn(*tracers)
+        except BaseException:
+            trace.finished = True  # tracers the failed function stored elsewhere have escaped
+            raise
+    return trace, tracers, out
+
+
+_WEAK_EXAMPLES = {_dtypes.bool: True, _dtypes.int64: 1, _dtypes.float64: 1.0, _dtypes.complex128: 1j}
+
+
+def weak_scalar_example(x):
+    """For a weakly typed traced value (a Python scalar argument of a jitted function), an example Python
+    scalar of its kind, so that it is validated and promoted exactly like the scalar it stands for; else None."""
+    aval = getattr(x, "_aval", None)
+    if aval is not None and aval.weak_type and aval.shape == ():
+        return _WEAK_EXAMPLES.get(aval.dtype)
+    return None
+
+
+def note_scalar_store(value, dtype) -> None:
+    """Say that `value`, where it is a Python scalar, is converted to `dtype` the way NumPy stores one.
+
+    Eagerly NumPy checks that conversion: an int out of the dtype's range raises OverflowError ("Python integer
+    300 out of bounds for int8"), a NaN stored into an integer dtype ValueError, and so on; a compiled program
+    would wrap or saturate instead. So for a Python scalar argument of a jitted function (a weak traced value),
+    the trace records the pair, and `jit` stores each call's argument into that dtype before running the
+    program, raising what eager execution raises. Only the argument itself is checked: a value computed from
+    it inside the function is an int64/float64 of the program, as in JAX.
+    """
+    if not isinstance(value, Tracer) or dtype.kind not in ("signed", "unsigned"):
+        return
+    aval = value._aval
+    if not aval.weak_type or aval.dtype is _dtypes.bool or (aval.dtype is dtype and dtype is _dtypes.int64):
+        return  # (a bool fits every integer dtype; an int64 argument fits int64)
+    trace = value._trace
+    if isinstance(trace, JitTrace):
+        trace.scalar_stores.append((value._var, dtype))
+
+
+def is_weak_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, Array)
+
+
+__all__ = [
+    "ConcretizationError",
+    "DataDependentShapeError",
+    "EscapedTracerError",
+    "JitTrace",
+    "Tracer",
+    "TracingError",
+    "_dtypes",
+    "trace_to_program",
+]
