@@ -9,6 +9,7 @@
 import os as _os
 
 from stridex import _lax as _primitives  # registers every primitive
+from stridex._api import array_object as _array_object  # installs the Array's operators
 from stridex._api import constants as _constants
 from stridex._api import creation_functions as _creation
 from stridex._api import data_type_functions as _data_type
@@ -55,7 +56,7 @@ __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})
 
 if _os.environ.get("STRIDEX_MODE", "eager") == "jit":
-    from stridex._transforms.jit_mode import install as _install_jit_mode
+    from stridex._api.jit_mode import install as _install_jit_mode
 
     _install_jit_mode(globals())
 elif _os.environ.get("STRIDEX_MODE", "eager") != "eager":

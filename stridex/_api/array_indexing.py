@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from stridex._api.creation_functions import asarray
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._lax import array_indexing as _ix
@@ -94,7 +95,6 @@ def getitem(x: Array, key) -> Array:
 
 def _advanced_template(key: tuple, shape: tuple):
     """Template + index arrays for a key with integer arrays, lists or masks (NumPy semantics)."""
-    from stridex._api.creation_functions import asarray
 
     if any(isinstance(k, (np.ndarray, np.bool_)) for k in key):
         key = tuple(_from_numpy_index(k) for k in key)
@@ -175,7 +175,6 @@ def _from_numpy_index(k):
     if k.dtype.kind not in "biu" or k.dtype not in _dtypes.FROM_NUMPY:
         raise IndexError(f"arrays used as indices must be of integer or boolean dtype, got a NumPy array of "
                          f"dtype {k.dtype}")
-    from stridex._api.creation_functions import asarray
 
     return asarray(k)
 

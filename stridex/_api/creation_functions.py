@@ -7,6 +7,9 @@ import operator
 
 import numpy as np
 
+from stridex._api.elementwise_functions import floor
+from stridex._api.manipulation_functions import concat, reshape
+from stridex._api.searching_functions import where
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, adopt, check_device, python_scalar, raise_if_unsupported
 from stridex._core.dtypes import DType
@@ -543,9 +546,6 @@ def _traced_linspace(start, stop, num, dtype, device, endpoint) -> Array:
     array), whose value the program only knows when it runs: NumPy's algorithm (i * step + start, the last value
     `stop` itself, then floor for an integer dtype) written with array operations, as the primitive's lowering
     computes it from constant bounds. The checks and dtype rules are those of the Python-scalar bounds."""
-    from stridex._api.elementwise_functions import floor
-    from stridex._api.manipulation_functions import concat, reshape
-    from stridex._api.searching_functions import where
 
     bounds = [b if _is_traced_bound(b) else _python_scalar(b, "linspace", what, (int, float, complex))
               for b, what in ((start, "start"), (stop, "stop"))]

@@ -1,8 +1,8 @@
-"""The array object: `Array = (Storage, View, DType)`, with the spec's attributes, operators and protocols.
+"""The array object: `Array = (Storage, View, DType)`, with the spec's attributes and protocols.
 
 Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
-window and only creates its Storage/View when a view of it is taken. Every operator delegates to a
-namespace function, so the same code runs eagerly and under tracing.
+window and only creates its Storage/View when a view of it is taken. Its operators, `x[key]`, `.T` and
+`.mT` delegate to the namespace, which installs them from one table (`stridex/_api/array_object.py`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.dtypes import FROM_NUMPY, DType
-from stridex._core.state import current_trace
-from stridex._core.storage import Storage, storage_from_ndarray
+from stridex._core.storage import Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
 
 
@@ -56,6 +55,7 @@ class Array:
     """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
 
     __slots__ = ("__weakref__", "_dtype", "_np", "_storage", "_view")
+    __hash__ = None  # arrays compare elementwise, so they are not hashable
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
     # --- construction (internal) ---------------------------------------------------------------
@@ -143,18 +143,6 @@ class Array:
         for d in self.shape:
             n *= d
         return n
-
-    @property
-    def T(self) -> Array:
-        if self.ndim != 2:
-            raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
-        if current_trace() is None and self._fast_storage():
-            return self._fast_view(window(self).T)
-        return _manip.permute_dims(self, (1, 0))
-
-    @property
-    def mT(self) -> Array:
-        return _linalg_main.matrix_transpose(self)
 
     def __len__(self) -> int:
         shape = self.shape
@@ -278,65 +266,6 @@ class Array:
                             "0-D arrays take a format spec; format its elements one by one, or use str(x)")
         return format(python_scalar(self), format_spec)
 
-    # --- indexing ------------------------------------------------------------------------------
-
-    def __getitem__(self, key) -> Array:
-        if current_trace() is None:
-            t = type(key)
-            if t is int or t is slice:
-                if self._fast_storage():
-                    w = self._np
-                    return self._fast_view((w if w is not None else window(self))[key, ...])
-            elif t is tuple and _is_fast_key(key) and self._fast_storage():
-                w = self._np
-                w = w if w is not None else window(self)
-                return self._fast_view(w[key] if Ellipsis in key else w[key + (Ellipsis,)])
-        return _getitem.getitem(self, key)
-
-    def __setitem__(self, key, value) -> None:
-        if current_trace() is None:
-            t = type(key)
-            if (t is int or t is slice or (t is tuple and _is_fast_key(key))) and self._fast_storage():
-                value = _getitem.check_value(self, value)
-                w = window(self)
-                if 0 in w.strides:
-                    refuse_broadcast_write(w)
-                w[key] = window(value) if isinstance(value, Array) else value
-                return
-        _getitem.setitem(self, key, value)
-
-    # --- operators: each delegates to the namespace function of the same meaning ----------------
-
-    def __abs__(self):
-        return _ew.abs(self)
-
-    def __neg__(self):
-        return _ew.negative(self)
-
-    def __pos__(self):
-        return _ew.positive(self)
-
-    def __invert__(self):
-        return _ew.bitwise_invert(self)
-
-    def __matmul__(self, other):
-        if not isinstance(other, Array):
-            return NotImplemented
-        return _linalg_main.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        if not isinstance(other, Array):
-            return NotImplemented
-        return _linalg_main.matmul(other, self)
-
-    def __imatmul__(self, other):
-        result = self.__matmul__(other)
-        if result is NotImplemented:
-            return NotImplemented
-        _getitem.assign_inplace(self, result, "@=")
-        return self
-
-
 def refuse_broadcast_write(w: np.ndarray) -> None:
     """Writing through a broadcast view (stride 0 over more than one element) is refused, as in NumPy
     (whose broadcast views are read-only) and as under tracing, where the write would be ambiguous."""
@@ -351,7 +280,8 @@ def refuse_broadcast_write(w: np.ndarray) -> None:
 _FAST_KEY_TYPES = frozenset({int, slice, type(None), type(Ellipsis)})
 
 
-def _is_fast_key(key: tuple) -> bool:
+def is_fast_key(key: tuple) -> bool:
+    """Whether a tuple index holds only ints, slices, None and Ellipsis (the eager fast path's keys)."""
     for k in key:
         if type(k) not in _FAST_KEY_TYPES:
             return False
@@ -409,7 +339,6 @@ def raise_if_unsupported(np_dtype) -> None:
 
 
 def _aligned_copy(a):
-    from stridex._core.storage import aligned_copy
 
     return aligned_copy(a)
 
@@ -436,91 +365,3 @@ def python_scalar(value):
             return int(value)
         return float(value) if kind == "real floating" else complex(value)
     return value
-
-
-from stridex._api import array_indexing as _getitem
-from stridex._api import elementwise_functions as _ew
-from stridex._api import linear_algebra_functions as _linalg_main
-from stridex._api import manipulation_functions as _manip
-
-# What the operators take besides arrays: Python scalars, and NumPy scalars (below) and 0-D NumPy arrays, which
-# the namespace functions take as the Python scalar of the same value. Returning NotImplemented for a NumPy
-# scalar would hand `x + np.int64(1)` to NumPy's reflected operator, which converts x and returns an ndarray.
-_OPERANDS = (Array, int, float, complex, np.number, np.bool_)
-_NO_PARAMS: dict = {}
-
-
-def _namespace_function(fname: str):
-    import stridex
-
-    return getattr(stridex, fname)
-
-
-def _is_0d_ndarray(other) -> bool:
-    return type(other) is np.ndarray and other.ndim == 0
-
-
-def _foreign(other, name: str):
-    """NotImplemented for an operand the operators do not take, so that Python tries the other side; but a
-    TypeError for an N-D NumPy array, which NumPy's own operator would convert the stridex array for (returning
-    an ndarray), as the namespace functions refuse it too."""
-    if isinstance(other, np.ndarray):
-        raise TypeError(f"{name}: unsupported operand, a NumPy array of shape {other.shape}; convert it with "
-                        "stridex.asarray (zero-copy) first")
-    return NotImplemented
-
-
-def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
-    fn = None  # the namespace function, looked up on first use (its module may import after this one)
-    fast = None  # (dtype names, bind) when that function offers them: two same-category arrays skip a call
-
-    def op(self, other):
-        if type(other) is Array and fast is not None:
-            names, prim = fast
-            if self._dtype.name in names and other._dtype.name in names:
-                if current_trace() is None:  # what prim.bind would do, one call shorter
-                    return prim.eager(prim, (self, other), _NO_PARAMS)
-                return prim.bind(self, other)
-        elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
-            return _foreign(other, name)
-        return (fn or resolve())(self, other)
-
-    def rop(self, other):
-        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
-            return _foreign(other, name)
-        return (fn or resolve())(other, self)
-
-    def iop(self, other):
-        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
-            return _foreign(other, name)
-        _getitem.assign_inplace(self, (fn or resolve())(self, other), name)
-        return self
-
-    def resolve():
-        nonlocal fn, fast
-        fn = _namespace_function(fname)
-        fast = getattr(fn, "fast_path", None)
-        return fn
-
-    f = iop if inplace else rop if reflected else op
-    f.__name__ = name
-    f.__qualname__ = f"Array.{name}"
-    return f
-
-
-# name stem -> namespace function. Reflected and in-place forms exist for the arithmetic/bitwise ones.
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
-    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
-}
-_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-            "eq": "equal", "ne": "not_equal"}
-
-for _stem, _fname in _BINARY.items():
-    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
-    setattr(Array, f"__r{_stem}__", _binary(f"__r{_stem}__", _fname, reflected=True))
-    setattr(Array, f"__i{_stem}__", _binary(f"__i{_stem}__", _fname, inplace=True))
-for _stem, _fname in _COMPARE.items():
-    setattr(Array, f"__{_stem}__", _binary(f"__{_stem}__", _fname))
-Array.__hash__ = None  # arrays compare elementwise, so they are not hashable

@@ -10,7 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.avals import ShapedArray
+from stridex._core.storage import aligned_copy
+from stridex._lax import views as _views
+from stridex._lax.jax_bridge import as_dtype, jnp
+from stridex._lax.jax_bridge import lax as _lax
 from stridex._lax.primitive import primitive
+from stridex._lax.views import _strided_indices
 
 
 def slice_key(start: int, stop: int, step: int) -> slice:
@@ -95,7 +100,6 @@ assign = primitive(
 
 
 def _scatter_impl(x, value, *indices, template):
-    from stridex._core.storage import aligned_copy
 
     out = aligned_copy(x)
     out[numpy_key(template, indices)] = value
@@ -103,7 +107,6 @@ def _scatter_impl(x, value, *indices, template):
 
 
 def _lower_scatter(ctx, x, value, *indices, template):
-    from stridex._lax.jax_bridge import as_dtype
 
     value = as_dtype(value, ctx.avals_in[0].dtype)
     masks = [k for k, aval in enumerate(ctx.avals_in[2:]) if aval.dtype.kind == "bool"]
@@ -123,8 +126,6 @@ def _lower_block_set(x, value, template):
 
     XLA's CPU simplifier aborts the process on a scatter with empty indices, which is what `.at[].set`
     emits for a write of the whole window (`x[::-1][...] = c`): this lowering never emits one."""
-    from stridex._lax.jax_bridge import jnp
-    from stridex._lax.jax_bridge import lax as _lax
 
     lax = _lax()
     explicit = sum(1 for e in template if e[0] in ("int", "slice"))
@@ -168,7 +169,6 @@ def _lower_masked_set(ctx, x, value, indices, template):
     """`x[mask] = value` with a leading boolean mask and a value of one element: a `select`.
 
     (A value with one element per selected position has a data-dependent shape; tracing refuses it.)"""
-    from stridex._lax.jax_bridge import lax as _lax
 
     lax = _lax()
     if template[0] != ("array", 0) or any(e[0] not in ("ellipsis",) for e in template[1:]) or \
@@ -191,7 +191,6 @@ scatter = primitive(
 
 
 def _scatter_flat_impl(x, value, *, shape, strides, offset):
-    from stridex._core.storage import aligned_copy
 
     out = aligned_copy(x)
     itemsize = out.itemsize
@@ -201,7 +200,6 @@ def _scatter_flat_impl(x, value, *, shape, strides, offset):
 
 
 def _lower_scatter_flat(ctx, x, value, *, shape, strides, offset):
-    from stridex._lax.views import _strided_indices
 
     return x.at[_strided_indices(shape, strides, offset)].set(value)
 
@@ -217,7 +215,6 @@ scatter_flat = primitive(
 
 
 def _scatter_add_impl(x, value, *indices, template):
-    from stridex._core.storage import aligned_copy
 
     out = aligned_copy(x)
     np.add.at(out, numpy_key(template, indices), value)
@@ -225,7 +222,6 @@ def _scatter_add_impl(x, value, *indices, template):
 
 
 def _lower_scatter_add(ctx, x, value, *indices, template):
-    from stridex._lax.jax_bridge import as_dtype
 
     return x.at[numpy_key(template, indices)].add(as_dtype(value, ctx.avals_in[0].dtype))
 
@@ -289,9 +285,8 @@ def _scatter_flat_jvp(primals, tangents, **params):
 
 
 def _scatter_flat_vjp(ct, x, value, *, out, **params):
-    from stridex._lax.views import as_strided
 
-    return scatter_flat.bind(ct, 0.0, **params), as_strided.bind(ct, **params)
+    return scatter_flat.bind(ct, 0.0, **params), _views.as_strided.bind(ct, **params)
 
 
 def _basic_template(template) -> bool:

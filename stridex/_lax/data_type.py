@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.avals import ShapedArray
+from stridex._lax import elementwise as _elementwise
 from stridex._lax.jax_bridge import lax
 from stridex._lax.manipulation import output_buffer
 from stridex._lax.primitive import primitive
@@ -105,9 +106,8 @@ def _convert_jvp(primals, tangents, *, new_dtype):
         return out, None
     t = tangents[0]
     if t.dtype.kind == "complex floating" and new_dtype.kind != "complex floating":
-        from stridex._lax.elementwise import real
 
-        t = real.bind(t)  # the conversion keeps the real part
+        t = _elementwise.real.bind(t)  # the conversion keeps the real part
     return out, convert_element_type.bind(t, new_dtype=new_dtype)
 
 

@@ -15,6 +15,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
+from stridex._lax import array_indexing as _array_indexing
+from stridex._lax import views as _views
 from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.manipulation import aligned_result
@@ -188,8 +190,6 @@ fftfreq = primitive(
 def _fit_axes(g, shape, axes):
     """g trimmed or zero-padded along `axes` to `shape`."""
     from stridex._api.creation_functions import zeros
-    from stridex._lax.array_indexing import scatter
-    from stridex._lax.views import basic_index
 
     for axis in axes:
         have, want = g.shape[axis], shape[axis]
@@ -198,10 +198,10 @@ def _fit_axes(g, shape, axes):
         entries = tuple(("slice", 0, min(have, want), 1) if a == axis else ("slice", 0, n, 1)
                         for a, n in enumerate(g.shape))
         if have > want:
-            g = basic_index.bind(g, entries=entries)
+            g = _views.basic_index.bind(g, entries=entries)
         else:
             target = g.shape[:axis] + (want,) + g.shape[axis + 1:]
-            g = scatter.bind(zeros(target, dtype=g.dtype), g, template=entries)
+            g = _array_indexing.scatter.bind(zeros(target, dtype=g.dtype), g, template=entries)
     return g
 
 

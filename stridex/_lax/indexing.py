@@ -7,6 +7,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.view import broadcast_shapes
+from stridex._lax import array_indexing as _array_indexing
 from stridex._lax.jax_bridge import jnp, lax
 from stridex._lax.manipulation import aligned_result, scatter_add_along
 from stridex._lax.primitive import primitive
@@ -97,7 +98,6 @@ def _take_vjp(ct, x, indices, *, out, axis):
 def _take_along_vjp(ct, x, indices, *, out, axis):
     from stridex._api.creation_functions import arange, zeros
     from stridex._api.manipulation_functions import reshape
-    from stridex._lax.array_indexing import scatter_add
 
     shape = ct.shape
     ndim = len(shape)
@@ -108,7 +108,7 @@ def _take_along_vjp(ct, x, indices, *, out, axis):
              reshape(arange(n, dtype=_dtypes.int64), (1,) * j + (n,) + (1,) * (ndim - j - 1))
              for j, n in enumerate(shape)]
     template = tuple(("array", j) for j in range(ndim))
-    return scatter_add.bind(target, ct, *grids, template=template), None
+    return _array_indexing.scatter_add.bind(target, ct, *grids, template=template), None
 
 
 def _take_batch(values, dims, *, axis_size, axis):

@@ -21,6 +21,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty, is_aligned
+from stridex._lax import creation as _creation
+from stridex._lax import views as _views
 from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import primitive
@@ -398,10 +400,9 @@ def _is_floating(x) -> bool:
 
 
 def _swap_last(x):
-    from stridex._lax.views import permute
 
     n = x.ndim
-    return permute.bind(x, axes=tuple(range(n - 2)) + (n - 1, n - 2))
+    return _views.permute.bind(x, axes=tuple(range(n - 2)) + (n - 1, n - 2))
 
 
 def _conj(x):
@@ -432,23 +433,20 @@ def _solve_right(b, a):
 
 
 def _diag(x):
-    from stridex._lax.views import diagonal
 
-    return diagonal.bind(x, offset=0, axis1=x.ndim - 2, axis2=x.ndim - 1)
+    return _views.diagonal.bind(x, offset=0, axis1=x.ndim - 2, axis2=x.ndim - 1)
 
 
 def _row(v):
     """v (..., n) as (..., 1, n): entry [i, j] is v[j]."""
-    from stridex._lax.views import expand_dims
 
-    return expand_dims.bind(v, axis=v.ndim - 1)
+    return _views.expand_dims.bind(v, axis=v.ndim - 1)
 
 
 def _col(v):
     """v (..., n) as (..., n, 1): entry [i, j] is v[i]."""
-    from stridex._lax.views import expand_dims
 
-    return expand_dims.bind(v, axis=v.ndim)
+    return _views.expand_dims.bind(v, axis=v.ndim)
 
 
 def _diag_embed(d):
@@ -458,9 +456,8 @@ def _diag_embed(d):
 
 
 def _triangle(x, k: int, upper: bool):
-    from stridex._lax.creation import triangle
 
-    return triangle.bind(x, k=k, upper=upper)
+    return _creation.triangle.bind(x, k=k, upper=upper)
 
 
 def _real_part(x):
@@ -490,12 +487,11 @@ def _coupling(w):
 
 def _slice_axis(x, axis: int, start: int, stop: int):
     """The view x[..., start:stop, ...] on (nonnegative) `axis`."""
-    from stridex._lax.views import basic_index
 
     if start == 0 and stop == x.shape[axis]:
         return x
     entries = tuple(("slice", start, stop, 1) if a == axis else ("slice", 0, n, 1) for a, n in enumerate(x.shape))
-    return basic_index.bind(x, entries=entries)
+    return _views.basic_index.bind(x, entries=entries)
 
 
 def _concat(parts, axis: int):
@@ -562,10 +558,9 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers, out_dtype):
 
 def _permute_to(r, source):
     """r, whose axis i stands for axis source[i] of an operand, with its axes in the operand's order."""
-    from stridex._lax.views import permute
 
     axes = tuple(source.index(a) for a in range(len(source)))
-    return r if axes == tuple(range(len(axes))) else permute.bind(r, axes=axes)
+    return r if axes == tuple(range(len(axes))) else _views.permute.bind(r, axes=axes)
 
 
 def _dot_general_vjp(ct, x1, x2, *, out, dimension_numbers, out_dtype):

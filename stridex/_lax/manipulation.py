@@ -11,6 +11,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
+from stridex._lax import array_indexing as _array_indexing
+from stridex._lax import views as _views
 from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import primitive
@@ -256,14 +258,13 @@ def _join_batch(prim):
 
 
 def _concatenate_vjp(ct, *arrays, out, axis):
-    from stridex._lax.views import basic_index
 
     lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
     cts, start = [], 0
     for a in arrays:
         n = a.shape[axis]
         if a.dtype.kind in _FLOATING:
-            cts.append(basic_index.bind(ct, entries=lead + (("slice", start, start + n, 1),) + rest))
+            cts.append(_views.basic_index.bind(ct, entries=lead + (("slice", start, start + n, 1),) + rest))
         else:
             cts.append(None)
         start += n
@@ -271,10 +272,9 @@ def _concatenate_vjp(ct, *arrays, out, axis):
 
 
 def _stack_vjp(ct, *arrays, out, axis):
-    from stridex._lax.views import basic_index
 
     lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
-    return tuple(basic_index.bind(ct, entries=lead + (("int", i),) + rest) if a.dtype.kind in _FLOATING else None
+    return tuple(_views.basic_index.bind(ct, entries=lead + (("int", i),) + rest) if a.dtype.kind in _FLOATING else None
                  for i, a in enumerate(arrays))
 
 
@@ -313,9 +313,8 @@ tile.batch = lambda values, dims, *, axis_size, repetitions: (
 def scatter_add_along(ct, index, x_shape: tuple, axis: int):
     """The adjoint of gathering along `axis` by `index` (1-D): ct's slices added into zeros at `index`."""
     from stridex._api.creation_functions import zeros
-    from stridex._lax.array_indexing import scatter_add
 
-    return scatter_add.bind(zeros(x_shape, dtype=ct.dtype), ct, index,
+    return _array_indexing.scatter_add.bind(zeros(x_shape, dtype=ct.dtype), ct, index,
                             template=_full_slices(x_shape[:axis]) + (("array", 0),))
 
 

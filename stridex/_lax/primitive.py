@@ -1,4 +1,4 @@
-"""Primitives, abstract values and `bind`: the one door every stridex operation goes through.
+"""Primitives, `bind` and the eager interpreter: the one door every stridex operation goes through.
 
 A `Primitive` is one record holding all of an operation's rules (abstract evaluation, eager
 implementation, JAX lowering, and the transformation slots). `bind` hands it to the current
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from stridex._core.array import Array, refuse_broadcast_write, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
 
@@ -186,6 +187,3 @@ def _window_on(buf, view, np_dtype):
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
 _EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
-
-
-from stridex._core.array import Array, refuse_broadcast_write, window

@@ -8,6 +8,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
 from stridex._core.view import broadcast_shapes
+from stridex._lax import views as _views
 from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS, aval_of, promote_avals
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
 from stridex._lax.primitive import primitive
@@ -259,13 +260,12 @@ def _batch_searchsorted(values, dims, *, axis_size, side):
 
 
 def _where_jvp(primals, tangents, **params):
-    from stridex._lax.views import broadcast_to
 
     condition, x1, x2 = primals
     out = where.bind(condition, x1, x2)
     t1, t2 = (0.0 if t is None else t for t in tangents[1:])
     tangent = where.bind(condition, t1, t2)
-    return out, tangent if tangent.shape == out.shape else broadcast_to.bind(tangent, shape=out.shape)
+    return out, tangent if tangent.shape == out.shape else _views.broadcast_to.bind(tangent, shape=out.shape)
 
 
 def _elementwise_batch():

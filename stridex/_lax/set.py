@@ -8,6 +8,7 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
+from stridex._lax import statistical as _statistical
 from stridex._lax.elementwise import aval_of, promote_avals
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import primitive
@@ -115,7 +116,6 @@ isin = primitive(
 def _isin_batch(values, dims, *, axis_size, invert):
     from stridex._api.elementwise_functions import equal, not_equal
     from stridex._api.manipulation_functions import reshape
-    from stridex._lax.statistical import reduce_all, reduce_any
     from stridex._transforms.batching import move_to_front
 
     (x1, x2), (d1, d2) = values, dims
@@ -131,8 +131,8 @@ def _isin_batch(values, dims, *, axis_size, invert):
         x1 = reshape(x1, x1.shape + (1,))
     last = (rank + 1,)
     if invert:
-        return reduce_all.bind(not_equal(x1, x2), axes=last, keepdims=False), 0
-    return reduce_any.bind(equal(x1, x2), axes=last, keepdims=False), 0
+        return _statistical.reduce_all.bind(not_equal(x1, x2), axes=last, keepdims=False), 0
+    return _statistical.reduce_any.bind(equal(x1, x2), axes=last, keepdims=False), 0
 
 
 isin.batch = _isin_batch

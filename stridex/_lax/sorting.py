@@ -10,6 +10,7 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
+from stridex._lax import indexing as _indexing
 from stridex._lax.jax_bridge import lax
 from stridex._lax.primitive import primitive
 from stridex._lax.searching import sort_key
@@ -79,18 +80,16 @@ argsort = primitive(
 
 
 def _sort_jvp(primals, tangents, *, axis, descending):
-    from stridex._lax.indexing import take_along_axis
 
     (x,), (t,) = primals, tangents
     order = argsort.bind(x, axis=axis, descending=descending)
-    return take_along_axis.bind(x, order, axis=axis), take_along_axis.bind(t, order, axis=axis)
+    return _indexing.take_along_axis.bind(x, order, axis=axis), _indexing.take_along_axis.bind(t, order, axis=axis)
 
 
 def _sort_vjp(ct, x, *, out, axis, descending):
-    from stridex._lax.indexing import take_along_axis
 
     order = argsort.bind(x, axis=axis, descending=descending)
-    return (take_along_axis.bind(ct, argsort.bind(order, axis=axis, descending=False), axis=axis),)
+    return (_indexing.take_along_axis.bind(ct, argsort.bind(order, axis=axis, descending=False), axis=axis),)
 
 
 sort.jvp = _sort_jvp

@@ -20,6 +20,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
+from stridex._lax import views as _views
 from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import primitive
@@ -344,16 +345,14 @@ diff = primitive(
 
 def _slice(x, axis: int, start: int, stop: int):
     """`x[start:stop]` along `axis` (a view)."""
-    from stridex._lax.views import basic_index
 
     entries = tuple(("slice", start, stop, 1) if i == axis else ("slice", 0, n, 1) for i, n in enumerate(x.shape))
-    return basic_index.bind(x, entries=entries)
+    return _views.basic_index.bind(x, entries=entries)
 
 
 def _flip(x, axis: int):
-    from stridex._lax.views import flip
 
-    return flip.bind(x, axes=(axis,))
+    return _views.flip.bind(x, axes=(axis,))
 
 
 def _filled(like, axis: int, length: int, value):
@@ -372,11 +371,10 @@ def _cast(x, dtype):
 def _restore(ct, shape: tuple, axes: tuple, keepdims: bool):
     """A reduction's cotangent broadcast back over the reduced axes to the operand's `shape`."""
     from stridex._api.manipulation_functions import reshape
-    from stridex._lax.views import broadcast_to
 
     if not keepdims and axes:
         ct = reshape(ct, reduced_shape(shape, axes, True))
-    return broadcast_to.bind(ct, shape=shape) if ct.shape != shape else ct
+    return _views.broadcast_to.bind(ct, shape=shape) if ct.shape != shape else ct
 
 
 def lazy_batch(make):
@@ -426,11 +424,10 @@ reduce_mean.batch = batch_axes(reduce_mean)
 def _product_of_others(x, axes: tuple):
     """For each element of `x`, the product of the other elements of its reduced slice."""
     from stridex._api.manipulation_functions import reshape
-    from stridex._lax.views import permute
 
     kept = tuple(i for i in range(x.ndim) if i not in axes)
     order = kept + axes
-    moved = permute.bind(x, axes=order) if order != tuple(range(x.ndim)) else x
+    moved = _views.permute.bind(x, axes=order) if order != tuple(range(x.ndim)) else x
     kept_shape = tuple(x.shape[i] for i in kept)
     size, last = _count(x.shape, axes), len(kept)
     rows = reshape(moved, kept_shape + (size,))
@@ -441,7 +438,7 @@ def _product_of_others(x, axes: tuple):
     others = exclusive_products(rows) * _flip(exclusive_products(_flip(rows, last)), last)
     others = reshape(others, kept_shape + tuple(x.shape[a] for a in axes))
     inverse = tuple(order.index(i) for i in range(x.ndim))
-    return permute.bind(others, axes=inverse) if order != tuple(range(x.ndim)) else others
+    return _views.permute.bind(others, axes=inverse) if order != tuple(range(x.ndim)) else others
 
 
 def _prod_jvp(primals, tangents, *, axes, keepdims, dtype):

@@ -578,6 +578,7 @@ pow = primitive("pow", impl=_pow_impl, abstract_eval=binary_abstract(), lower=_l
 # equal infinities (as maximum does with ties).
 
 from stridex._lax import elementwise as _ew
+from stridex._lax import searching as _searching
 
 
 def _d(prim, *args):
@@ -652,10 +653,9 @@ def _hypot_partials(x1, x2, out, need_1, need_2):
 def _logaddexp_partials(x1, x2, out, need_1, need_2):
     # 1 / (1 + exp(x2 - x1)) and 1 / (1 + exp(x1 - x2)); x2 - x1 is NaN only for two equal infinities
     # (or a NaN operand), where it is taken as 0: half each.
-    from stridex._lax.searching import where
 
     delta = _ew.subtract.bind(x2, x1)
-    delta = where.bind(_ew.not_equal.bind(delta, delta), 0.0, delta)
+    delta = _searching.where.bind(_ew.not_equal.bind(delta, delta), 0.0, delta)
     return (_ew.reciprocal.bind(_ew.add.bind(_d(exp, delta), 1)) if need_1 else None,
             _ew.reciprocal.bind(_ew.add.bind(_d(exp, _ew.negative.bind(delta)), 1)) if need_2 else None)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from stridex._core.avals import ShapedArray
 from stridex._core.view import View
+from stridex._lax import elementwise as _elementwise
 from stridex._lax.jax_bridge import lax
 from stridex._lax.primitive import primitive
 
@@ -131,10 +132,9 @@ def _lower_diagonal(x, offset, axis1, axis2):
 
 def _reshape_any(x, shape):
     """Reshape a (traced) value, copying first when its view cannot take the new shape."""
-    from stridex._lax.elementwise import copy
 
     if x._storage_view()[1].reshape(shape) is None:
-        x = copy.bind(x)
+        x = _elementwise.copy.bind(x)
     return reshape_view.bind(x, shape=shape)
 
 

@@ -14,8 +14,10 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace
 from stridex._core.storage import Storage, aligned_copy
+from stridex._lax.array_indexing import assign
 from stridex._lax.elementwise import aval_of
-from stridex._transforms.tracing import Trace, Tracer, push, user_frame
+from stridex._transforms.batching import vmap
+from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
 
 _FLOATING = ("real floating", "complex floating")
 
@@ -164,7 +166,6 @@ def _trace_function(trace, fun, leaves, treedef, payloads, has_aux):
 
 
 def _below(trace):
-    from stridex._transforms.tracing import _TraceScope
 
     return _TraceScope(trace.parent)
 
@@ -177,7 +178,6 @@ def _primal_of(trace, x):
 
 def _write_back_inputs(trace, tracers, caller_leaves, primal_of_payload):
     """Inputs the function wrote into are written in the caller's arrays, as they would be eagerly."""
-    from stridex._lax.array_indexing import assign
 
     for tracer, caller in zip(tracers, caller_leaves):
         if tracer._buffer.version and isinstance(caller, Array):
@@ -400,7 +400,6 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
 
 
 def _scope(trace):
-    from stridex._transforms.tracing import _TraceScope
 
     return _TraceScope(trace)
 
@@ -423,8 +422,6 @@ def grad(fun, argnums=0, has_aux: bool = False):
 
 def jacfwd(fun, argnums=0):
     """The Jacobian by forward mode: a JVP per input basis vector, batched with `vmap`."""
-    from stridex._lax.array_indexing import assign
-    from stridex._transforms.batching import vmap
 
     _argnums_tuple(argnums)
 
@@ -463,7 +460,6 @@ def jacfwd(fun, argnums=0):
 
 def jacrev(fun, argnums=0):
     """The Jacobian by reverse mode: a VJP per output basis vector, batched with `vmap`."""
-    from stridex._transforms.batching import vmap
 
     def jac_fun(*args):
         from stridex._api.creation_functions import eye

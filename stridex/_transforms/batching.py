@@ -13,7 +13,9 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace
 from stridex._core.view import normalize_axis
+from stridex._lax.array_indexing import assign
 from stridex._lax.elementwise import aval_of
+from stridex._lax.views import basic_index
 from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
 
 
@@ -214,7 +216,6 @@ def _place(payload, out_axis, axis_size):
 
 def _write_back(trace, tracers, leaves, axes):
     from stridex._api.manipulation_functions import moveaxis
-    from stridex._lax.array_indexing import assign
 
     for tracer, leaf, ax in zip(tracers, leaves, axes):
         if ax is not None and isinstance(tracer, Tracer) and tracer._buffer.version:
@@ -242,7 +243,6 @@ def batch_by_loop(prim):
 
 
 def _example(x, dim, i):
-    from stridex._lax.views import basic_index
 
     shape = _aval(x).shape
     entries = tuple(("int", i) if a == dim else ("slice", 0, n, 1) for a, n in enumerate(shape))

@@ -14,6 +14,7 @@ from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.storage import Storage
 from stridex._core.view import View
+from stridex._lax.jax_bridge import jax, x64
 
 
 def shared_memory(leaves, alias) -> tuple[dict, bool]:
@@ -185,7 +186,6 @@ def _to_jax(w: np.ndarray):
     """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
     where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
     global _IDENTITY
-    from stridex._lax.jax_bridge import jax, x64
 
     if _IDENTITY is None:
         _IDENTITY = jax().jit(lambda a: a)
@@ -194,7 +194,6 @@ def _to_jax(w: np.ndarray):
 
 
 def _alias(storage, view, w):
-    from stridex._lax.jax_bridge import jax, x64
 
     with x64():  # as the call itself: a float64 window stays float64
         converted = jax().device_put(w)

@@ -17,7 +17,7 @@ from collections import OrderedDict
 import numpy as np
 
 from stridex._core import tree as _tree
-from stridex._core.array import Array, window
+from stridex._core.array import Array, Device, window
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace
 from stridex._core.storage import Storage
@@ -25,9 +25,11 @@ from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax.array_indexing import assign
 from stridex._lax.elementwise import aval_of
+from stridex._lax.jax_bridge import jax
 from stridex._lax.views import as_strided
 from stridex._transforms import handover
 from stridex._transforms.ir import Program
+from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 
@@ -76,8 +78,6 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
 def _jax_device(device):
     """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; stridex's
     CPU device, or a platform name ("cpu", "gpu", "cpu:1", ...), as that platform's JAX device; else ValueError."""
-    from stridex._core.array import Device
-    from stridex._lax.jax_bridge import jax
 
     j = jax()
     if isinstance(device, j.Device):
@@ -506,8 +506,6 @@ class Compiled:
     """A traced program lowered to a `jax.jit` function, plus the caller-side output handling."""
 
     def __init__(self, traced: Traced, jitted: Jitted):
-        from stridex._lax.jax_bridge import jax
-        from stridex._transforms.lowering import lower_program
 
         self.traced = traced
         self.constants = traced.constants

@@ -14,10 +14,11 @@ import os
 import sys
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array
+from stridex._core.array import Array, check_device
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace, set_trace
 from stridex._core.view import View
+from stridex._lax.array_indexing import scatter
 from stridex._lax.elementwise import aval_of
 from stridex._lax.views import WRITE_BACK
 from stridex._transforms.ir import Eqn, Literal, Var
@@ -152,7 +153,6 @@ class Tracer(Array):
     __str__ = __repr__
 
     def to_device(self, device, /, *, stream=None):
-        from stridex._core.array import check_device
 
         check_device(device)
         return self
@@ -235,7 +235,6 @@ class Trace:
         return tuple(tracers) if prim.multiple_results else tracers[0]
 
     def _process_write(self, prim, args, params):
-        from stridex._lax.array_indexing import scatter
 
         target, value, *indices = args
         if not self.concrete_shapes and any(getattr(i, "dtype", None) is _dtypes.bool for i in indices) \

@@ -15,6 +15,9 @@ import json
 import os
 from collections import Counter
 
+from stridex._api import array_object
+from stridex._api import elementwise_functions as _elementwise
+from stridex._api import transcendental_functions as _transcendental
 from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.state import current_trace
@@ -31,15 +34,7 @@ NOT_TRACED = frozenset({
     # the transformations themselves: they take functions, and what they return runs through jit mode
     "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
 })
-ARRAY_METHODS = (
-    "__abs__", "__neg__", "__pos__", "__invert__", "__matmul__", "__rmatmul__", "__imatmul__", "__getitem__",
-    "__setitem__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
-    "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__ifloordiv__",
-    "__mod__", "__rmod__", "__imod__", "__pow__", "__rpow__", "__ipow__", "__and__", "__rand__", "__iand__",
-    "__or__", "__ror__", "__ior__", "__xor__", "__rxor__", "__ixor__", "__lshift__", "__rlshift__",
-    "__ilshift__", "__rshift__", "__rrshift__", "__irshift__", "__lt__", "__le__", "__gt__", "__ge__",
-    "__eq__", "__ne__",
-)
+ARRAY_METHODS = array_object.OPERATORS  # the one table the operators are installed from
 
 
 def _freeze(value):
@@ -99,9 +94,7 @@ def _flat_call(fn, treedef, leaves, key):
 
 def install(namespace: dict) -> None:
     """Replace the public functions of the namespace, its extensions and the Array operators."""
-    from stridex import fft, linalg
-    from stridex._api import elementwise_functions as _elementwise
-    from stridex._api import transcendental_functions as _transcendental
+    from stridex import fft, linalg  # (the extensions sit above the namespace layer; install runs after them)
 
     elementwise = set(_elementwise.__all__) | set(_transcendental.__all__)
     for name in list(namespace.get("__all__", [])) or [n for n in namespace if not n.startswith("_")]:
@@ -118,7 +111,7 @@ def install(namespace: dict) -> None:
         if hasattr(Array, name):
             operands = name not in ("__getitem__", "__setitem__")  # index keys are static
             setattr(Array, name, traced_per_call(getattr(Array, name), f"Array.{name}", operands))
-    for prop in ("T", "mT"):
+    for prop in array_object.PROPERTIES:
         getter = getattr(Array, prop).fget
         setattr(Array, prop, property(traced_per_call(getter, f"Array.{prop}", False)))
     log = os.environ.get("STRIDEX_FALLBACK_LOG")

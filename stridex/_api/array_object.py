@@ -1,0 +1,188 @@
+"""The Array's operators, indexing and transposes, installed on the class from one table, `OPERATORS`.
+
+Each entry names the namespace function an operator means; reflected and in-place forms are derived
+from it. The strided core (`stridex/_core/array.py`) defines the data and protocols of an Array; this
+module, in the namespace layer, gives it the spec's operators, so the core never imports upward.
+`STRIDEX_MODE=jit`'s wrapper (`stridex/_api/jit_mode.py`) reads the same table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stridex._api import array_indexing as _getitem
+from stridex._api import elementwise_functions as _ew
+from stridex._api import linear_algebra_functions as _linalg_main
+from stridex._api import manipulation_functions as _manip
+from stridex._api import transcendental_functions as _tr
+from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
+from stridex._core.state import current_trace
+
+# --- the table ---------------------------------------------------------------------------------------
+
+# Binary operators with reflected and in-place forms: name stem -> namespace function.
+ARITHMETIC = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+COMPARISON = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+              "eq": "equal", "ne": "not_equal"}
+UNARY = {"abs": _ew.abs, "neg": _ew.negative, "pos": _ew.positive, "invert": _ew.bitwise_invert}
+
+# Every method this module installs, by name: what `STRIDEX_MODE=jit` wraps.
+OPERATORS = (
+    [f"__{stem}__" for stem in UNARY]
+    + [f"__{form}{stem}__" for stem in ARITHMETIC for form in ("", "r", "i")]
+    + [f"__{stem}__" for stem in COMPARISON]
+    + ["__matmul__", "__rmatmul__", "__imatmul__", "__getitem__", "__setitem__"]
+)
+PROPERTIES = ("T", "mT")
+
+# --- the methods -------------------------------------------------------------------------------------
+
+
+# What the operators take besides arrays: Python scalars, and NumPy scalars (below) and 0-D NumPy arrays, which
+# the namespace functions take as the Python scalar of the same value. Returning NotImplemented for a NumPy
+# scalar would hand `x + np.int64(1)` to NumPy's reflected operator, which converts x and returns an ndarray.
+_OPERANDS = (Array, int, float, complex, np.number, np.bool_)
+_NO_PARAMS: dict = {}
+
+
+def _namespace_function(fname: str):
+    return getattr(_ew, fname, None) or getattr(_tr, fname)
+
+
+def _is_0d_ndarray(other) -> bool:
+    return type(other) is np.ndarray and other.ndim == 0
+
+
+def _foreign(other, name: str):
+    """NotImplemented for an operand the operators do not take, so that Python tries the other side; but a
+    TypeError for an N-D NumPy array, which NumPy's own operator would convert the stridex array for (returning
+    an ndarray), as the namespace functions refuse it too."""
+    if isinstance(other, np.ndarray):
+        raise TypeError(f"{name}: unsupported operand, a NumPy array of shape {other.shape}; convert it with "
+                        "stridex.asarray (zero-copy) first")
+    return NotImplemented
+
+
+def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
+    fn = _namespace_function(fname)
+    fast = getattr(fn, "fast_path", None)  # (dtype names, primitive): two same-category arrays skip a call
+
+    def op(self, other):
+        if type(other) is Array and fast is not None:
+            names, prim = fast
+            if self._dtype.name in names and other._dtype.name in names:
+                if current_trace() is None:  # what prim.bind would do, one call shorter
+                    return prim.eager(prim, (self, other), _NO_PARAMS)
+                return prim.bind(self, other)
+        elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        return fn(self, other)
+
+    def rop(self, other):
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        return fn(other, self)
+
+    def iop(self, other):
+        if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
+            return _foreign(other, name)
+        _getitem.assign_inplace(self, fn(self, other), name)
+        return self
+
+    f = iop if inplace else rop if reflected else op
+    f.__name__ = name
+    f.__qualname__ = f"Array.{name}"
+    return f
+
+
+def _transpose(self) -> Array:
+    if self.ndim != 2:
+        raise ValueError(f"x.T requires a 2-D array, got one of shape {self.shape}; use permute_dims or mT")
+    if current_trace() is None and self._fast_storage():
+        return self._fast_view(window(self).T)
+    return _manip.permute_dims(self, (1, 0))
+
+
+def _matrix_transpose(self) -> Array:
+    return _linalg_main.matrix_transpose(self)
+
+
+def __getitem__(self, key) -> Array:
+    if current_trace() is None:
+        t = type(key)
+        if t is int or t is slice:
+            if self._fast_storage():
+                w = self._np
+                return self._fast_view((w if w is not None else window(self))[key, ...])
+        elif t is tuple and is_fast_key(key) and self._fast_storage():
+            w = self._np
+            w = w if w is not None else window(self)
+            return self._fast_view(w[key] if Ellipsis in key else w[key + (Ellipsis,)])
+    return _getitem.getitem(self, key)
+
+
+def __setitem__(self, key, value) -> None:
+    if current_trace() is None:
+        t = type(key)
+        if (t is int or t is slice or (t is tuple and is_fast_key(key))) and self._fast_storage():
+            value = _getitem.check_value(self, value)
+            w = window(self)
+            if 0 in w.strides:
+                refuse_broadcast_write(w)
+            w[key] = window(value) if isinstance(value, Array) else value
+            return
+    _getitem.setitem(self, key, value)
+
+
+def __matmul__(self, other):
+    if not isinstance(other, Array):
+        return NotImplemented
+    return _linalg_main.matmul(self, other)
+
+
+def __rmatmul__(self, other):
+    if not isinstance(other, Array):
+        return NotImplemented
+    return _linalg_main.matmul(other, self)
+
+
+def __imatmul__(self, other):
+    result = self.__matmul__(other)
+    if result is NotImplemented:
+        return NotImplemented
+    _getitem.assign_inplace(self, result, "@=")
+    return self
+
+
+def _unary(name: str, fn):
+    def op(self):
+        return fn(self)
+
+    op.__name__ = name
+    op.__qualname__ = f"Array.{name}"
+    return op
+
+
+def _install() -> None:
+    for stem, fn in UNARY.items():
+        setattr(Array, f"__{stem}__", _unary(f"__{stem}__", fn))
+    for stem, fname in ARITHMETIC.items():
+        setattr(Array, f"__{stem}__", _binary(f"__{stem}__", fname))
+        setattr(Array, f"__r{stem}__", _binary(f"__r{stem}__", fname, reflected=True))
+        setattr(Array, f"__i{stem}__", _binary(f"__i{stem}__", fname, inplace=True))
+    for stem, fname in COMPARISON.items():
+        setattr(Array, f"__{stem}__", _binary(f"__{stem}__", fname))
+    for method in (__matmul__, __rmatmul__, __imatmul__, __getitem__, __setitem__):
+        method.__qualname__ = f"Array.{method.__name__}"
+        setattr(Array, method.__name__, method)
+    Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")
+    Array.mT = property(_matrix_transpose, doc="The transpose of the last two axes (a view).")
+    missing = [name for name in OPERATORS if name not in vars(Array)]
+    assert not missing, f"operators in the table but not installed: {missing}"
+
+
+_install()
