@@ -179,9 +179,18 @@ def _from_numpy_index(k):
     return asarray(k)
 
 
+_INEXACT_KINDS = frozenset({"real floating", "complex floating"})
+
+
 def check_value(x: Array, value):
     """`value` if it may be stored into `x` (a same-kind cast for an array value), else TypeError."""
-    dt = x.dtype
+    dt = x._dtype
+    t = type(value)
+    if t is float:  # the commonest writes first (`x[i] = 1.0`): one type test and one set lookup
+        if dt.kind in _INEXACT_KINDS:
+            return value
+    elif t is int and dt is not _dtypes.bool:
+        return value
     if isinstance(value, Array):
         example = _weak_scalar(value)
         if example is not None:
