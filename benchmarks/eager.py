@@ -11,6 +11,7 @@ library cannot run yet (a function not written, say) is reported as n/a with the
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -190,7 +191,12 @@ def time_row(make, libs: dict, repeat: int, target: float) -> dict[str, Timing]:
 
 
 def import_times(modules: tuple, runs: int) -> dict[str, float]:
-    """Median seconds of `import module` in fresh interpreters (start-up excluded), the runs interleaved."""
+    """Median seconds of `import module` in fresh interpreters (start-up excluded), the runs interleaved.
+
+    stridex's bytecode is compiled first, as `pip install` does for an installed package: without it (an
+    editable install under PYTHONDONTWRITEBYTECODE=1, as on these machines) every import compiles the
+    package's source again, some 250 ms, which is not what a user's `import stridex` costs."""
+    compileall.compile_dir(str(REPO / "stridex"), quiet=1)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     times = {module: [] for module in modules}
