@@ -122,23 +122,28 @@ class Array:
 
     @property
     def dtype(self) -> DType:
+        """The data type of the elements (one of the 13 spec dtypes)."""
         return self._dtype
 
     @property
     def device(self) -> Device:
+        """The device the array's storage lives on (the host CPU)."""
         return CPU
 
     @property
     def shape(self) -> tuple:
+        """The length of each axis, a tuple of ints."""
         w = self._np
         return w.shape if w is not None else self._view.shape
 
     @property
     def ndim(self) -> int:
+        """The number of axes."""
         return len(self.shape)
 
     @property
     def size(self) -> int:
+        """The number of elements (the product of the shape)."""
         n = 1
         for d in self.shape:
             n *= d
@@ -215,6 +220,7 @@ class Array:
         return self._copy()  # an array holds numbers only: the shallow copy is already a deep one
 
     def __array_namespace__(self, /, *, api_version: str | None = None):
+        """The `stridex` namespace (for `api_version` None or one of the supported standard versions)."""
         from stridex._api.versions import namespace
 
         return namespace(api_version)
@@ -231,17 +237,20 @@ class Array:
         return self
 
     def to_device(self, device, /, *, stream=None) -> Array:
+        """This array on `device` (the same array: stridex arrays live on the CPU); ValueError for another device."""
         if stream is not None:
             raise ValueError("stridex's CPU device has no streams; pass stream=None")
         check_device(device)
         return self
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this array's memory (zero-copy, as the DLPack protocol asks)."""
         if stream is not None and stream != -1:
             raise BufferError("stridex's CPU arrays take no DLPack stream")
         return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
+        """(device type, device id) in DLPack's numbering: (1, 0), the CPU."""
         return (1, 0)  # kDLCPU, device 0
 
     # --- printing ------------------------------------------------------------------------------
