@@ -669,7 +669,7 @@ def _memory_section(res: Results) -> list[str]:
              "/proc/self/status, reset once the input exists; `getrusage`'s ru_maxrss cannot be reset, and in a "
              "child that Python starts with vfork it begins at the parent's peak). Views \"allocate data\" when the "
              "peak while making them exceeds 1 KiB per view: a view's Python objects take some hundreds of bytes, "
-              "a copy of any of these views thousands. Baseline: NumPy."), ""]
+             "a copy of any of these views thousands. Baseline: NumPy."), ""]
     head = ["library", "views", "bytes kept by the views", "per view", "peak above the input (tracemalloc)",
             "peak resident increase (RSS)", "views allocate data?"]
     rows = []
