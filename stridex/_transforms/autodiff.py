@@ -158,8 +158,7 @@ def _trace_function(trace, fun, leaves, treedef, payloads, has_aux):
     if has_aux:
         out, aux = out
         aux = _tree.tree_map(lambda x: _primal_of(trace, x), aux)
-    if isinstance(trace, VJPTrace):
-        trace.detach_from(leaves, tracers)
+    trace.before_write_back(leaves, tracers)
     _write_back_inputs(trace, tracers, leaves, lambda payload: payload.primal)
     out_leaves, out_def = _tree.flatten(out)
     return out_leaves, out_def, aux
@@ -237,7 +236,7 @@ class VJPTrace(Trace):
             return [VJPPayload(o, node if is_differentiable(o) else None, i) for i, o in enumerate(outs)]
         return [VJPPayload(o, None) for o in outs]
 
-    def detach_from(self, leaves, tracers) -> None:
+    def before_write_back(self, leaves, tracers) -> None:
         """Before the inputs the function wrote into are written back: the tape's primals that view those
         inputs' storage (the inputs themselves, and views of them taken before the write) move to a copy
         of the storage as it is now, unwritten, so the pullback differentiates at the values the function

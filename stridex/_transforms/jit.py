@@ -318,24 +318,12 @@ class Jitted:
                     if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
         sig = self._signature(args, kwargs)
-        with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
-            entry = self._cache.get(sig.key)
-            if entry is None:
-                entry = Compiled(self._trace(sig, len(args)), self)
-                self._cache[sig.key] = entry
-                if len(self._cache) > CACHE_SIZE:
-                    evicted = self._cache.popitem(last=False)[1]
-                    self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
-            else:
-                self._cache.move_to_end(sig.key)
+        entry = self._entry(sig, len(args))
         if not entry.pure and entry.constants:
             closure = self._closure_signature(sig, args, kwargs, entry.constants)
             if closure is not None:
                 sig = closure
-                with self._lock:
-                    entry = self._cache.get(sig.key)
-                    if entry is None:
-                        entry = self._cache[sig.key] = Compiled(self._trace(sig, len(args)), self)
+                entry = self._entry(sig, len(args))
                 fast_key = None
         if sig.conflict and not entry.pure:
             raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
@@ -346,6 +334,19 @@ class Jitted:
         if entry.traced.scalar_checks:
             _check_scalar_arguments(entry.traced.scalar_checks, sig.leaves)
         return entry.run(sig.leaves)
+
+    def _entry(self, sig: _Signature, nargs: int) -> Compiled:
+        """The compiled program for `sig`, traced on a miss; the cache is least-recently-used, CACHE_SIZE long."""
+        with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
+            entry = self._cache.get(sig.key)
+            if entry is not None:
+                self._cache.move_to_end(sig.key)
+                return entry
+            entry = self._cache[sig.key] = Compiled(self._trace(sig, nargs), self)
+            if len(self._cache) > CACHE_SIZE:
+                evicted = self._cache.popitem(last=False)[1]
+                self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
+            return entry
 
     def _closure_signature(self, sig, args, kwargs, constants) -> _Signature | None:
         """For a program that writes into its inputs or the arrays it closes over: when a closed-over array

@@ -274,6 +274,10 @@ class Trace:
         buffer.version += 1
 
     # --- running computations one level down ---------------------------------------------------
+    def before_write_back(self, leaves, tracers) -> None:
+        """Called once the function has run, before the inputs it wrote into are written back into the caller's
+        arrays (`leaves`); a trace that keeps values for later (the VJP tape) protects them here."""
+
     def below(self):
         """A context in which binds go to this trace's parent (where its payloads' values live)."""
         return _TraceScope(self.parent)
