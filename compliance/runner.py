@@ -1,7 +1,8 @@
 """Run the official Array API conformance suite against stridex, one pytest process per version, and report.
 
-Each run is ``python -m pytest`` inside the suite checkout with ARRAY_API_TESTS_MODULE=stridex,
-ARRAY_API_TESTS_VERSION=<version> and STRIDEX_MODE=<mode>, this checkout first on PYTHONPATH, the
+Each run is ``python -m pytest`` inside the suite checkout with ARRAY_API_TESTS_MODULE naming the mode's
+namespace (`stridex`, or `stridex.jit_mode` for jit mode), ARRAY_API_TESTS_VERSION=<version>, this
+checkout first on PYTHONPATH, the
 project's skips/xfails files, and a pytest-json-report file that `summarize` turns into counts per
 test file and the list of failing test ids. `write_report` renders those into compliance/REPORT.md.
 """
@@ -29,14 +30,12 @@ DEFAULT_REPORT = HERE / "REPORT.md"
 VERSIONS = ("2023.12", "2024.12", "2025.12")
 DEFAULT_VERSION = "2025.12"
 
-# How each mode runs the suite: the environment it adds to the suite process (STRIDEX_MODE is always
-# set to the mode's name). Adding a mode (e.g. "jit") is adding an entry here and teaching stridex to
-# read STRIDEX_MODE.
-MODES: dict[str, dict[str, str]] = {
-    "eager": {},
+# How each mode runs the suite: the namespace module it tests.
+MODES: dict[str, str] = {
+    "eager": "stridex",
     # Every namespace function and operator runs through trace -> IR -> jax.jit; functions whose output
     # shape depends on the data run eagerly and are counted in the file named by STRIDEX_FALLBACK_LOG.
-    "jit": {},
+    "jit": "stridex.jit_mode",
 }
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -115,13 +114,12 @@ def selected_paths(suite: Path, names: list[str]) -> list[str]:
 
 def suite_env(version: str, mode: str) -> dict[str, str]:
     env = dict(os.environ)
-    # The suite tests the namespace a client gets for `version`: stridex itself for 2025.12, else the
-    # namespace `__array_namespace__(api_version=version)` returns (lists where older versions want them).
-    env["ARRAY_API_TESTS_MODULE"] = "stridex" if version == "2025.12" else (
-        f"exec('import stridex; xp = stridex.asarray(0).__array_namespace__(api_version=\"{version}\")')")
+    # The suite tests the namespace a client gets for `version`: the mode's module itself for 2025.12, else
+    # the namespace `__array_namespace__(api_version=version)` returns (lists where older versions want them).
+    module = MODES[mode]
+    env["ARRAY_API_TESTS_MODULE"] = module if version == "2025.12" else (
+        f"exec('import {module} as m; xp = m.asarray(0).__array_namespace__(api_version=\"{version}\")')")
     env["ARRAY_API_TESTS_VERSION"] = version
-    env["STRIDEX_MODE"] = mode
-    env.update(MODES[mode])
     # Test this checkout's stridex, whatever else is installed.
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env

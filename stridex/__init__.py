@@ -6,8 +6,6 @@
 (3, 2)
 """
 
-import os as _os
-
 from stridex import _lax as _primitives  # registers every primitive
 from stridex._api import array_object as _array_object  # installs the Array's operators
 from stridex._api import constants as _constants
@@ -54,10 +52,3 @@ __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
     "complex64", "complex128", "fft", "linalg", "Array", "Device", "jit", "make_ir", "grad", "value_and_grad",
     "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})
-
-if _os.environ.get("STRIDEX_MODE", "eager") == "jit":
-    from stridex._api.jit_mode import install as _install_jit_mode
-
-    _install_jit_mode(globals())
-elif _os.environ.get("STRIDEX_MODE", "eager") != "eager":
-    raise ImportError(f"STRIDEX_MODE must be 'eager' or 'jit', not {_os.environ['STRIDEX_MODE']!r}")

@@ -13,6 +13,7 @@ from stridex._core.array import Array, check_device
 from stridex._core.dtypes import DType
 from stridex._core.view import as_count, normalize_axes, normalize_axis
 from stridex._lax import fft as _p
+from stridex._lax import ops
 
 __all__ = [
     "fft",
@@ -81,7 +82,7 @@ def _many_axes(name: str, x: Array, s, axes, norm, kind: str, allowed, category)
     if not axes:
         if kind == "rfft":
             raise ValueError(f"fft.{name} requires at least one axis, got axes=()")
-        return x._copy()
+        return ops.copy(x)
     lengths = tuple(_length(name, size) for size in s)
     return _p.fft.bind(x, kind=kind, axes=axes, lengths=lengths, norm=norm)
 
@@ -244,7 +245,7 @@ def _shift(name: str, x, axes, sign: int) -> Array:
         raise TypeError(f"fft.{name} expects an array, got {type(x).__name__}")
     axes = normalize_axes(axes if axes is None or isinstance(axes, int) else tuple(axes), x.ndim)
     if not axes:
-        return x._copy()
+        return ops.copy(x)
     shifts = tuple(sign * (x.shape[a] // 2) for a in axes)
     return _manip.roll(x, shifts, axis=axes)
 

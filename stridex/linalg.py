@@ -25,6 +25,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, python_scalar
 from stridex._core.view import broadcast_shapes, normalize_axes
 from stridex._lax import linalg as _p
+from stridex._lax import ops
 from stridex._lax import views as _views
 
 __all__ = [
@@ -375,7 +376,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     n = _as_int("matrix_power", "n", n)
     if n == 0:
         eye = _cr.eye(x.shape[-1], dtype=x.dtype)
-        return _views.broadcast_to.bind(eye, shape=x.shape)._copy()
+        return ops.copy(_views.broadcast_to.bind(eye, shape=x.shape))
     base = x
     if n < 0:
         base, n = inv(x), -n
@@ -387,7 +388,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         if not n:
             break
         base = matmul(base, base)
-    return result._copy() if result is x else result
+    return ops.copy(result) if result is x else result
 
 
 def _real_dtype(x: Array) -> _dtypes.DType:

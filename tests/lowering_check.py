@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 import stridex as sx
+from stridex._core.avals import aval_of
 from stridex._core.state import current_trace
-from stridex._lax.elementwise import aval_of
 from stridex._lax.jax_bridge import LoweringContext, x64
 
 

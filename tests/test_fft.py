@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import stridex as sx
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax import fft as P
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 RNG = np.random.default_rng(7)
 NORMS = ["backward", "ortho", "forward"]

@@ -106,39 +106,29 @@ def test_module_level_imports_form_no_cycle():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
-# Function-local stridex imports not yet justified, per module: what remains of the layering work. Most are
-# rules (jvp/vjp/batch, and a few eager kernels) that borrow upward the namespace's functions (`reshape`,
-# `zeros`, `where`, `sum`, `moveaxis`, ...) because the primitives have no internal operation layer of
-# their own yet; the rest would close a module-level cycle. The test is a ratchet: a module may not gain
-# one, and a module that loses one must lower its count here, so this table always tells the truth.
-UNJUSTIFIED_LOCAL_IMPORTS = {
-    "stridex/_api/versions.py": 1,
-    "stridex/_core/array.py": 2,
-    "stridex/_lax/array_indexing.py": 6,
-    "stridex/_lax/creation.py": 1,
-    "stridex/_lax/elementwise.py": 2,
-    "stridex/_lax/fft.py": 4,
-    "stridex/_lax/indexing.py": 6,
-    "stridex/_lax/linalg.py": 17,
-    "stridex/_lax/manipulation.py": 9,
-    "stridex/_lax/searching.py": 4,
-    "stridex/_lax/set.py": 3,
-    "stridex/_lax/statistical.py": 13,
-    "stridex/_lax/views.py": 10,
-    "stridex/_transforms/autodiff.py": 10,
-    "stridex/_transforms/batching.py": 6,
-}
-
-
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE.parent)))
 def test_function_local_imports_are_justified(path):
     name = str(path.relative_to(PACKAGE.parent))
     unjustified = [f"line {line}: {target}" for target, line, module_level, justified in imports(path)
                    if not module_level and not justified]
-    allowed = UNJUSTIFIED_LOCAL_IMPORTS.get(name, 0)
-    assert len(unjustified) <= allowed, (
-        f"{name}: function-local stridex imports without a comment saying why ({len(unjustified)}, at most "
-        f"{allowed} allowed): {unjustified}")
-    assert len(unjustified) == allowed, (
-        f"{name} now has {len(unjustified)} unjustified function-local imports: lower its entry in "
-        "UNJUSTIFIED_LOCAL_IMPORTS to match")
+    assert not unjustified, f"{name}: function-local stridex imports without a comment saying why: {unjustified}"
+
+
+def _jax_imports(path: pathlib.Path) -> list[int]:
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "jax" or n.startswith("jax.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_bridge_imports_jax():
+    """One module, `stridex/_lax/jax_bridge.py`, imports JAX (lazily, inside functions); every other module
+    reaches JAX through it, so `import stridex` never imports JAX and the one place to adapt to a JAX
+    release is known."""
+    found = {str(p.relative_to(PACKAGE.parent)): _jax_imports(p) for p in MODULES}
+    others = {name: lines for name, lines in found.items() if lines and name != "stridex/_lax/jax_bridge.py"}
+    assert not others, f"modules importing JAX directly: {others}"
+    assert found["stridex/_lax/jax_bridge.py"], "the bridge no longer imports JAX?"

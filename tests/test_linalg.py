@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS
 from stridex._lax import linalg as P
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
 
 RNG = np.random.default_rng(1234)
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
@@ -500,7 +500,7 @@ def test_lowering_decompositions(dtype):
 def test_lowering_decomposition_shapes():
     """Eigen/singular vectors are unique only up to phase: check the lowering's avals and reconstruction."""
     jax = pytest.importorskip("jax")
-    from stridex._lax.elementwise import aval_of
+    from stridex._core.avals import aval_of
     from stridex._lax.jax_bridge import LoweringContext, x64
 
     x = sx.asarray(rand((2, 4, 3)))

@@ -192,8 +192,10 @@ def test_compliance_accepts_only_known_modes_and_versions():
     with pytest.raises(SystemExit):
         runner.parse_args(["--mode", "nonsense"])
     env = runner.suite_env("2023.12", "eager")
-    assert "api_version" in env["ARRAY_API_TESTS_MODULE"] and env["STRIDEX_MODE"] == "eager"
+    assert "api_version" in env["ARRAY_API_TESTS_MODULE"] and "import stridex as m" in env["ARRAY_API_TESTS_MODULE"]
     assert runner.suite_env("2025.12", "eager")["ARRAY_API_TESTS_MODULE"] == "stridex"
+    assert runner.suite_env("2025.12", "jit")["ARRAY_API_TESTS_MODULE"] == "stridex.jit_mode"
+    assert "import stridex.jit_mode as m" in runner.suite_env("2024.12", "jit")["ARRAY_API_TESTS_MODULE"]
     assert env["ARRAY_API_TESTS_VERSION"] == "2023.12"
     assert env["PYTHONPATH"].split(":")[0] == str(REPO)
 

@@ -15,8 +15,10 @@ from stridex._api import elementwise_functions as _ew
 from stridex._api import linear_algebra_functions as _linalg_main
 from stridex._api import manipulation_functions as _manip
 from stridex._api import transcendental_functions as _tr
+from stridex._api.versions import namespace
 from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
 from stridex._core.state import current_trace
+from stridex._lax import ops
 
 # --- the table ---------------------------------------------------------------------------------------
 
@@ -167,6 +169,21 @@ def _unary(name: str, fn):
     return op
 
 
+def __copy__(self) -> Array:
+    # As NumPy's ndarray.__copy__: an independent array with the same values (a view would let a write
+    # through the "copy" change the original). Bound as the copy primitive, so it also works under tracing.
+    return ops.copy(self)
+
+
+def __deepcopy__(self, memo) -> Array:
+    return ops.copy(self)  # an array holds numbers only: the shallow copy is already a deep one
+
+
+def __array_namespace__(self, /, *, api_version: str | None = None):
+    """The `stridex` namespace (for `api_version` None or one of the supported standard versions)."""
+    return namespace(api_version)
+
+
 def _install() -> None:
     for stem, fn in UNARY.items():
         setattr(Array, f"__{stem}__", _unary(f"__{stem}__", fn))
@@ -176,7 +193,8 @@ def _install() -> None:
         setattr(Array, f"__i{stem}__", _binary(f"__i{stem}__", fname, inplace=True))
     for stem, fname in COMPARISON.items():
         setattr(Array, f"__{stem}__", _binary(f"__{stem}__", fname))
-    for method in (__matmul__, __rmatmul__, __imatmul__, __getitem__, __setitem__):
+    for method in (__matmul__, __rmatmul__, __imatmul__, __getitem__, __setitem__, __copy__, __deepcopy__,
+                   __array_namespace__):
         method.__qualname__ = f"Array.{method.__name__}"
         setattr(Array, method.__name__, method)
     Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")

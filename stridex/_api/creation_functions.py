@@ -16,6 +16,7 @@ from stridex._core.dtypes import DType
 from stridex._core.storage import aligned_copy, aligned_empty
 from stridex._core.view import normalize_shape
 from stridex._lax import creation as _p
+from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.data_type import convert_element_type
 from stridex._lax.elementwise import copy as _copy_prim
@@ -102,7 +103,7 @@ def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | Non
         if weak_scalar_example(obj) is not None:
             return _from_traced_scalar(obj, dtype, copy)
         if dtype is None or obj._dtype is dtype:
-            return obj._copy() if copy else obj
+            return ops.copy(obj) if copy else obj
         if copy is False:
             raise ValueError(f"asarray(copy=False) cannot change dtype {obj.dtype.name} to {dtype.name} without a copy")
         return _cast(obj, dtype)
@@ -249,7 +250,7 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     if device is not None:
         check_device(device)
     if isinstance(x, Array):
-        return x._copy() if copy else x
+        return ops.copy(x) if copy else x
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: a {type(x).__name__} does not implement the DLPack protocol (__dlpack__ and "
                         "__dlpack_device__); use asarray for Python sequences, scalars and buffers")

@@ -7,6 +7,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, check_device
 from stridex._core.dtypes import DType
+from stridex._lax import ops
 from stridex._lax.data_type import convert_element_type
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
@@ -37,7 +38,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device=None) -> Arra
     dtype = _check_dtype(dtype, "astype")
     check_device(device)
     if dtype is x._dtype:
-        return x._copy() if copy else x
+        return ops.copy(x) if copy else x
     if x._dtype.kind == "complex floating" and dtype.kind not in ("complex floating", "bool"):
         # Note: NumPy drops the imaginary part; the spec says this cast "should not be permitted".
         raise TypeError(f"astype cannot cast complex dtype {x._dtype.name} to {dtype.name}; "

@@ -12,6 +12,7 @@ from stridex._core.state import current_trace
 from stridex._core.view import as_count, normalize_axes, normalize_axis, normalize_shape
 from stridex._core.view import broadcast_shapes as _broadcast_shapes
 from stridex._lax import manipulation as _shape
+from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.elementwise import copy as _copy_prim
 
@@ -176,7 +177,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             pass
     shape = _resolve_shape(tuple(operator.index(n) for n in shape), x.shape)
     if copy:
-        return _views.reshape_view.bind(x._copy(), shape=shape)
+        return _views.reshape_view.bind(ops.copy(x), shape=shape)
     if shape == x.shape:
         return x
     view = x._storage_view()[1]
@@ -184,7 +185,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         if copy is False:
             raise ValueError(f"reshape(copy=False): an array of shape {x.shape} and strides {view.strides} "
                              f"cannot be viewed as shape {shape}")
-        return _views.reshape_view.bind(x._copy(), shape=shape)
+        return _views.reshape_view.bind(ops.copy(x), shape=shape)
     return _views.reshape_view.bind(x, shape=shape)
 
 

@@ -16,32 +16,39 @@ SUPPORTED = ("2023.12", "2024.12", "2025.12")
 CURRENT = "2025.12"
 
 
-@functools.cache
-def namespace(api_version: str | None = None):
-    """The stridex namespace for `api_version` (None: the current one, 2025.12)."""
-    import stridex
+def namespace(api_version: str | None = None, base=None):
+    """The stridex namespace for `api_version` (None: the current one, 2025.12); `base` is the namespace for
+    the current version (default: `stridex`; `stridex.jit_mode` passes itself)."""
+    if base is None:
+        import sys
 
+        base = sys.modules["stridex"]  # (the package above this layer: loaded before any array exists)
     if api_version is None or api_version == CURRENT:
-        return stridex
+        return base
     if api_version not in SUPPORTED:
         raise ValueError(f"stridex implements Array API versions {', '.join(SUPPORTED)}, not {api_version!r}")
-    module = types.ModuleType(f"stridex.api_{api_version.replace('.', '_')}",
-                              f"stridex as an Array API {api_version} namespace.")
-    module.__dict__.update({k: v for k, v in vars(stridex).items() if not k.startswith("__") or k in (
+    return _adapted(base, api_version)
+
+
+@functools.cache
+def _adapted(base, api_version: str):
+    module = types.ModuleType(f"{base.__name__}.api_{api_version.replace('.', '_')}",
+                              f"{base.__name__} as an Array API {api_version} namespace.")
+    module.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__") or k in (
         "__array_namespace_info__",)})
     module.__array_api_version__ = api_version
 
     def meshgrid(*arrays, indexing="xy"):
-        return list(stridex.meshgrid(*arrays, indexing=indexing))
+        return list(base.meshgrid(*arrays, indexing=indexing))
 
     def broadcast_arrays(*arrays):
-        return list(stridex.broadcast_arrays(*arrays))
+        return list(base.broadcast_arrays(*arrays))
 
     def __array_namespace_info__():
-        return _ListDevicesInfo(stridex.__array_namespace_info__())
+        return _ListDevicesInfo(base.__array_namespace_info__())
 
-    for fn, original in ((meshgrid, stridex.meshgrid), (broadcast_arrays, stridex.broadcast_arrays),
-                         (__array_namespace_info__, stridex.__array_namespace_info__)):
+    for fn, original in ((meshgrid, base.meshgrid), (broadcast_arrays, base.broadcast_arrays),
+                         (__array_namespace_info__, base.__array_namespace_info__)):
         functools.update_wrapper(fn, original)
         module.__dict__[fn.__name__] = fn
     sys.modules.setdefault(module.__name__, module)

@@ -7,8 +7,6 @@ window and only creates its Storage/View when a view of it is taken. Its operato
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
@@ -78,11 +76,6 @@ class Array:
         self._dtype = dtype
         self._np = None
         return self
-
-    def _copy(self) -> Array:
-        from stridex._lax.elementwise import copy
-
-        return copy.bind(self)
 
     def _eager_window(self, prim):
         """The NumPy window an eager primitive reads; tracers override this to refuse."""
@@ -211,20 +204,6 @@ class Array:
         # a copy shares no memory with the original.
         return (_unpickle, (np.array(window(self), order="C"),))
 
-    def __copy__(self) -> Array:
-        # As NumPy's ndarray.__copy__: an independent array with the same values (a view would let a write
-        # through the "copy" change the original). Bound as the copy primitive, so it also works under tracing.
-        return self._copy()
-
-    def __deepcopy__(self, memo) -> Array:
-        return self._copy()  # an array holds numbers only: the shallow copy is already a deep one
-
-    def __array_namespace__(self, /, *, api_version: str | None = None):
-        """The `stridex` namespace (for `api_version` None or one of the supported standard versions)."""
-        from stridex._api.versions import namespace
-
-        return namespace(api_version)
-
     def block_until_ready(self) -> Array:
         """Wait until this array's value exists, and return the array (as JAX's method of that name).
 
@@ -350,13 +329,6 @@ def raise_if_unsupported(np_dtype) -> None:
 def _aligned_copy(a):
 
     return aligned_copy(a)
-
-
-def as_index(value, what: str = "index") -> int:
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
 
 
 def python_scalar(value):

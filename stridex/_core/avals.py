@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stridex._core import dtypes as _dtypes
 from stridex._core.dtypes import DType
 
 
@@ -30,3 +31,40 @@ class ShapedArray:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]" + ("{weak}" if self.weak_type else "")
 
 
+
+
+def aval_of(x) -> ShapedArray:
+    """The abstract value of a primitive input: arrays give their shape and dtype (strong); Python scalars
+    are weak 0-D values of their default dtype."""
+    if isinstance(x, ShapedArray):
+        return x
+    if isinstance(x, bool):
+        return ShapedArray((), _dtypes.bool, True)
+    if isinstance(x, int):
+        return ShapedArray((), _dtypes.int64, True)
+    if isinstance(x, float):
+        return ShapedArray((), _dtypes.float64, True)
+    if isinstance(x, complex):
+        return ShapedArray((), _dtypes.complex128, True)
+    return ShapedArray(x.shape, x.dtype, False)
+
+
+def value_aval(x) -> ShapedArray:
+    """What a trace knows of `x`: a tracer's own aval (weak type included), else `aval_of(x)`."""
+    aval = getattr(x, "_aval", None)  # tracers carry one; concrete arrays have no such slot
+    return aval if aval is not None else aval_of(x)
+
+
+def promote_avals(*avals: ShapedArray) -> tuple:
+    """(dtype, weak) of combining avals: strong types win; weak scalars adapt (NEP 50)."""
+    strong = [a.dtype for a in avals if not a.weak_type]
+    if strong:
+        dtype = _dtypes.result_type_of(*strong)
+        for a in avals:
+            if a.weak_type:
+                dtype = _dtypes.scalar_result_dtype(dtype, _PY_EXAMPLE[a.dtype])
+        return dtype, False
+    return _dtypes.result_type_of(*[a.dtype for a in avals]), True
+
+
+_PY_EXAMPLE = {_dtypes.bool: True, _dtypes.int64: 0, _dtypes.float64: 0.0, _dtypes.complex128: 0j}

@@ -1,4 +1,5 @@
-"""The 13 Array API dtypes, their categories, and the type-promotion rules (spec table + NEP 50)."""
+"""The vocabulary of types: the 13 Array API dtypes, their sets and categories, the Python scalar types,
+and the type-promotion rules (spec table + NEP 50). Every module names these from here."""
 
 from __future__ import annotations
 
@@ -63,6 +64,16 @@ FLOATING_DTYPES = REAL_FLOATING_DTYPES + COMPLEX_DTYPES
 REAL_DTYPES = INTEGER_DTYPES + REAL_FLOATING_DTYPES
 NUMERIC_DTYPES = REAL_DTYPES + COMPLEX_DTYPES
 
+# Dtype kinds, as `DType.kind` spells them.
+FLOATING_KINDS = frozenset({"real floating", "complex floating"})
+# The Python scalar types an operand may be (bool first: it is also an int).
+PY_SCALARS = (_pybool, int, float, complex)
+
+
+def is_floating(dtype: DType) -> _pybool:
+    return dtype.kind in FLOATING_KINDS
+
+
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
 
@@ -81,14 +92,6 @@ def as_dtype(dtype) -> DType | None:
     if isinstance(dtype, DType):
         return dtype
     return PYTHON_TYPE_DTYPES.get(dtype) if isinstance(dtype, type) else None
-
-
-def from_numpy_dtype(dt) -> DType:
-    """Map a NumPy dtype (or anything np.dtype accepts) to a stridex dtype; TypeError if unsupported."""
-    try:
-        return FROM_NUMPY[np.dtype(dt)]
-    except (KeyError, TypeError):
-        raise TypeError(f"dtype {dt!r} is not one of the 13 Array API dtypes") from None
 
 
 # Categories used by the spec to say which dtypes a function accepts.
@@ -148,19 +151,9 @@ def scalar_result_dtype(array_dtype: DType, scalar) -> DType:
     raise TypeError(f"unsupported Python scalar type {type(scalar).__name__}")
 
 
-def is_spec_promotion(a: DType, b: DType) -> _pybool:
-    """True when the spec itself defines the promotion of a with b."""
-    ka, kb = _KIND_GROUP[a], _KIND_GROUP[b]
-    if ka != kb:
-        return False
-    if ka == "i" and {a.kind, b.kind} == {"signed", "unsigned"}:
-        return PROMOTION[a, b].kind == "signed"
-    return True
-
-
 def default_float_for(dtype: DType) -> DType:
     """The floating dtype an integer/bool input is computed in (NumPy's rule: float64)."""
-    return dtype if dtype.kind in ("real floating", "complex floating") else float64
+    return dtype if dtype.kind in FLOATING_KINDS else float64
 
 
 def complex_of(dtype: DType) -> DType:

@@ -8,7 +8,31 @@ import numpy as np
 
 from stridex._core.view import View
 
+# --- the allocation policy: every fresh buffer a primitive writes comes from here ---------------------
+
 ALIGNMENT = 64
+# Results of at least this many elements get 64-byte-aligned memory, which JAX adopts without a copy
+# (jit's hand-over); smaller ones take NumPy's allocator, which is faster for small blocks.
+ALIGNED_OUTPUT_ELEMENTS = 2048
+
+
+def output_buffer(shape: tuple, np_dtype) -> np.ndarray:
+    """Fresh memory for a result of `shape`: aligned once it has ALIGNED_OUTPUT_ELEMENTS elements."""
+    count = 1
+    for n in shape:
+        count *= n
+    return aligned_empty(shape, np_dtype) if count >= ALIGNED_OUTPUT_ELEMENTS else np.empty(shape, np_dtype)
+
+
+def aligned_result(out: np.ndarray, np_dtype=None) -> np.ndarray:
+    """`out` (a fresh NumPy result) as `np_dtype` (default: its own), moved to aligned memory when it is
+    large enough for the policy above and is not aligned already."""
+    np_dtype = out.dtype if np_dtype is None else np.dtype(np_dtype)
+    if out.size >= ALIGNED_OUTPUT_ELEMENTS and (out.dtype != np_dtype or address_of(out) % ALIGNMENT):
+        moved = aligned_empty(out.shape, np_dtype)
+        np.copyto(moved, out, casting="unsafe")
+        return moved
+    return out.astype(np_dtype, copy=False)
 
 
 def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
@@ -34,8 +58,13 @@ def aligned_copy(a: np.ndarray) -> np.ndarray:
     return out
 
 
+def address_of(a: np.ndarray) -> int:
+    """The data pointer of any ndarray (read-only ones included)."""
+    return a.__array_interface__["data"][0]
+
+
 def is_aligned(a: np.ndarray) -> bool:
-    return a.ctypes.data % ALIGNMENT == 0
+    return address_of(a) % ALIGNMENT == 0
 
 
 class Storage:

@@ -279,3 +279,36 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
             else:
                 raise ValueError(f"shapes {' and '.join(str(tuple(x)) for x in shapes)} cannot be broadcast together")
     return tuple(out)
+
+
+# --- normalised index entries as NumPy/JAX keys ----------------------------------------------------
+
+
+def slice_key(start: int, stop: int, step: int) -> slice:
+    """The Python slice that selects exactly `range(start, stop, step)` in NumPy and JAX.
+
+    `slice.indices` normalises like `range`, so a negative step may give a start or stop of -1
+    ("before the first element"), which a slice would read as "the last element". An empty range
+    becomes `slice(0, 0, 1)`; otherwise a stop of -1 (negative step, run past index 0) becomes None.
+    """
+    if not range(start, stop, step):
+        return slice(0, 0, 1)
+    return slice(start, None if stop < 0 else stop, step)
+
+
+def numpy_key(template: tuple, arrays) -> tuple:
+    """The NumPy/JAX index for a normalised template and its index arrays."""
+    key = []
+    for entry in template:
+        tag = entry[0]
+        if tag == "int":
+            key.append(entry[1])
+        elif tag == "slice":
+            key.append(slice_key(*entry[1:]))
+        elif tag == "newaxis":
+            key.append(None)
+        elif tag == "ellipsis":
+            key.append(Ellipsis)
+        else:
+            key.append(arrays[entry[1]])
+    return tuple(key)

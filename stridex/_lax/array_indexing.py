@@ -9,43 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
-from stridex._lax import views as _views
+from stridex._core.view import numpy_key
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp
 from stridex._lax.jax_bridge import lax as _lax
-from stridex._lax.primitive import primitive
-from stridex._lax.views import _strided_indices
-
-
-def slice_key(start: int, stop: int, step: int) -> slice:
-    """The Python slice that selects exactly `range(start, stop, step)` in NumPy and JAX.
-
-    `slice.indices` normalises like `range`, so a negative step may give a start or stop of -1
-    ("before the first element"), which a slice would read as "the last element". An empty range
-    becomes `slice(0, 0, 1)`; otherwise a stop of -1 (negative step, run past index 0) becomes None.
-    """
-    if not range(start, stop, step):
-        return slice(0, 0, 1)
-    return slice(start, None if stop < 0 else stop, step)
-
-
-def numpy_key(template: tuple, arrays) -> tuple:
-    """The NumPy/JAX index for a normalised template and its index arrays."""
-    key = []
-    for entry in template:
-        tag = entry[0]
-        if tag == "int":
-            key.append(entry[1])
-        elif tag == "slice":
-            key.append(slice_key(*entry[1:]))
-        elif tag == "newaxis":
-            key.append(None)
-        elif tag == "ellipsis":
-            key.append(Ellipsis)
-        else:
-            key.append(arrays[entry[1]])
-    return tuple(key)
+from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.rule_shapes import batch_by_loop, move_to_front
+from stridex._lax.views import strided_indices
 
 
 def _abstract_by_numpy(x, *indices, template):
@@ -53,6 +26,20 @@ def _abstract_by_numpy(x, *indices, template):
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), x.shape, (0,) * len(x.shape))
     dummies = [np.zeros(i.shape, np.intp if i.dtype.kind != "bool" else np.bool_) for i in indices]
     return ShapedArray(dummy[numpy_key(template, dummies)].shape, x.dtype)
+
+
+def _like_target(x, *args, **params):
+    """The aval of a functional write: that of the array written into."""
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _batch_position(batched: tuple, per_example: tuple, axis_size: int) -> int:
+    """Where the batch axis ended up: NumPy moves advanced-index axes first when they are not adjacent."""
+    return next(i for i in range(len(batched)) if batched[:i] + batched[i + 1:] == per_example
+                and batched[i] == axis_size)
+
+
+# --- gather, boolean_gather: x[key] for a key with index arrays, or with a boolean mask ---------------
 
 
 def _gather_impl(x, *indices, template):
@@ -65,20 +52,55 @@ def _lower_gather(ctx, x, *indices, template):
     return x[numpy_key(template, indices)]
 
 
-gather = primitive(
+def _gather_jvp(prim):
+    """A gather is linear in x: the same gather of x's tangent (the indices have none)."""
+
+    def jvp(primals, tangents, *, template):
+        x, *indices = primals
+        return prim.bind(x, *indices, template=template), prim.bind(tangents[0], *indices, template=template)
+
+    return jvp
+
+
+def _gather_vjp(ct, x, *indices, out, template):
+    return (scatter_add.bind(ops.zeros_like(x), ct, *indices, template=template),) + (None,) * len(indices)
+
+
+def _gather_batch(values, dims, *, axis_size, template):
+    """A leading full slice for the batch axis; batched index arrays loop."""
+    x, *indices = values
+    if any(d is not None for d in dims[1:]):
+        return batch_by_loop(gather)(values, dims, axis_size=axis_size, template=template)
+    x = move_to_front(x, dims[0], axis_size)
+    new_template = (("slice", 0, axis_size, 1), *template)
+    per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
+    batched = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
+    out_dim = _batch_position(batched, per_example, axis_size)
+    return gather.bind(x, *indices, template=new_template), out_dim
+
+
+gather = Primitive(
     "gather",
     impl=_gather_impl,
     abstract_eval=_abstract_by_numpy,
     lower=_lower_gather,
+    jvp=RuleShape(_gather_jvp),
+    vjp=_gather_vjp,
+    batch=_gather_batch,
 )
 
 # Boolean masks give a data-dependent shape: the tracer must refuse to guess it.
-boolean_gather = primitive(
+boolean_gather = Primitive(
     "boolean_gather",
     impl=_gather_impl,
     abstract_eval=None,
+    jvp=RuleShape(_gather_jvp),
+    vjp=_gather_vjp,
     data_dependent=True,
 )
+
+
+# --- assign: x[key] = value, in place ---------------------------------------------------------------
 
 
 def _assign_impl(target, value, *indices, template):
@@ -89,9 +111,9 @@ def _assign_abstract(target, value, *indices, template):
     return target
 
 
-# `x[key] = value`: the one primitive that mutates. Eagerly it writes into the target's storage; under
-# tracing it is functionalised into `scatter` plus write-back through the target's chain of views.
-assign = primitive(
+# The one primitive that mutates. Eagerly it writes into the target's storage; under tracing it is
+# functionalised into `scatter` plus write-back through the target's chain of views.
+assign = Primitive(
     "assign", kind="write",
     impl=_assign_impl,
     abstract_eval=_assign_abstract,
@@ -99,15 +121,16 @@ assign = primitive(
 )
 
 
-def _scatter_impl(x, value, *indices, template):
+# --- scatter, scatter_add: a copy of x with x[key] replaced by value, or value added at x[key] --------
 
+
+def _scatter_impl(x, value, *indices, template):
     out = aligned_copy(x)
     out[numpy_key(template, indices)] = value
     return out
 
 
 def _lower_scatter(ctx, x, value, *indices, template):
-
     value = as_dtype(value, ctx.avals_in[0].dtype)
     masks = [k for k, aval in enumerate(ctx.avals_in[2:]) if aval.dtype.kind == "bool"]
     if masks:
@@ -126,7 +149,6 @@ def _lower_block_set(x, value, template):
 
     XLA's CPU simplifier aborts the process on a scatter with empty indices, which is what `.at[].set`
     emits for a write of the whole window (`x[::-1][...] = c`): this lowering never emits one."""
-
     lax = _lax()
     explicit = sum(1 for e in template if e[0] in ("int", "slice"))
     entries = []
@@ -169,7 +191,6 @@ def _lower_masked_set(ctx, x, value, indices, template):
     """`x[mask] = value` with a leading boolean mask and a value of one element: a `select`.
 
     (A value with one element per selected position has a data-dependent shape; tracing refuses it.)"""
-
     lax = _lax()
     if template[0] != ("array", 0) or any(e[0] not in ("ellipsis",) for e in template[1:]) or \
             any(n != 1 for n in ctx.avals_in[1].shape):
@@ -181,81 +202,9 @@ def _lower_masked_set(ctx, x, value, indices, template):
     return lax.select(mask, value, x)
 
 
-# The functional form of `assign`: a copy of x with x[key] replaced by value (broadcast).
-scatter = primitive(
-    "scatter",
-    impl=_scatter_impl,
-    abstract_eval=lambda x, value, *indices, template: ShapedArray(x.shape, x.dtype, x.weak_type),
-    lower=_lower_scatter,
-)
-
-
-def _scatter_flat_impl(x, value, *, shape, strides, offset):
-
-    out = aligned_copy(x)
-    itemsize = out.itemsize
-    target = np.lib.stride_tricks.as_strided(out[offset:], shape, tuple(s * itemsize for s in strides))
-    target[...] = value
-    return out
-
-
-def _lower_scatter_flat(ctx, x, value, *, shape, strides, offset):
-
-    return x.at[_strided_indices(shape, strides, offset)].set(value)
-
-
-# The write-back of `as_strided`: a copy of flat x with the strided window (shape, strides, offset) set.
-scatter_flat = primitive(
-    "scatter_flat",
-    impl=_scatter_flat_impl,
-    abstract_eval=lambda x, value, *, shape, strides, offset: ShapedArray(x.shape, x.dtype, x.weak_type),
-    lower=_lower_scatter_flat,
-)
-
-
-
-def _scatter_add_impl(x, value, *indices, template):
-
-    out = aligned_copy(x)
-    np.add.at(out, numpy_key(template, indices), value)
-    return out
-
-
-def _lower_scatter_add(ctx, x, value, *indices, template):
-
-    return x.at[numpy_key(template, indices)].add(as_dtype(value, ctx.avals_in[0].dtype))
-
-
-# x with value added at x[key], repeated indices accumulating: the adjoint of `gather`.
-scatter_add = primitive(
-    "scatter_add",
-    impl=_scatter_add_impl,
-    abstract_eval=lambda x, value, *indices, template: ShapedArray(x.shape, x.dtype, x.weak_type),
-    lower=_lower_scatter_add,
-)
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-
-
-def _zeros_like(x):
-    from stridex._transforms.autodiff import value_aval, zeros_like_aval
-
-    return zeros_like_aval(value_aval(x))
-
-
-def _gather_jvp(primals, tangents, *, template, prim):
-    x, *indices = primals
-    return prim.bind(x, *indices, template=template), prim.bind(tangents[0], *indices, template=template)
-
-
-def _gather_vjp(ct, x, *indices, out, template):
-    return (scatter_add.bind(_zeros_like(x), ct, *indices, template=template),) + (None,) * len(indices)
-
-
 def _scatter_jvp(primals, tangents, *, template):
     x, value, *indices = primals
-    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
+    tx = tangents[0] if tangents[0] is not None else ops.zeros_like(x)
     tv = tangents[1] if tangents[1] is not None else 0.0
     return scatter.bind(x, value, *indices, template=template), scatter.bind(tx, tv, *indices, template=template)
 
@@ -265,9 +214,19 @@ def _scatter_vjp(ct, x, value, *indices, out, template):
         + (None,) * len(indices)
 
 
+def _scatter_add_impl(x, value, *indices, template):
+    out = aligned_copy(x)
+    np.add.at(out, numpy_key(template, indices), value)
+    return out
+
+
+def _lower_scatter_add(ctx, x, value, *indices, template):
+    return x.at[numpy_key(template, indices)].add(as_dtype(value, ctx.avals_in[0].dtype))
+
+
 def _scatter_add_jvp(primals, tangents, *, template):
     x, value, *indices = primals
-    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
+    tx = tangents[0] if tangents[0] is not None else ops.zeros_like(x)
     tv = tangents[1] if tangents[1] is not None else 0.0
     return (scatter_add.bind(x, value, *indices, template=template),
             scatter_add.bind(tx, tv, *indices, template=template))
@@ -277,102 +236,100 @@ def _scatter_add_vjp(ct, x, value, *indices, out, template):
     return (ct, gather.bind(ct, *indices, template=template)) + (None,) * len(indices)
 
 
-def _scatter_flat_jvp(primals, tangents, **params):
-    x, value = primals
-    tx = tangents[0] if tangents[0] is not None else _zeros_like(x)
-    tv = tangents[1] if tangents[1] is not None else 0.0
-    return scatter_flat.bind(x, value, **params), scatter_flat.bind(tx, tv, **params)
-
-
-def _scatter_flat_vjp(ct, x, value, *, out, **params):
-
-    return scatter_flat.bind(ct, 0.0, **params), _views.as_strided.bind(ct, **params)
-
-
-def _basic_template(template) -> bool:
-    return all(e[0] != "array" for e in template)
-
-
 def _batch_scatter_like(prim):
     """Batching for scatter/scatter_add: basic templates get a leading full slice; index arrays loop."""
 
     def rule(values, dims, *, axis_size, template):
-        from stridex._transforms.batching import batch_by_loop, move_to_front
-
         x, value, *indices = values
         if any(d is not None for d in dims[2:]):
             return batch_by_loop(prim)(values, dims, axis_size=axis_size, template=template)
         x = move_to_front(x, dims[0], axis_size)
         new_template = (("slice", 0, axis_size, 1), *template)
         if dims[1] is not None:
-            from stridex._api.manipulation_functions import moveaxis, reshape
-
             # The value must line up with x[new_template], whose batch axis NumPy may move.
             target = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
             per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
             out_dim = _batch_position(target, per_example, axis_size)
             value = move_to_front(value, dims[1], axis_size)
             vshape = value.shape
-            value = reshape(value, (vshape[0],) + (1,) * (len(per_example) - len(vshape) + 1) + vshape[1:])
+            value = ops.reshape(value, (vshape[0],) + (1,) * (len(per_example) - len(vshape) + 1) + vshape[1:])
             if out_dim:
-                value = moveaxis(value, 0, out_dim)
+                value = ops.moveaxis(value, 0, out_dim)
         return prim.bind(x, value, *indices, template=new_template), 0
 
     return rule
 
 
-def _batch_position(batched: tuple, per_example: tuple, axis_size: int) -> int:
-    """Where the batch axis ended up: NumPy moves advanced-index axes first when they are not adjacent."""
-    return next(i for i in range(len(batched)) if batched[:i] + batched[i + 1:] == per_example
-                and batched[i] == axis_size)
+scatter = Primitive(
+    "scatter",
+    impl=_scatter_impl,
+    abstract_eval=_like_target,
+    lower=_lower_scatter,
+    jvp=_scatter_jvp,
+    vjp=_scatter_vjp,
+    batch=RuleShape(_batch_scatter_like),
+)
+
+# Repeated indices accumulate: the adjoint of `gather`.
+scatter_add = Primitive(
+    "scatter_add",
+    impl=_scatter_add_impl,
+    abstract_eval=_like_target,
+    lower=_lower_scatter_add,
+    jvp=_scatter_add_jvp,
+    vjp=_scatter_add_vjp,
+    batch=RuleShape(_batch_scatter_like),
+)
 
 
-def _batch_gather(values, dims, *, axis_size, template):
-    from stridex._transforms.batching import batch_by_loop, move_to_front
-
-    x, *indices = values
-    if any(d is not None for d in dims[1:]):
-        return batch_by_loop(gather)(values, dims, axis_size=axis_size, template=template)
-    x = move_to_front(x, dims[0], axis_size)
-    new_template = (("slice", 0, axis_size, 1), *template)
-    per_example = _abstract_by_numpy(ShapedArray(x.shape[1:], x.dtype), *indices, template=template).shape
-    batched = _abstract_by_numpy(ShapedArray(x.shape, x.dtype), *indices, template=new_template).shape
-    out_dim = _batch_position(batched, per_example, axis_size)
-    return gather.bind(x, *indices, template=new_template), out_dim
+# --- scatter_flat: a copy of flat x with the strided window (shape, strides, offset) set to value -----
 
 
-gather.jvp = lambda primals, tangents, *, template: _gather_jvp(primals, tangents, template=template, prim=gather)
-gather.vjp = _gather_vjp
-gather.batch = _batch_gather
-boolean_gather.jvp = lambda primals, tangents, *, template: _gather_jvp(primals, tangents, template=template,
-                                                                        prim=boolean_gather)
-boolean_gather.vjp = _gather_vjp
-scatter.jvp = _scatter_jvp
-scatter.vjp = _scatter_vjp
-scatter.batch = _batch_scatter_like(scatter)
-scatter_add.jvp = _scatter_add_jvp
-scatter_add.vjp = _scatter_add_vjp
-scatter_add.batch = _batch_scatter_like(scatter_add)
-scatter_flat.jvp = _scatter_flat_jvp
-scatter_flat.vjp = _scatter_flat_vjp
+def _scatter_flat_impl(x, value, *, shape, strides, offset):
+    out = aligned_copy(x)
+    itemsize = out.itemsize
+    target = np.lib.stride_tricks.as_strided(out[offset:], shape, tuple(s * itemsize for s in strides))
+    target[...] = value
+    return out
 
 
-def _batch_scatter_flat(values, dims, *, axis_size, shape, strides, offset):
+def _lower_scatter_flat(ctx, x, value, *, shape, strides, offset):
+    return x.at[strided_indices(shape, strides, offset)].set(value)
+
+
+def _scatter_flat_jvp(primals, tangents, **params):
+    x, value = primals
+    tx = tangents[0] if tangents[0] is not None else ops.zeros_like(x)
+    tv = tangents[1] if tangents[1] is not None else 0.0
+    return scatter_flat.bind(x, value, **params), scatter_flat.bind(tx, tv, **params)
+
+
+def _scatter_flat_vjp(ct, x, value, *, out, **params):
+    return scatter_flat.bind(ct, 0.0, **params), ops.as_strided(ct, **params)
+
+
+def _scatter_flat_batch(values, dims, *, axis_size, shape, strides, offset):
     """Every example's flat buffer laid end to end: one scatter with a leading batch stride."""
-    from stridex._api.manipulation_functions import broadcast_to, reshape
-    from stridex._transforms.batching import move_to_front
-
     x, value = values
     x = move_to_front(x, dims[0], axis_size)
     span = x.shape[1]
     if dims[1] is not None:
         value = move_to_front(value, dims[1], axis_size)
-        value = reshape(value, (axis_size,) + (1,) * (len(shape) - value.ndim + 1) + value.shape[1:])
-    if not isinstance(value, (int, float, complex)):
-        value = broadcast_to(value, (axis_size, *shape)) if value.ndim == len(shape) + 1 else value
-    out = scatter_flat.bind(reshape(x, (axis_size * span,)), value, shape=(axis_size, *shape),
+        value = ops.reshape(value, (axis_size,) + (1,) * (len(shape) - value.ndim + 1) + value.shape[1:])
+    if not isinstance(value, _dtypes.PY_SCALARS):
+        value = ops.broadcast_to(value, (axis_size, *shape)) if value.ndim == len(shape) + 1 else value
+    out = scatter_flat.bind(ops.reshape(x, (axis_size * span,)), value, shape=(axis_size, *shape),
                             strides=(span, *strides), offset=offset)
-    return reshape(out, (axis_size, span)), 0
+    return ops.reshape(out, (axis_size, span)), 0
 
 
-scatter_flat.batch = _batch_scatter_flat
+# The write-back of `as_strided`.
+scatter_flat = Primitive(
+    "scatter_flat",
+    impl=_scatter_flat_impl,
+    abstract_eval=_like_target,
+    lower=_lower_scatter_flat,
+    jvp=_scatter_flat_jvp,
+    vjp=_scatter_flat_vjp,
+    batch=_scatter_flat_batch,
+)

@@ -10,9 +10,11 @@ import numpy as np
 
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
+from stridex._lax import ops
 from stridex._lax.data_type import copy_to_integers
 from stridex._lax.jax_bridge import lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.rule_shapes import linear_jvp
 
 _U64 = np.dtype(np.uint64)
 _F64 = np.dtype(np.float64)
@@ -26,6 +28,12 @@ def _fixed_aval(shape_of):
         return ShapedArray(shape_of(**params), params["dtype"], False)
 
     return abstract_eval
+
+
+# The batching rule of a primitive without array inputs (start, stop and fill values are Python scalars fixed
+# in the params): vmap never calls it, since a primitive without batched inputs is bound as it is, but it
+# exists for completeness. Such a primitive carries no derivative either (`differentiable=False`).
+_no_inputs_batch = RuleShape(lambda prim: lambda values, dims, *, axis_size, **params: (prim.bind(**params), None))
 
 
 # --- iota: start + i * step for i in range(num) ------------------------------------------------------
@@ -58,16 +66,17 @@ def _iota_lower(ctx, *, start, step, num, dtype):
     return lx.convert_element_type(values, dtype.np)
 
 
-iota = primitive(
+iota = Primitive(
     "iota",
     impl=_iota_impl,
     abstract_eval=_fixed_aval(lambda *, num, **_: (num,)),
     lower=_iota_lower,
+    batch=_no_inputs_batch,
     differentiable=False,
 )
 
 
-# --- full / empty ----------------------------------------------------------------------------------
+# --- full, empty: an array of one value, or of uninitialised memory ----------------------------------
 
 
 def _full_impl(*, shape, fill_value, dtype):
@@ -76,25 +85,27 @@ def _full_impl(*, shape, fill_value, dtype):
     return out
 
 
-full = primitive(
+full = Primitive(
     "full",
     impl=_full_impl,
     abstract_eval=_fixed_aval(lambda *, shape, **_: shape),
     lower=lambda ctx, *, shape, fill_value, dtype: lax().full(shape, fill_value, dtype.np),
+    batch=_no_inputs_batch,
     differentiable=False,
 )
 
 # Uninitialised memory eagerly; a traced program has no such thing, so its lowering fills zeros.
-empty = primitive(
+empty = Primitive(
     "empty",
     impl=lambda *, shape, dtype: aligned_empty(shape, dtype.np),
     abstract_eval=_fixed_aval(lambda *, shape, **_: shape),
     lower=lambda ctx, *, shape, dtype: lax().full(shape, 0, dtype.np),
+    batch=_no_inputs_batch,
     differentiable=False,
 )
 
 
-# --- eye ---------------------------------------------------------------------------------------------
+# --- eye: ones on the k-th diagonal of a matrix, zeros elsewhere -------------------------------------
 
 
 def _eye_impl(*, n_rows, n_cols, k, dtype):
@@ -115,11 +126,12 @@ def _eye_lower(ctx, *, n_rows, n_cols, k, dtype):
     return lx.convert_element_type(on_diagonal, dtype.np)
 
 
-eye = primitive(
+eye = Primitive(
     "eye",
     impl=_eye_impl,
     abstract_eval=_fixed_aval(lambda *, n_rows, n_cols, **_: (n_rows, n_cols)),
     lower=_eye_lower,
+    batch=_no_inputs_batch,
     differentiable=False,
 )
 
@@ -152,15 +164,30 @@ def _triangle_lower(ctx, x, *, k, upper):
     return lx.select(keep, x, lx.full_like(x, 0))
 
 
-triangle = primitive(
+def _triangle_vjp(ct, x, *, out, k, upper):
+    return (triangle.bind(ct, k=k, upper=upper),)  # the mask is its own adjoint
+
+
+def _triangle_batch(values, dims, *, axis_size, k, upper):
+    (x,), (d,) = values, dims
+    if d >= x.ndim - 2:  # the batch axis is one of the matrix axes: move it out of the way
+        x, d = ops.moveaxis(x, d, 0), 0
+    return triangle.bind(x, k=k, upper=upper), d
+
+
+# Linear in its input: the JVP masks the tangent, the VJP masks the cotangent.
+triangle = Primitive(
     "triangle",
     impl=_triangle_impl,
     abstract_eval=lambda x, *, k, upper: ShapedArray(x.shape, x.dtype, x.weak_type),
     lower=_triangle_lower,
+    jvp=linear_jvp,
+    vjp=_triangle_vjp,
+    batch=_triangle_batch,
 )
 
 
-# --- linspace ----------------------------------------------------------------------------------------
+# --- linspace: num evenly spaced values from start to stop -------------------------------------------
 # The eager rule is NumPy's linspace (computed in float64 or complex128, rounded once to `dtype`);
 # the lowering follows the same steps so both agree.
 
@@ -203,43 +230,11 @@ def _linspace_lower(ctx, *, start, stop, num, endpoint, dtype):
     return lx.convert_element_type(values, dtype.np)
 
 
-linspace = primitive(
+linspace = Primitive(
     "linspace",
     impl=_linspace_impl,
     abstract_eval=_fixed_aval(lambda *, num, **_: (num,)),
     lower=_linspace_lower,
+    batch=_no_inputs_batch,
     differentiable=False,
 )
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# iota, full, empty, eye and linspace take no array inputs (start, stop and fill values are Python scalars
-# fixed in the params): they carry no derivative, and vmap never batches them (a primitive without batched
-# inputs is bound as it is); their batch rules exist for completeness. triangle is linear in its input: its
-# JVP masks the tangent, its VJP masks the cotangent (the mask is its own adjoint).
-
-
-def _no_inputs_batch(prim):
-    return lambda values, dims, *, axis_size, **params: (prim.bind(**params), None)
-
-
-for _prim in (iota, full, empty, eye, linspace):
-    _prim.batch = _no_inputs_batch(_prim)
-
-
-def _triangle_jvp(primals, tangents, *, k, upper):
-    return triangle.bind(primals[0], k=k, upper=upper), triangle.bind(tangents[0], k=k, upper=upper)
-
-
-def _triangle_batch(values, dims, *, axis_size, k, upper):
-    (x,), (d,) = values, dims
-    if d >= x.ndim - 2:  # the batch axis is one of the matrix axes: move it out of the way
-        from stridex._api.manipulation_functions import moveaxis
-
-        x, d = moveaxis(x, d, 0), 0
-    return triangle.bind(x, k=k, upper=upper), d
-
-
-triangle.jvp = _triangle_jvp
-triangle.vjp = lambda ct, x, *, out, k, upper: (triangle.bind(ct, k=k, upper=upper),)
-triangle.batch = _triangle_batch

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._lax import elementwise as _elementwise
+from stridex._core.storage import output_buffer
+from stridex._lax import ops
 from stridex._lax.jax_bridge import lax
-from stridex._lax.manipulation import output_buffer
-from stridex._lax.primitive import primitive
-
-
-def _convert_impl(x, *, new_dtype):
-    out = output_buffer(x.shape, new_dtype.np)
-    if x.dtype.kind in "fc" and new_dtype.kind in ("signed", "unsigned"):
-        copy_to_integers(out, x)
-    else:
-        np.copyto(out, x, casting="unsafe")
-    return out
-
+from stridex._lax.primitive import Primitive
 
 # --- floating to integer: XLA's saturating conversion --------------------------------------------------
 # The spec leaves NaN, infinities and out-of-range values cast to an integer dtype undefined; C (and so NumPy)
@@ -73,6 +64,19 @@ def _saturate(out: np.ndarray, x: np.ndarray) -> None:
     out[below] = info.min
 
 
+
+# --- convert_element_type: x in another dtype ----------------------------------------------------------
+
+
+def _convert_impl(x, *, new_dtype):
+    out = output_buffer(x.shape, new_dtype.np)
+    if x.dtype.kind in "fc" and new_dtype.kind in ("signed", "unsigned"):
+        copy_to_integers(out, x)
+    else:
+        np.copyto(out, x, casting="unsafe")
+    return out
+
+
 def _convert_lower(ctx, x, *, new_dtype):
     (aval_in,) = ctx.avals_in
     if new_dtype.kind == "bool" and aval_in.dtype.kind == "complex floating":
@@ -84,38 +88,35 @@ def _convert_lower(ctx, x, *, new_dtype):
     return lax().convert_element_type(x, new_dtype.np)
 
 
-convert_element_type = primitive(
-    "convert_element_type",
-    impl=_convert_impl,
-    abstract_eval=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype, False),
-    lower=_convert_lower,
-)
-
-
-# --- transformation rules ----------------------------------------------------------------------------
 # The conversion is linear: the JVP converts the tangent, the VJP hands the cotangent back (autodiff's
 # `fit` casts it to the input's dtype, taking the real part for a real input converted to complex). An
 # integer or bool result carries no derivative: no tangent, and the cotangent is None.
 
-_FLOATING = ("real floating", "complex floating")
-
 
 def _convert_jvp(primals, tangents, *, new_dtype):
     out = convert_element_type.bind(primals[0], new_dtype=new_dtype)
-    if new_dtype.kind not in _FLOATING:
+    if not _dtypes.is_floating(new_dtype):
         return out, None
     t = tangents[0]
     if t.dtype.kind == "complex floating" and new_dtype.kind != "complex floating":
-
-        t = _elementwise.real.bind(t)  # the conversion keeps the real part
+        t = ops.real(t)  # the conversion keeps the real part
     return out, convert_element_type.bind(t, new_dtype=new_dtype)
 
 
 def _convert_vjp(ct, x, *, out, new_dtype):
-    return (ct if new_dtype.kind in _FLOATING else None,)
+    return (ct if _dtypes.is_floating(new_dtype) else None,)
 
 
-convert_element_type.jvp = _convert_jvp
-convert_element_type.vjp = _convert_vjp
-convert_element_type.batch = lambda values, dims, *, axis_size, new_dtype: (
-    convert_element_type.bind(values[0], new_dtype=new_dtype), dims[0])
+def _convert_batch(values, dims, *, axis_size, new_dtype):
+    return convert_element_type.bind(values[0], new_dtype=new_dtype), dims[0]  # elementwise: the axis stays
+
+
+convert_element_type = Primitive(
+    "convert_element_type",
+    impl=_convert_impl,
+    abstract_eval=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype, False),
+    lower=_convert_lower,
+    jvp=_convert_jvp,
+    vjp=_convert_vjp,
+    batch=_convert_batch,
+)

@@ -1,11 +1,12 @@
-"""Elementwise primitives: one record per operation, built from a few shared rule shapes.
+"""Elementwise primitives: one block per operation, most of them made by a few factories over NumPy ufuncs.
 
 Inputs are arrays or Python scalars (weakly typed); outputs broadcast. The eager rule calls a NumPy
 ufunc (plus the spec's special-case fix-ups where NumPy differs); large outputs go to aligned storage.
 The lowering rule computes the same thing on `jax.lax`, converting operands to the exact dtype first.
-The transformation rules (jvp, vjp, batch) sit at the bottom. Gradient conventions: abs, sign and
-copysign take the subgradient 0 at 0; maximum/minimum (and clip at its bounds) share the gradient
-equally between tied operands; rounding and floor_divide have zero derivative.
+Each primitive's JVP and VJP sit in its block, written with this module's primitives (so they are
+themselves differentiable and batchable), and every primitive batches elementwise. Gradient conventions:
+abs, sign and copysign take the subgradient 0 at 0; maximum/minimum (and clip at its bounds) share the
+gradient equally between tied operands; rounding and floor_divide have zero derivative.
 """
 
 from __future__ import annotations
@@ -15,55 +16,17 @@ from math import prod
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.avals import ShapedArray
-from stridex._core.storage import aligned_copy, aligned_empty
+from stridex._core.avals import ShapedArray, aval_of, promote_avals
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned_empty, output_buffer
 from stridex._core.view import broadcast_shapes
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
 
-# Outputs with at least this many elements are written into 64-byte-aligned storage, so that JAX can
-# take them without a copy; smaller ones are left where NumPy puts them (copying them is cheap).
-ALIGNED_OUTPUT_ELEMENTS = 2048
-
-
-def aval_of(x) -> ShapedArray:
-    """The abstract value of a primitive input: arrays carry theirs; Python scalars are weak 0-D."""
-    if isinstance(x, ShapedArray):
-        return x
-    if isinstance(x, bool):
-        return ShapedArray((), _dtypes.bool, True)
-    if isinstance(x, int):
-        return ShapedArray((), _dtypes.int64, True)
-    if isinstance(x, float):
-        return ShapedArray((), _dtypes.float64, True)
-    if isinstance(x, complex):
-        return ShapedArray((), _dtypes.complex128, True)
-    return ShapedArray(x.shape, x.dtype, False)
-
-
-def promote_avals(*avals: ShapedArray) -> tuple:
-    """(dtype, weak) of combining avals: strong types win; weak scalars adapt (NEP 50)."""
-    strong = [a.dtype for a in avals if not a.weak_type]
-    if strong:
-        dtype = _dtypes.result_type_of(*strong)
-        for a in avals:
-            if a.weak_type:
-                dtype = _dtypes.scalar_result_dtype(dtype, _PY_EXAMPLE[a.dtype])
-        return dtype, False
-    return _dtypes.result_type_of(*[a.dtype for a in avals]), True
-
-
-_PY_EXAMPLE = {_dtypes.bool: True, _dtypes.int64: 0, _dtypes.float64: 0.0, _dtypes.complex128: 0j}
 # What `ufunc.resolve_dtypes` accepts for a Python scalar operand (it takes no `bool`; a strong bool
 # promotes exactly like a weak one because bool is the lowest type).
 _RESOLVE_PY = {bool: np.dtype(bool), int: int, float: float, complex: complex}
-
-
-def empty(shape: tuple, np_dtype) -> np.ndarray:
-    """A fresh output buffer: aligned when large enough for JAX to adopt it, plain NumPy otherwise."""
-    if prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
-        return np.empty(shape, np_dtype)
-    return aligned_empty(shape, np_dtype)
 
 
 def call_ufunc(ufunc, *args, **kwargs):
@@ -76,6 +39,7 @@ def call_ufunc(ufunc, *args, **kwargs):
                 shape = s
             elif s != shape:
                 shape = np.broadcast_shapes(shape, s)
+    # (NumPy's own allocation below the storage policy's threshold: resolving the dtype costs more there.)
     if shape is None or prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
         return ufunc(*args, out=..., **kwargs)
     dtype = kwargs.get("dtype")
@@ -97,7 +61,7 @@ def _quiet(impl):
     return quiet_impl
 
 
-# --- rule shapes ---------------------------------------------------------------------------------
+# --- factories: abstract evaluation, eager rules and records of ufunc primitives ---------------------
 
 
 def binary_abstract(result_dtype=None, dtype_rule=None):
@@ -139,14 +103,8 @@ def ufunc_binary_impl(ufunc):
     return impl
 
 
-def ufunc_binary(name: str, ufunc, **rules):
-    """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless rules say)."""
-    rules.setdefault("abstract_eval", binary_abstract())
-    return primitive(name, impl=ufunc_binary_impl(ufunc), **rules)
-
-
-def ufunc_unary(name: str, ufunc, **rules):
-    """A unary primitive whose eager rule is exactly `ufunc`."""
+def ufunc_unary_impl(ufunc):
+    """The eager rule `ufunc(x)`, with the same lean path for small operands."""
 
     ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS
 
@@ -155,11 +113,24 @@ def ufunc_unary(name: str, ufunc, **rules):
             return ufunc(x, out=...)
         return call_ufunc(ufunc, x)
 
+    return impl
+
+
+def ufunc_binary(name: str, ufunc, **rules) -> Primitive:
+    """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless `rules` give an
+    abstract_eval); it batches elementwise."""
+    rules.setdefault("abstract_eval", binary_abstract())
+    return Primitive(name, impl=ufunc_binary_impl(ufunc), batch=batch_elementwise, **rules)
+
+
+def ufunc_unary(name: str, ufunc, **rules) -> Primitive:
+    """A unary primitive whose eager rule is exactly `ufunc` (the input's dtype unless `rules` give an
+    abstract_eval); it batches elementwise."""
     rules.setdefault("abstract_eval", unary_abstract())
-    return primitive(name, impl=impl, **rules)
+    return Primitive(name, impl=ufunc_unary_impl(ufunc), batch=batch_elementwise, **rules)
 
 
-# --- lowering rule shapes ------------------------------------------------------------------------
+# --- lowering helpers --------------------------------------------------------------------------------
 
 
 def _promoted(ctx):
@@ -244,19 +215,149 @@ def _isnan(x):
     return lax().ne(x, x)
 
 
-# --- arithmetic ----------------------------------------------------------------------------------
+# --- rule helpers ------------------------------------------------------------------------------------
+# Conventions, where there is a choice (JAX's, so results match jax.grad):
+# - Complex values: a VJP rule is the transpose of its JVP under the real pairing Re(a * b), so for a
+#   holomorphic f the cotangent is `ct * f'(x)` (no conjugate), and conj transposes to conj.
+# - abs and sign take the subgradient 0 at 0 (abs'(0) = sign(0) = 0); so does copysign(x1, x2) in x1,
+#   and its derivative in x2 is 0. The sign of a complex z is z / |z|, differentiated as such (JAX
+#   gives it a zero derivative).
+# - maximum and minimum share the derivative equally between tied operands (half each); clip is
+#   minimum(maximum(x, min), max) and follows the same rule at its bounds.
+# - floor_divide, round, floor, ceil, trunc and the sign of real values are piecewise constant: zero
+#   derivative (their JVP gives no tangent). remainder(x1, x2) = x1 - x2 * floor(x1 / x2), so
+#   d/dx1 = 1 and d/dx2 = -floor(x1 / x2).
+# - Comparisons, bitwise and logical operations, predicates and nextafter are `differentiable=False`.
+# A tangent or cotangent of None stands for zero.
 
-add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)))
-subtract = ufunc_binary("subtract", np.subtract, lower=lower_binary(lambda a, b: lax().sub(a, b)))
-multiply = ufunc_binary("multiply", np.multiply, lower=lower_binary(lambda a, b: lax().mul(a, b)))
 
-# Integer and boolean operands divide in the default floating dtype (NumPy's rule; the spec leaves it open).
-divide = primitive(
+def _scalar(x) -> bool:
+    return type(x) in _dtypes.PY_SCALARS
+
+
+def _is_complex_value(x) -> bool:
+    return not _scalar(x) and x.dtype.kind == "complex floating"
+
+
+def _at_shape(t, out):
+    """A tangent at the output's shape (an operand's tangent is smaller when the other operand broadcasts)."""
+    if t is None or t.shape == out.shape:
+        return t
+    return ops.broadcast_to(t, out.shape)
+
+
+def _chain_jvp(derivative) -> RuleShape:
+    """The JVP of a unary primitive whose derivative is `derivative(x, out)`: the tangent scaled by it."""
+
+    def make(prim):
+        def jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            out = prim.bind(x)
+            return out, multiply.bind(t, derivative(x, out))
+
+        return jvp
+
+    return RuleShape(make)
+
+
+def _chain_vjp(derivative):
+    """The VJP of a unary primitive whose derivative is `derivative(x, out)`: the cotangent scaled by it."""
+    return lambda ct, x, *, out: (multiply.bind(ct, derivative(x, out)),)
+
+
+# The JVP of a piecewise-constant primitive: the value, and no tangent (zero derivative everywhere).
+_constant_jvp = RuleShape(lambda prim: lambda primals, tangents, **params: (prim.bind(*primals, **params), None))
+
+
+def _zero_vjp(arity: int):
+    """The VJP of a piecewise-constant primitive of `arity` operands: no cotangent for any of them."""
+    return lambda ct, *primals, out, **params: (None,) * arity
+
+
+# The VJP of a unary linear primitive that is its own transpose (negative, conj, copy): f(ct).
+_self_transpose = RuleShape(lambda prim: lambda ct, x, *, out: (prim.bind(ct),))
+
+
+# --- add: x1 + x2 ------------------------------------------------------------------------------------
+
+
+def _add_jvp(primals, tangents):
+    out = add.bind(*primals)
+    return out, _at_shape(sum_terms(*tangents), out)
+
+
+def _add_vjp(ct, x1, x2, *, out):
+    return ct, ct
+
+
+add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)), jvp=_add_jvp, vjp=_add_vjp)
+
+
+# --- subtract: x1 - x2 -------------------------------------------------------------------------------
+
+
+def _subtract_jvp(primals, tangents):
+    out = subtract.bind(*primals)
+    t1, t2 = tangents
+    tangent = negative.bind(t2) if t1 is None else t1 if t2 is None else subtract.bind(t1, t2)
+    return out, _at_shape(tangent, out)
+
+
+def _subtract_vjp(ct, x1, x2, *, out):
+    return ct, negative.bind(ct)
+
+
+subtract = ufunc_binary("subtract", np.subtract, lower=lower_binary(lambda a, b: lax().sub(a, b)),
+                        jvp=_subtract_jvp, vjp=_subtract_vjp)
+
+
+# --- multiply: x1 * x2 -------------------------------------------------------------------------------
+
+
+def _multiply_jvp(primals, tangents):
+    x1, x2 = primals
+    out = multiply.bind(x1, x2)
+    return out, _at_shape(sum_terms(scaled(tangents[0], x2), scaled(tangents[1], x1)), out)
+
+
+def _multiply_vjp(ct, x1, x2, *, out):
+    return None if _scalar(x1) else multiply.bind(ct, x2), None if _scalar(x2) else multiply.bind(ct, x1)
+
+
+multiply = ufunc_binary("multiply", np.multiply, lower=lower_binary(lambda a, b: lax().mul(a, b)),
+                        jvp=_multiply_jvp, vjp=_multiply_vjp)
+
+
+# --- divide: x1 / x2 (integer and bool operands divide in the default floating dtype, as NumPy) ------
+
+
+def _divide_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = divide.bind(x1, x2)
+    # d(x1 / x2) = (dx1 - out * dx2) / x2
+    numerator = t1 if t2 is None else subtract.bind(t1, multiply.bind(t2, out)) if t1 is not None \
+        else negative.bind(multiply.bind(t2, out))
+    return out, _at_shape(divide.bind(numerator, x2), out)
+
+
+def _divide_vjp(ct, x1, x2, *, out):
+    ct_1 = divide.bind(ct, x2)
+    return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
+
+
+divide = Primitive(
     "divide",
     impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
     lower=lower_binary(lambda a, b: lax().div(a, b)),
+    jvp=_divide_jvp,
+    vjp=_divide_vjp,
+    batch=batch_elementwise,
 )
+
+
+# --- floor_divide: floor(x1 / x2), with the spec's infinite cases ------------------------------------
 
 
 def _floor_divide_impl(x1, x2):
@@ -301,12 +402,19 @@ def _int_floor_divide(a, b):
     return _select(L.eq(b, zero), zero, q)
 
 
-floor_divide = primitive(
+# Rules: piecewise constant, so zero derivative (nothing to derive from the composition).
+floor_divide = Primitive(
     "floor_divide",
     impl=_quiet(_floor_divide_impl),
     abstract_eval=binary_abstract(),
     lower=_lower_floor_divide,
+    jvp=_constant_jvp,
+    vjp=_zero_vjp(2),
+    batch=batch_elementwise,
 )
+
+
+# --- remainder: x1 - x2 * floor(x1 / x2), the divisor's sign -----------------------------------------
 
 
 def _lower_remainder(ctx, x1, x2):
@@ -325,118 +433,32 @@ def _lower_remainder(ctx, x1, x2):
     return _select(L.eq(mod, zero), _copysign(zero, b), mod)
 
 
-remainder = primitive(
+def _remainder_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = remainder.bind(x1, x2)
+    scaled = None if t2 is None else negative.bind(multiply.bind(t2, floor_divide.bind(x1, x2)))
+    return out, _at_shape(sum_terms(t1, scaled), out)
+
+
+def _remainder_vjp(ct, x1, x2, *, out):
+    return ct, None if _scalar(x2) else negative.bind(multiply.bind(ct, floor_divide.bind(x1, x2)))
+
+
+# jvp/vjp hand-written: d/dx1 = 1, d/dx2 = -floor_divide(x1, x2), one extra primitive; the decomposition
+# would also evaluate x2 * floor(x1 / x2) and the subtraction, and loses the spec's sign-of-zero fix-ups.
+remainder = Primitive(
     "remainder",
     impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
     abstract_eval=binary_abstract(),
     lower=_lower_remainder,
-)
-
-# NaN in either operand gives NaN (np.maximum/np.minimum and lax.max/lax.min both propagate it).
-maximum = ufunc_binary("maximum", np.maximum, lower=lower_binary(lambda a, b: lax().max(a, b)))
-minimum = ufunc_binary("minimum", np.minimum, lower=lower_binary(lambda a, b: lax().min(a, b)))
-copysign = ufunc_binary("copysign", np.copysign, lower=lower_binary(_copysign))
-# A step to the neighbouring float: no derivative.
-nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)),
-                         differentiable=False)
-
-
-def _lower_negative(a, aval):
-    return lax().neg(a)
-
-
-negative = ufunc_unary("negative", np.negative, lower=lower_unary(_lower_negative))
-square = ufunc_unary("square", np.square, lower=lower_unary(lambda a, aval: lax().mul(a, a)))
-
-
-def _lower_abs(a, aval):
-    L = lax()
-    if np.dtype(a.dtype).kind == "u":
-        return a
-    if not _is_complex(a):
-        return L.abs(a)
-    re, im = L.real(a), L.imag(a)
-    out = L.abs(a)
-    # Note: the spec (like hypot) makes |z| infinite whenever a component is, NaN or not.
-    return _select(L.bitwise_or(_isinf(re), _isinf(im)), L.full_like(out, np.inf), out)
-
-
-abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs))
-
-# 1 / x computed as the spec says (`1.0 / x`); integer inputs divide in the default floating dtype.
-reciprocal = primitive(
-    "reciprocal",
-    impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
-    abstract_eval=unary_abstract(_dtypes.default_float_for),
-    lower=lambda ctx, x: lax().div(*operands(ctx, (1.0, x))),
+    jvp=_remainder_jvp,
+    vjp=_remainder_vjp,
+    batch=batch_elementwise,
 )
 
 
-def _sign_impl(x):
-    out = call_ufunc(np.sign, x)
-    if out.dtype.kind == "c":
-        # Note: the spec makes sign(z) NaN + NaN j when either component is NaN; NumPy gives
-        # +-1 for inf + nan j.
-        nan = np.isnan(x)
-        if nan.any():
-            out[nan] = complex(np.nan, np.nan)
-    return out
-
-
-def _lower_sign(a, aval):
-    L = lax()
-    if _is_float(a):
-        zero = L.full_like(a, 0)
-        return _select(L.eq(a, zero), zero, L.sign(a))  # +0 for either zero, as NumPy gives
-    if not _is_complex(a):
-        return L.sign(a)
-    # NumPy's x / |x| with its infinite cases, plus the spec's NaN rule.
-    re, im = L.real(a), L.imag(a)
-    magnitude = _lower_abs(a, aval)
-    zero = L.full_like(re, 0)
-    nan = L.full_like(re, np.nan)
-    finite_re = L.div(re, magnitude)
-    finite_im = L.div(im, magnitude)
-    re_inf, im_inf = _isinf(re), _isinf(im)
-    inf_re = _select(re_inf, _select(im_inf, nan, L.sign(re)), zero)
-    inf_im = _select(re_inf, _select(im_inf, nan, zero), L.sign(im))
-    is_inf = L.bitwise_or(re_inf, im_inf)
-    out_re = _select(is_inf, inf_re, finite_re)
-    out_im = _select(is_inf, inf_im, finite_im)
-    is_zero = L.eq(magnitude, zero)
-    out_re = _select(is_zero, zero, out_re)
-    out_im = _select(is_zero, zero, out_im)
-    is_nan = L.bitwise_or(_isnan(re), _isnan(im))
-    out_re = _select(is_nan, nan, out_re)
-    out_im = _select(is_nan, nan, out_im)
-    return L.complex(out_re, out_im)
-
-
-sign = primitive("sign", impl=_sign_impl, abstract_eval=unary_abstract(), lower=lower_unary(_lower_sign))
-
-# --- rounding (floating inputs; integer inputs are copied by the namespace) ---------------------
-
-
-def _lower_trunc(a, aval):
-    L = lax()
-    return _select(L.lt(a, L.full_like(a, 0)), L.ceil(a), L.floor(a))
-
-
-def _lower_round(a, aval):
-    L = lax()
-    even = L.RoundingMethod.TO_NEAREST_EVEN
-    if _is_complex(a):
-        return L.complex(L.round(L.real(a), even), L.round(L.imag(a), even))
-    return L.round(a, even)
-
-
-ceil = ufunc_unary("ceil", np.ceil, lower=lower_unary(lambda a, aval: lax().ceil(a)))
-floor = ufunc_unary("floor", np.floor, lower=lower_unary(lambda a, aval: lax().floor(a)))
-trunc = ufunc_unary("trunc", np.trunc, lower=lower_unary(_lower_trunc))
-# np.rint rounds half to even and keeps signed zeros; complex components round independently.
-round = ufunc_unary("round", np.rint, lower=lower_unary(_lower_round))
-
-# --- comparisons: the result is bool, computed in the promoted dtype ------------------------------
+# --- equal, not_equal, less, less_equal, greater, greater_equal: bool, in the promoted dtype ---------
 
 
 def _compare_mixed_signs(op, a, b):
@@ -521,7 +543,7 @@ def _lower_compare(op):
     return lower
 
 
-def _comparison(name: str, ufunc, op: str):
+def _comparison(name: str, ufunc, op: str) -> Primitive:
     return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_compare(op),
                         differentiable=False)
 
@@ -533,7 +555,254 @@ less_equal = _comparison("less_equal", np.less_equal, "le")
 greater = _comparison("greater", np.greater, "gt")
 greater_equal = _comparison("greater_equal", np.greater_equal, "ge")
 
-# --- bitwise and logical -------------------------------------------------------------------------
+
+# --- maximum, minimum: NaN in either operand gives NaN (as np.maximum and lax.max) -------------------
+
+
+def _share(first_wins, x1, x2, v):
+    """x1's share of `v` in maximum/minimum: all of it where x1 wins, half on a tie, none otherwise (or on NaN).
+
+    Multiplying by the boolean masks keeps `v`'s dtype and needs no conversion primitive.
+    """
+    return add.bind(multiply.bind(v, first_wins.bind(x1, x2)), multiply.bind(multiply.bind(v, 0.5), equal.bind(x1, x2)))
+
+
+def _extremum_tangent(first_wins, x1, x2, t1, t2):
+    if t2 is None:
+        return _share(first_wins, x1, x2, t1)
+    if t1 is None:
+        return subtract.bind(t2, _share(first_wins, x1, x2, t2))
+    return add.bind(t2, _share(first_wins, x1, x2, subtract.bind(t1, t2)))
+
+
+def _extremum(name: str, ufunc, lower, first_wins) -> Primitive:
+    """maximum or minimum: x1 is the result where `first_wins(x1, x2)`, and ties share the derivative."""
+
+    def jvp(primals, tangents):
+        x1, x2 = primals
+        out = prim.bind(x1, x2)
+        return out, _at_shape(_extremum_tangent(first_wins, x1, x2, *tangents), out)
+
+    def vjp(ct, x1, x2, *, out):
+        ct_1 = _share(first_wins, x1, x2, ct)
+        return ct_1, subtract.bind(ct, ct_1)
+
+    prim = ufunc_binary(name, ufunc, lower=lower, jvp=jvp, vjp=vjp)
+    return prim
+
+
+maximum = _extremum("maximum", np.maximum, lower_binary(lambda a, b: lax().max(a, b)), greater)
+minimum = _extremum("minimum", np.minimum, lower_binary(lambda a, b: lax().min(a, b)), less)
+
+
+# --- copysign: |x1| with the sign of x2 --------------------------------------------------------------
+
+
+def _copysign_factor(x1, out):
+    """d copysign(x1, x2) / dx1 = sign(x1) * sign(out): +-1, or 0 at x1 = 0 (as abs)."""
+    return multiply.bind(sign.bind(x1), sign.bind(out))
+
+
+def _copysign_jvp(primals, tangents):
+    x1, x2 = primals
+    out = copysign.bind(x1, x2)
+    return out, _at_shape(scaled(tangents[0], _copysign_factor(x1, out)), out)
+
+
+def _copysign_vjp(ct, x1, x2, *, out):
+    return multiply.bind(ct, _copysign_factor(x1, out)), None
+
+
+copysign = ufunc_binary("copysign", np.copysign, lower=lower_binary(_copysign), jvp=_copysign_jvp, vjp=_copysign_vjp)
+
+
+# --- nextafter: a step to the neighbouring float (no derivative) -------------------------------------
+
+nextafter = ufunc_binary("nextafter", np.nextafter, lower=lower_binary(lambda a, b: lax().nextafter(a, b)),
+                         differentiable=False)
+
+
+# --- negative: -x ------------------------------------------------------------------------------------
+
+
+def _lower_negative(a, aval):
+    return lax().neg(a)
+
+
+negative = ufunc_unary("negative", np.negative, lower=lower_unary(_lower_negative), jvp=linear_jvp,
+                       vjp=_self_transpose)
+
+
+# --- square: x * x -----------------------------------------------------------------------------------
+
+
+def _square_derivative(x, out):
+    return multiply.bind(x, 2)
+
+
+square = ufunc_unary("square", np.square, lower=lower_unary(lambda a, aval: lax().mul(a, a)),
+                     jvp=_chain_jvp(_square_derivative), vjp=_chain_vjp(_square_derivative))
+
+
+# --- abs: |x| (a complex input's modulus, in its real dtype) -----------------------------------------
+
+
+def _lower_abs(a, aval):
+    L = lax()
+    if np.dtype(a.dtype).kind == "u":
+        return a
+    if not _is_complex(a):
+        return L.abs(a)
+    re, im = L.real(a), L.imag(a)
+    out = L.abs(a)
+    # Note: the spec (like hypot) makes |z| infinite whenever a component is, NaN or not.
+    return _select(L.bitwise_or(_isinf(re), _isinf(im)), L.full_like(out, np.inf), out)
+
+
+def _abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = abs.bind(x)
+    s = sign.bind(x)
+    if _is_complex_value(x):
+        return out, real.bind(multiply.bind(conj.bind(s), t))  # Re(conj(x) dx) / |x|
+    return out, multiply.bind(t, s)
+
+
+def _abs_vjp(ct, x, *, out):
+    s = sign.bind(x)
+    return (multiply.bind(ct, conj.bind(s) if _is_complex_value(x) else s),)
+
+
+abs = ufunc_unary("abs", np.absolute, abstract_eval=unary_abstract(_dtypes.real_of), lower=lower_unary(_lower_abs),
+                  jvp=_abs_jvp, vjp=_abs_vjp)
+
+
+# --- reciprocal: 1 / x, computed as the spec says (`1.0 / x`, so integers give the default float) ----
+
+
+def _reciprocal_derivative(x, out):
+    return negative.bind(square.bind(out))
+
+
+reciprocal = Primitive(
+    "reciprocal",
+    impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
+    abstract_eval=unary_abstract(_dtypes.default_float_for),
+    lower=lambda ctx, x: lax().div(*operands(ctx, (1.0, x))),
+    jvp=_chain_jvp(_reciprocal_derivative),
+    vjp=_chain_vjp(_reciprocal_derivative),
+    batch=batch_elementwise,
+)
+
+
+# --- sign: -1, 0 or +1; x / |x| for complex x --------------------------------------------------------
+
+
+def _sign_impl(x):
+    out = call_ufunc(np.sign, x)
+    if out.dtype.kind == "c":
+        # Note: the spec makes sign(z) NaN + NaN j when either component is NaN; NumPy gives
+        # +-1 for inf + nan j.
+        nan = np.isnan(x)
+        if nan.any():
+            out[nan] = complex(np.nan, np.nan)
+    return out
+
+
+def _lower_sign(a, aval):
+    L = lax()
+    if _is_float(a):
+        zero = L.full_like(a, 0)
+        return _select(L.eq(a, zero), zero, L.sign(a))  # +0 for either zero, as NumPy gives
+    if not _is_complex(a):
+        return L.sign(a)
+    # NumPy's x / |x| with its infinite cases, plus the spec's NaN rule.
+    re, im = L.real(a), L.imag(a)
+    magnitude = _lower_abs(a, aval)
+    zero = L.full_like(re, 0)
+    nan = L.full_like(re, np.nan)
+    finite_re = L.div(re, magnitude)
+    finite_im = L.div(im, magnitude)
+    re_inf, im_inf = _isinf(re), _isinf(im)
+    inf_re = _select(re_inf, _select(im_inf, nan, L.sign(re)), zero)
+    inf_im = _select(re_inf, _select(im_inf, nan, zero), L.sign(im))
+    is_inf = L.bitwise_or(re_inf, im_inf)
+    out_re = _select(is_inf, inf_re, finite_re)
+    out_im = _select(is_inf, inf_im, finite_im)
+    is_zero = L.eq(magnitude, zero)
+    out_re = _select(is_zero, zero, out_re)
+    out_im = _select(is_zero, zero, out_im)
+    is_nan = L.bitwise_or(_isnan(re), _isnan(im))
+    out_re = _select(is_nan, nan, out_re)
+    out_im = _select(is_nan, nan, out_im)
+    return L.complex(out_re, out_im)
+
+
+def _safe_modulus(x):
+    """|x| with zeros replaced by ones (a divisor that is harmless where the numerator vanishes)."""
+    magnitude = abs.bind(x)
+    return add.bind(magnitude, equal.bind(magnitude, 0))  # bool + real: the real dtype
+
+
+def _sign_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = sign.bind(x)
+    if not _is_complex_value(x):
+        return out, None
+    # d(x / |x|) = i s Im(conj(s) dx) / |x|, with s = sign(x); s = 0 makes it 0 at x = 0.
+    rotated = multiply.bind(imag.bind(multiply.bind(conj.bind(out), t)), multiply.bind(out, 1j))
+    return out, divide.bind(rotated, _safe_modulus(x))
+
+
+def _sign_vjp(ct, x, *, out):
+    if not _is_complex_value(x):
+        return (None,)
+    rotated = multiply.bind(imag.bind(multiply.bind(out, ct)), multiply.bind(conj.bind(out), 1j))
+    return (divide.bind(rotated, _safe_modulus(x)),)
+
+
+# jvp/vjp hand-written: for complex x the closed form i s Im(conj(s) dx) / |x| is finite at 0; the
+# decomposition x / |x| would divide by zero there (and the real case is a plain zero derivative).
+sign = Primitive(
+    "sign",
+    impl=_sign_impl,
+    abstract_eval=unary_abstract(),
+    lower=lower_unary(_lower_sign),
+    jvp=_sign_jvp,
+    vjp=_sign_vjp,
+    batch=batch_elementwise,
+)
+
+
+# --- ceil, floor, trunc, round: rounding of floating inputs (integers are copied by the namespace) ---
+
+
+def _lower_trunc(a, aval):
+    L = lax()
+    return _select(L.lt(a, L.full_like(a, 0)), L.ceil(a), L.floor(a))
+
+
+def _lower_round(a, aval):
+    L = lax()
+    even = L.RoundingMethod.TO_NEAREST_EVEN
+    if _is_complex(a):
+        return L.complex(L.round(L.real(a), even), L.round(L.imag(a), even))
+    return L.round(a, even)
+
+
+def _rounding(name: str, ufunc, lower) -> Primitive:
+    """A rounding primitive: piecewise constant, so zero derivative."""
+    return ufunc_unary(name, ufunc, lower=lower_unary(lower), jvp=_constant_jvp, vjp=_zero_vjp(1))
+
+
+ceil = _rounding("ceil", np.ceil, lambda a, aval: lax().ceil(a))
+floor = _rounding("floor", np.floor, lambda a, aval: lax().floor(a))
+trunc = _rounding("trunc", np.trunc, _lower_trunc)
+# np.rint rounds half to even and keeps signed zeros; complex components round independently.
+round = _rounding("round", np.rint, _lower_round)
+
+
+# --- bitwise_and, bitwise_or, bitwise_xor, bitwise_invert: integer or bool operands ------------------
 
 
 def _integer_or_bool(dtype):
@@ -542,7 +811,7 @@ def _integer_or_bool(dtype):
     return dtype
 
 
-def _bitwise(name: str, ufunc, op: str):
+def _bitwise(name: str, ufunc, op: str) -> Primitive:
     return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(dtype_rule=_integer_or_bool),
                         lower=lower_binary(lambda a, b: getattr(lax(), op)(a, b)), differentiable=False)
 
@@ -552,6 +821,9 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor")
 bitwise_invert = ufunc_unary("bitwise_invert", np.invert, lower=lower_unary(lambda a, aval: lax().bitwise_not(a)),
                              differentiable=False)
+
+
+# --- bitwise_left_shift, bitwise_right_shift: integer operands ---------------------------------------
 
 
 def _lower_shift(left: bool):
@@ -588,6 +860,9 @@ bitwise_right_shift = ufunc_binary("bitwise_right_shift", np.right_shift,
                                    lower=_lower_shift(False), differentiable=False)
 
 
+# --- logical_and, logical_or, logical_xor, logical_not: truth values, bool result --------------------
+
+
 def _truth(x, aval):
     """A JAX value as bool: nonzero is True (what the logical functions do with non-bool inputs)."""
     L = lax()
@@ -605,7 +880,7 @@ def _lower_logical(op):
     return lower
 
 
-def _logical(name: str, ufunc, op: str):
+def _logical(name: str, ufunc, op: str) -> Primitive:
     return ufunc_binary(name, ufunc, abstract_eval=binary_abstract(_dtypes.bool), lower=_lower_logical(op),
                         differentiable=False)
 
@@ -616,7 +891,8 @@ logical_xor = _logical("logical_xor", np.logical_xor, "bitwise_xor")
 logical_not = ufunc_unary("logical_not", np.logical_not, abstract_eval=unary_abstract(lambda d: _dtypes.bool),
                           lower=lambda ctx, x: lax().bitwise_not(_truth(x, ctx.avals_in[0])), differentiable=False)
 
-# --- predicates ----------------------------------------------------------------------------------
+
+# --- isfinite, isinf, isnan, signbit: bool predicates ------------------------------------------------
 
 _to_bool = unary_abstract(lambda d: _dtypes.bool)
 
@@ -644,30 +920,68 @@ isnan = ufunc_unary("isnan", np.isnan, abstract_eval=_to_bool, differentiable=Fa
 signbit = ufunc_unary("signbit", np.signbit, abstract_eval=_to_bool, differentiable=False,
                       lower=lower_unary(lambda a, aval: _signbit(a)))
 
-# --- complex parts (real-valued inputs of real/conj are copied by the namespace) -------------------
 
-real = primitive("real", impl=lambda x: call_ufunc(np.positive, x.real), abstract_eval=unary_abstract(_dtypes.real_of),
-                 lower=lower_unary(lambda a, aval: lax().real(a) if _is_complex(a) else a))
+# --- real: the real part (real-valued inputs are copied by the namespace) ----------------------------
+
+
+def _real_vjp(ct, x, *, out):
+    return (ct,)  # x + 0j: autodiff casts the cotangent to x's dtype
+
+
+real = Primitive(
+    "real",
+    impl=lambda x: call_ufunc(np.positive, x.real),
+    abstract_eval=unary_abstract(_dtypes.real_of),
+    lower=lower_unary(lambda a, aval: lax().real(a) if _is_complex(a) else a),
+    jvp=linear_jvp,
+    vjp=_real_vjp,
+    batch=batch_elementwise,
+)
+
+
+# --- imag: the imaginary part (zeros for a real input) -----------------------------------------------
 
 
 def _imag_impl(x):
     if x.dtype.kind == "c":
         return call_ufunc(np.positive, x.imag)
-    out = empty(x.shape, x.dtype)
+    out = output_buffer(x.shape, x.dtype)
     out.fill(0)
     return out
 
 
-imag = primitive("imag", impl=_imag_impl, abstract_eval=unary_abstract(_dtypes.real_of),
-                 lower=lower_unary(lambda a, aval: lax().imag(a) if _is_complex(a) else _zeros_like(a)))
-conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a) if _is_complex(a) else a))
+def _imag_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return imag.bind(x), imag.bind(t) if _is_complex_value(x) else None
 
-# --- clip: x's dtype, bounds broadcast with it ---------------------------------------------------
+
+def _imag_vjp(ct, x, *, out):
+    return (multiply.bind(ct, -1j) if _is_complex_value(x) else None,)  # -i * ct
+
+
+imag = Primitive(
+    "imag",
+    impl=_imag_impl,
+    abstract_eval=unary_abstract(_dtypes.real_of),
+    lower=lower_unary(lambda a, aval: lax().imag(a) if _is_complex(a) else _zeros_like(a)),
+    jvp=_imag_jvp,
+    vjp=_imag_vjp,
+    batch=batch_elementwise,
+)
+
+
+# --- conj: the complex conjugate (real-valued inputs are copied by the namespace) --------------------
+
+conj = ufunc_unary("conj", np.conjugate, lower=lower_unary(lambda a, aval: lax().conj(a) if _is_complex(a) else a),
+                   jvp=linear_jvp, vjp=_self_transpose)
+
+
+# --- clip: minimum(maximum(x, low), high) in x's dtype, bounds broadcast with it ---------------------
 
 
 def _clip_impl(x, low, high):
     shape = broadcast_shapes(*(np.shape(v) for v in (x, low, high)))
-    out = empty(shape, x.dtype)
+    out = output_buffer(shape, x.dtype)
     # Bounds are cast to x's dtype (the namespace keeps Python bounds inside its range). np.clip is
     # minimum(maximum(x, low), high) in one pass: NaN anywhere propagates, and low > high gives high.
     np.clip(x, low, high, out=out, dtype=x.dtype, casting="unsafe")
@@ -685,308 +999,52 @@ def _lower_clip(ctx, x, low, high):
     return L.min(L.max(a, lo), hi)
 
 
-clip = primitive("clip", impl=_clip_impl, abstract_eval=_clip_abstract, lower=_lower_clip)
-
-
-def _copy_impl(x):
-    x = np.asarray(x)
-    if x.size < ALIGNED_OUTPUT_ELEMENTS:
-        return x.copy()  # C order, fresh memory
-    return aligned_copy(x)
-
-
-# A fresh buffer holding the same values: what `asarray(copy=True)`, `positive` and copying reshapes bind.
-copy = primitive("copy", impl=_copy_impl, abstract_eval=unary_abstract(),
-                 lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype))
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# Each rule is written with primitives of this module (plus conversions and broadcasts), so the rules are
-# themselves differentiable and batchable. Conventions, where there is a choice (JAX's, so results match
-# jax.grad):
-# - Complex values: a VJP rule is the transpose of its JVP under the real pairing Re(a * b), so for a
-#   holomorphic f the cotangent is `ct * f'(x)` (no conjugate), and conj transposes to conj.
-# - abs and sign take the subgradient 0 at 0 (abs'(0) = sign(0) = 0); so does copysign(x1, x2) in x1,
-#   and its derivative in x2 is 0. The sign of a complex z is z / |z|, differentiated as such (JAX
-#   gives it a zero derivative).
-# - maximum and minimum share the derivative equally between tied operands (half each); clip is
-#   minimum(maximum(x, min), max) and follows the same rule at its bounds.
-# - floor_divide, round, floor, ceil, trunc and the sign of real values are piecewise constant: zero
-#   derivative (their JVP gives no tangent). remainder(x1, x2) = x1 - x2 * floor(x1 / x2), so
-#   d/dx1 = 1 and d/dx2 = -floor(x1 / x2).
-# - Comparisons, bitwise and logical operations, predicates and nextafter are `differentiable=False`.
-# Every primitive here batches with `_batching.batch_elementwise`.
-
-
-def _scalar(x) -> bool:
-    return type(x) in (bool, int, float, complex)
-
-
-def _at_shape(t, out):
-    """A tangent at the output's shape (an operand's tangent is smaller when the other operand broadcasts)."""
-    if t is None or t.shape == out.shape:
-        return t
-    from stridex._api.manipulation_functions import broadcast_to
-
-    return broadcast_to(t, out.shape)
-
-
-def _sum_terms(*terms):
-    present = [t for t in terms if t is not None]
-    if not present:
-        return None
-    total = present[0]
-    for t in present[1:]:
-        total = add.bind(total, t)
-    return total
-
-
-def _scaled(t, factor):
-    return None if t is None else multiply.bind(t, factor)
-
-
-def _is_complex_value(x) -> bool:
-    return not _scalar(x) and x.dtype.kind == "complex floating"
-
-
-def _rules(prim, jvp, vjp):
-    prim.jvp = jvp
-    prim.vjp = vjp
-    prim.batch = _batch_rule(prim)
-
-
-def _batch_rule(prim):
-    rules = []
-
-    def batch(values, dims, *, axis_size, **params):
-        if not rules:
-            from stridex._transforms.batching import batch_elementwise
-
-            rules.append(batch_elementwise(prim))
-        return rules[0](values, dims, axis_size=axis_size, **params)
-
-    return batch
-
-
-def _linear(prim):
-    """Rules of a unary linear primitive (negative, conj, copy): f(t) is the tangent, f(ct) the cotangent."""
-    _rules(prim,
-           lambda primals, tangents: (prim.bind(*primals), prim.bind(*tangents)),
-           lambda ct, x, *, out: (prim.bind(ct),))
-
-
-def _constant(prim, arity):
-    """Rules of a piecewise-constant primitive: zero derivative everywhere (no tangent, no cotangent)."""
-    _rules(prim,
-           lambda primals, tangents, **params: (prim.bind(*primals, **params), None),
-           lambda ct, *primals, out, **params: (None,) * arity)
-
-
-_linear(negative)
-_linear(conj)
-_linear(copy)
-for _prim in (floor, ceil, trunc, round):
-    _constant(_prim, 1)
-_constant(floor_divide, 2)
-
-
-def _add_jvp(primals, tangents):
-    out = add.bind(*primals)
-    return out, _at_shape(_sum_terms(*tangents), out)
-
-
-def _subtract_jvp(primals, tangents):
-    out = subtract.bind(*primals)
-    t1, t2 = tangents
-    tangent = negative.bind(t2) if t1 is None else t1 if t2 is None else subtract.bind(t1, t2)
-    return out, _at_shape(tangent, out)
-
-
-def _multiply_jvp(primals, tangents):
-    x1, x2 = primals
-    out = multiply.bind(x1, x2)
-    return out, _at_shape(_sum_terms(_scaled(tangents[0], x2), _scaled(tangents[1], x1)), out)
-
-
-def _divide_jvp(primals, tangents):
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = divide.bind(x1, x2)
-    # d(x1 / x2) = (dx1 - out * dx2) / x2
-    numerator = t1 if t2 is None else subtract.bind(t1, multiply.bind(t2, out)) if t1 is not None \
-        else negative.bind(multiply.bind(t2, out))
-    return out, _at_shape(divide.bind(numerator, x2), out)
-
-
-def _divide_vjp(ct, x1, x2, *, out):
-    ct_1 = divide.bind(ct, x2)
-    return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
-
-
-_rules(add, _add_jvp, lambda ct, x1, x2, *, out: (ct, ct))
-_rules(subtract, _subtract_jvp, lambda ct, x1, x2, *, out: (ct, negative.bind(ct)))
-_rules(multiply, _multiply_jvp,
-       lambda ct, x1, x2, *, out: (None if _scalar(x1) else multiply.bind(ct, x2),
-                                   None if _scalar(x2) else multiply.bind(ct, x1)))
-_rules(divide, _divide_jvp, _divide_vjp)
-
-
-def _unary_chain(prim, derivative):
-    """Rules of a unary primitive with derivative `derivative(x, out)`: tangent and cotangent are scaled by it."""
-
-    def jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x)
-        return out, multiply.bind(t, derivative(x, out))
-
-    _rules(prim, jvp, lambda ct, x, *, out: (multiply.bind(ct, derivative(x, out)),))
-
-
-_unary_chain(square, lambda x, out: multiply.bind(x, 2))
-_unary_chain(reciprocal, lambda x, out: negative.bind(square.bind(out)))
-
-
-def _safe_modulus(x):
-    """|x| with zeros replaced by ones (a divisor that is harmless where the numerator vanishes)."""
-    magnitude = abs.bind(x)
-    return add.bind(magnitude, equal.bind(magnitude, 0))  # bool + real: the real dtype
-
-
-def _abs_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    out = abs.bind(x)
-    s = sign.bind(x)
-    if _is_complex_value(x):
-        return out, real.bind(multiply.bind(conj.bind(s), t))  # Re(conj(x) dx) / |x|
-    return out, multiply.bind(t, s)
-
-
-def _abs_vjp(ct, x, *, out):
-    s = sign.bind(x)
-    return (multiply.bind(ct, conj.bind(s) if _is_complex_value(x) else s),)
-
-
-def _sign_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    out = sign.bind(x)
-    if not _is_complex_value(x):
-        return out, None
-    # d(x / |x|) = i s Im(conj(s) dx) / |x|, with s = sign(x); s = 0 makes it 0 at x = 0.
-    rotated = multiply.bind(imag.bind(multiply.bind(conj.bind(out), t)), multiply.bind(out, 1j))
-    return out, divide.bind(rotated, _safe_modulus(x))
-
-
-def _sign_vjp(ct, x, *, out):
-    if not _is_complex_value(x):
-        return (None,)
-    rotated = multiply.bind(imag.bind(multiply.bind(out, ct)), multiply.bind(conj.bind(out), 1j))
-    return (divide.bind(rotated, _safe_modulus(x)),)
-
-
-_rules(abs, _abs_jvp, _abs_vjp)
-_rules(sign, _sign_jvp, _sign_vjp)
-
-
-def _remainder_jvp(primals, tangents):
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = remainder.bind(x1, x2)
-    scaled = None if t2 is None else negative.bind(multiply.bind(t2, floor_divide.bind(x1, x2)))
-    return out, _at_shape(_sum_terms(t1, scaled), out)
-
-
-def _remainder_vjp(ct, x1, x2, *, out):
-    return ct, None if _scalar(x2) else negative.bind(multiply.bind(ct, floor_divide.bind(x1, x2)))
-
-
-_rules(remainder, _remainder_jvp, _remainder_vjp)
-
-
-def _share(first_wins, x1, x2, v):
-    """x1's share of `v` in maximum/minimum: all of it where x1 wins, half on a tie, none otherwise (or on NaN).
-
-    Multiplying by the boolean masks keeps `v`'s dtype and needs no conversion primitive.
-    """
-    return add.bind(multiply.bind(v, first_wins.bind(x1, x2)), multiply.bind(multiply.bind(v, 0.5), equal.bind(x1, x2)))
-
-
-def _extremum_tangent(first_wins, x1, x2, t1, t2):
-    if t2 is None:
-        return _share(first_wins, x1, x2, t1)
-    if t1 is None:
-        return subtract.bind(t2, _share(first_wins, x1, x2, t2))
-    return add.bind(t2, _share(first_wins, x1, x2, subtract.bind(t1, t2)))
-
-
-def _extremum(prim, first_wins):
-    def jvp(primals, tangents):
-        x1, x2 = primals
-        out = prim.bind(x1, x2)
-        return out, _at_shape(_extremum_tangent(first_wins, x1, x2, *tangents), out)
-
-    def vjp(ct, x1, x2, *, out):
-        ct_1 = _share(first_wins, x1, x2, ct)
-        return ct_1, subtract.bind(ct, ct_1)
-
-    _rules(prim, jvp, vjp)
-
-
-_extremum(maximum, greater)
-_extremum(minimum, less)
-
-
-# clip(x, min, max) = minimum(maximum(x, min), max): the derivative of that composition.
 def _clip_jvp(primals, tangents):
     x, low, high = primals
     t_x, t_low, t_high = tangents
     out = clip.bind(x, low, high)
     inner = maximum.bind(x, low)
     t_inner = None if t_x is None and t_low is None else _extremum_tangent(greater, x, low, t_x, t_low)
-    tangent = _extremum_tangent(less, inner, high, t_inner, t_high) if t_inner is not None else \
-        subtract.bind(t_high, _share(less, inner, high, t_high))
-    return out, _at_shape(tangent, out)
+    return out, _at_shape(_extremum_tangent(less, inner, high, t_inner, t_high), out)
 
 
 def _clip_vjp(ct, x, low, high, *, out):
     inner = maximum.bind(x, low)
-    ct_inner = _share(less, inner, high, ct)
-    ct_x = _share(greater, x, low, ct_inner)
-    return ct_x, subtract.bind(ct_inner, ct_x), subtract.bind(ct, ct_inner)
+    ct_inner, ct_high = minimum.vjp(ct, inner, high, out=out)
+    ct_x, ct_low = maximum.vjp(ct_inner, x, low, out=inner)
+    return ct_x, ct_low, ct_high
 
 
-_rules(clip, _clip_jvp, _clip_vjp)
+# vjp derived: minimum's VJP, then maximum's (the same operations the hand-written one spelled out).
+# jvp hand-written: its primal is the one-pass clip in x's dtype (maximum would promote x with the bounds),
+# and an operand without a tangent stays None instead of entering maximum's JVP as zeros.
+clip = Primitive(
+    "clip",
+    impl=_clip_impl,
+    abstract_eval=_clip_abstract,
+    lower=_lower_clip,
+    jvp=_clip_jvp,
+    vjp=_clip_vjp,
+    batch=batch_elementwise,
+)
 
 
-def _copysign_factor(x1, out):
-    """d copysign(x1, x2) / dx1 = sign(x1) * sign(out): +-1, or 0 at x1 = 0 (as abs)."""
-    return multiply.bind(sign.bind(x1), sign.bind(out))
+# --- copy: a fresh buffer holding the same values (`asarray(copy=True)`, `positive`, copying reshapes) ---
 
 
-def _copysign_jvp(primals, tangents):
-    x1, x2 = primals
-    out = copysign.bind(x1, x2)
-    return out, _at_shape(_scaled(tangents[0], _copysign_factor(x1, out)), out)
+def _copy_impl(x):
+    x = np.asarray(x)
+    if x.size < ALIGNED_OUTPUT_ELEMENTS:
+        return x.copy()  # C order, fresh memory (cheaper than an empty buffer filled)
+    return aligned_copy(x)
 
 
-_rules(copysign, _copysign_jvp, lambda ct, x1, x2, *, out: (multiply.bind(ct, _copysign_factor(x1, out)), None))
-
-
-def _real_jvp(primals, tangents):
-    return real.bind(*primals), real.bind(*tangents)
-
-
-def _imag_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return imag.bind(x), imag.bind(t) if _is_complex_value(x) else None
-
-
-# real(x) transposes to x + 0j (autodiff's cast of the cotangent to x's dtype); imag(x) to -i * ct.
-_rules(real, _real_jvp, lambda ct, x, *, out: (ct,))
-_rules(imag, _imag_jvp, lambda ct, x, *, out: (multiply.bind(ct, -1j) if _is_complex_value(x) else None,))
-
-# Integer- and bool-valued primitives (and nextafter) carry no derivative; they still batch.
-for _prim in (equal, not_equal, less, less_equal, greater, greater_equal, bitwise_and, bitwise_or, bitwise_xor,
-              bitwise_invert, bitwise_left_shift, bitwise_right_shift, logical_and, logical_or, logical_xor,
-              logical_not, isfinite, isinf, isnan, signbit, nextafter):
-    _prim.batch = _batch_rule(_prim)
-del _prim
+copy = Primitive(
+    "copy",
+    impl=_copy_impl,
+    abstract_eval=unary_abstract(),
+    lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype),
+    jvp=linear_jvp,
+    vjp=_self_transpose,
+    batch=batch_elementwise,
+)

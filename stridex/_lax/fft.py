@@ -14,13 +14,21 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._core.storage import aligned_empty
-from stridex._lax import array_indexing as _array_indexing
-from stridex._lax import views as _views
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._core.storage import aligned_result, output_buffer
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
-from stridex._lax.manipulation import aligned_result
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
+
+# --- fft: every discrete Fourier transform, over any axes -------------------------------------------------
+# Every transform is linear (over the reals: irfft/hfft read only part of their input), so the JVP
+# transforms the tangent. The VJP is the transpose under the pairing Re(sum(a * b)) (JAX's convention):
+# the DFT matrix is symmetric, so fft/ifft transpose to themselves; rfft to the real part of a full fft of
+# the zero-padded half spectrum; irfft to c * conj(rfft) with the opposite norm, where c counts how many
+# output terms each stored coefficient stands for (1 for the zero and Nyquist terms, else 2); the input
+# padding or trimming to `lengths` transposes to trimming or padding.
+# VJP hand-written: each transform's transpose is another single transform; a decomposition into passes
+# would differentiate through the padding, the half-spectrum and the normalisation one by one.
 
 _REAL_OUTPUT = ("irfft", "hfft")
 _COMPLEX_OUTPUT = ("fft", "ifft", "rfft", "ihfft")
@@ -44,11 +52,9 @@ _NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft
 def _fft_impl(x, *, kind, axes, lengths, norm):
     aval = _fft_abstract(ShapedArray(x.shape, _dtypes.FROM_NUMPY[x.dtype]), kind=kind, axes=axes, lengths=lengths,
                          norm=norm)
-    # Large results go straight into aligned storage (JAX then takes them without a copy) where NumPy can
-    # write every pass there; otherwise they are moved to aligned storage afterwards.
-    large = math.prod(aval.shape) >= ALIGNED_OUTPUT_ELEMENTS
-    out = aligned_empty(aval.shape, aval.dtype.np) if large and _out_fits_every_pass(x.shape, kind, axes,
-                                                                                    lengths) else None
+    # Results go straight into the output buffer (aligned when large: JAX then takes them without a copy)
+    # where NumPy can write every pass there; otherwise large ones are moved to aligned storage afterwards.
+    out = output_buffer(aval.shape, aval.dtype.np) if _out_fits_every_pass(x.shape, kind, axes, lengths) else None
     with np.errstate(all="ignore"):  # inf/NaN inputs give inf/NaN outputs, without warnings
         if kind == "hfft":  # np.fft.hfft ignores `out`; it is irfft(conj(x)) with the direction of norm swapped
             result = np.fft.irfft(np.conjugate(x), n=lengths[0], axis=axes[0], norm=_SWAP[norm], out=out)
@@ -56,8 +62,7 @@ def _fft_impl(x, *, kind, axes, lengths, norm):
             result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
         else:
             result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
-    result = result.astype(aval.dtype.np, copy=False)
-    return aligned_result(result) if large else result
+    return aligned_result(result, aval.dtype.np)
 
 
 def _out_fits_every_pass(shape: tuple, kind: str, axes: tuple, lengths: tuple) -> bool:
@@ -72,10 +77,8 @@ def _out_fits_every_pass(shape: tuple, kind: str, axes: tuple, lengths: tuple) -
     return all(shape[axis] == n for axis, n in zip(axes[:-1], lengths[:-1]))
 
 
-# --- lowering on lax.fft ---------------------------------------------------------------------------------
-
 def _resize(x, axis: int, size: int):
-    """Trim or zero-pad `x` along `axis` to `size` entries."""
+    """Lowering helper: `x` trimmed or zero-padded along `axis` to `size` entries."""
     L = lax()
     have = x.shape[axis]
     if have > size:
@@ -141,17 +144,60 @@ def _fft_lower(ctx, x, *, kind, axes, lengths, norm):
     return as_dtype(x, ctx.aval_out.dtype)
 
 
-fft = primitive(
+def _fit_axes(g, shape, axes):
+    """g trimmed or zero-padded along `axes` to `shape`."""
+    for axis in axes:
+        have, want = g.shape[axis], shape[axis]
+        if have == want:
+            continue
+        entries = tuple(("slice", 0, min(have, want), 1) if a == axis else ("slice", 0, n, 1)
+                        for a, n in enumerate(g.shape))
+        if have > want:
+            g = ops.index(g, entries)
+        else:
+            target = g.shape[:axis] + (want,) + g.shape[axis + 1:]
+            g = ops.scatter(ops.zeros(target, ops.dtype_of(g)), g, entries)
+    return g
+
+
+def _half_spectrum_weights(n: int, axis: int, ndim: int, dtype):
+    """c along `axis`: 1 for the zero-frequency (and, for even n, the Nyquist) term, 2 for the others."""
+    weights = np.full(n // 2 + 1, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    return ops.constant(weights.reshape((n // 2 + 1,) + (1,) * (ndim - 1 - axis)), dtype)
+
+
+def _fft_vjp(ct, x, *, out, kind, axes, lengths, norm):
+    if kind in ("fft", "ifft"):
+        g = fft.bind(ct, kind=kind, axes=axes, lengths=lengths, norm=norm)
+    elif kind == "rfft":  # the full transform pads the half spectrum; autodiff keeps the real part
+        g = fft.bind(ct, kind="fft", axes=axes, lengths=lengths, norm=norm)
+    elif kind == "ihfft":  # ihfft = conj(rfft) with the opposite norm
+        g = fft.bind(ops.conj(ct), kind="fft", axes=axes, lengths=lengths, norm=_SWAP[norm])
+    else:
+        weights = _half_spectrum_weights(lengths[-1], axes[-1], ct.ndim, _dtypes.real_of(ct.dtype))
+        if kind == "irfft":
+            g = ops.conj(fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=_SWAP[norm])) * weights
+        else:  # hfft = irfft(conj(x)) with the opposite norm
+            g = fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=norm) * weights
+    return (_fit_axes(g, x.shape, axes),)
+
+
+fft = Primitive(
     "fft",
     impl=_fft_impl,
     abstract_eval=_fft_abstract,
     lower=_fft_lower,
+    jvp=linear_jvp,
+    vjp=_fft_vjp,
+    batch=batch_unary_axes("axes"),
 )
 
 
-# --- sample frequencies ------------------------------------------------------------------------------------
-# A creation primitive (no array inputs): `real=False` gives fftfreq's n values, `real=True` rfftfreq's
-# n // 2 + 1. Computed in float64 and rounded once to `dtype`.
+# --- fftfreq: the sample frequencies of fft (real=False, n values) or rfft (real=True, n // 2 + 1) -------------
+# A creation primitive (no array inputs), computed in float64 and rounded once to `dtype`.
 
 
 def _fftfreq_impl(*, n, d, dtype, real):
@@ -169,80 +215,16 @@ def _fftfreq_lower(ctx, *, n, d, dtype, real):
     return as_dtype(out, dtype)
 
 
-fftfreq = primitive(
+def _fftfreq_batch(values, dims, *, axis_size, **params):
+    # fftfreq has no array inputs, so vmap never batches it; the rule exists for completeness.
+    return fftfreq.bind(**params), None
+
+
+fftfreq = Primitive(
     "fftfreq",
     impl=_fftfreq_impl,
     abstract_eval=_fftfreq_abstract,
     lower=_fftfreq_lower,
+    batch=_fftfreq_batch,
     differentiable=False,
 )
-
-
-# --- transformation rules ----------------------------------------------------------------------------------
-# Every transform is linear (over the reals: irfft/hfft read only part of their input), so the JVP
-# transforms the tangent. The VJP is the transpose under the pairing Re(sum(a * b)) (JAX's convention):
-# the DFT matrix is symmetric, so fft/ifft transpose to themselves; rfft to the real part of a full fft of
-# the zero-padded half spectrum; irfft to c * conj(rfft) with the opposite norm, where c counts how many
-# output terms each stored coefficient stands for (1 for the zero and Nyquist terms, else 2); the input
-# padding or trimming to `lengths` transposes to trimming or padding.
-
-
-def _fit_axes(g, shape, axes):
-    """g trimmed or zero-padded along `axes` to `shape`."""
-    from stridex._api.creation_functions import zeros
-
-    for axis in axes:
-        have, want = g.shape[axis], shape[axis]
-        if have == want:
-            continue
-        entries = tuple(("slice", 0, min(have, want), 1) if a == axis else ("slice", 0, n, 1)
-                        for a, n in enumerate(g.shape))
-        if have > want:
-            g = _views.basic_index.bind(g, entries=entries)
-        else:
-            target = g.shape[:axis] + (want,) + g.shape[axis + 1:]
-            g = _array_indexing.scatter.bind(zeros(target, dtype=g.dtype), g, template=entries)
-    return g
-
-
-def _half_spectrum_weights(n: int, axis: int, ndim: int, dtype):
-    """c along `axis`: 1 for the zero-frequency (and, for even n, the Nyquist) term, 2 for the others."""
-    from stridex._api.creation_functions import asarray
-
-    weights = np.full(n // 2 + 1, 2.0)
-    weights[0] = 1.0
-    if n % 2 == 0:
-        weights[-1] = 1.0
-    return asarray(weights.reshape((n // 2 + 1,) + (1,) * (ndim - 1 - axis)), dtype=dtype)
-
-
-def _fft_vjp(ct, x, *, out, kind, axes, lengths, norm):
-    from stridex._api.elementwise_functions import conj
-
-    if kind in ("fft", "ifft"):
-        g = fft.bind(ct, kind=kind, axes=axes, lengths=lengths, norm=norm)
-    elif kind == "rfft":  # the full transform pads the half spectrum; autodiff keeps the real part
-        g = fft.bind(ct, kind="fft", axes=axes, lengths=lengths, norm=norm)
-    elif kind == "ihfft":  # ihfft = conj(rfft) with the opposite norm
-        g = fft.bind(conj(ct), kind="fft", axes=axes, lengths=lengths, norm=_SWAP[norm])
-    else:
-        weights = _half_spectrum_weights(lengths[-1], axes[-1], ct.ndim, _dtypes.real_of(ct.dtype))
-        if kind == "irfft":
-            g = conj(fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=_SWAP[norm])) * weights
-        else:  # hfft = irfft(conj(x)) with the opposite norm
-            g = fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=norm) * weights
-    return (_fit_axes(g, x.shape, axes),)
-
-
-def _fft_batch(values, dims, *, axis_size, kind, axes, lengths, norm):
-    from stridex._transforms.batching import move_to_front
-
-    x = move_to_front(values[0], dims[0], axis_size)
-    return fft.bind(x, kind=kind, axes=tuple(a + 1 for a in axes), lengths=lengths, norm=norm), 0
-
-
-fft.jvp = lambda primals, tangents, **params: (fft.bind(primals[0], **params), fft.bind(tangents[0], **params))
-fft.vjp = _fft_vjp
-fft.batch = _fft_batch
-# fftfreq has no array inputs, so vmap never batches it; the rule exists for completeness.
-fftfreq.batch = lambda values, dims, *, axis_size, **params: (fftfreq.bind(**params), None)

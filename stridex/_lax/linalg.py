@@ -3,9 +3,9 @@
 Every decomposition works on stacks: its input's last two axes are the matrix axes, the leading ones are
 batch axes. The eager rules call NumPy's LAPACK-backed `np.linalg` (which keeps float32/complex64 in single
 precision); the lowerings call `jax.lax.linalg` or, where its semantics equal the spec's, `jax.numpy.linalg`.
-The transformation rules (bottom) are the standard matrix-calculus formulas; their conventions (which
-triangle cholesky/eigh differentiate, eigenvector and singular-vector gauges, degenerate spectra) are
-written down there.
+Each primitive's block holds all its rules; the transformation rules are the standard matrix-calculus
+formulas, and their conventions (which triangle cholesky/eigh differentiate, eigenvector and singular-vector
+gauges, degenerate spectra) are written down above the helpers they share.
 
 Note: where the spec leaves failures implementation-defined (a singular matrix for inv/solve, one that is not
 positive definite for cholesky, NaN input to svd/eig), the eager rules raise NumPy's LinAlgError (a
@@ -20,18 +20,18 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._core.storage import aligned_empty, is_aligned
-from stridex._lax import creation as _creation
-from stridex._lax import views as _views
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty, aligned_result
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.rule_shapes import move_to_front
 
-# --- dot_general ---------------------------------------------------------------------------------
+# --- dot_general: contraction of two arrays over given axes, with batch axes -------------------------------
 # `dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`, as in `lax.dot_general`.
 # The result's axes are: the batch axes, then the free axes of x1, then the free axes of x2, each in
 # order. Batch axes must have equal sizes (the namespace broadcasts first); `out_dtype` is the promoted
 # dtype both inputs are computed in.
+# Rules hand-written: bilinear, so its JVP, VJP and batching are dot_general itself (no decomposition).
 
 
 def _free_axes(ndim: int, *taken: tuple) -> tuple:
@@ -66,7 +66,11 @@ def _is_matmul_layout(ndim1: int, ndim2: int, dimension_numbers) -> bool:
 
 
 def _matmul_into(a, b, shape, dtype):
-    """`np.matmul(a, b)` reshaped to `shape` (the dot_general result), written into aligned memory when large."""
+    """`np.matmul(a, b)` reshaped to `shape` (the dot_general result), written into aligned memory when large.
+
+    The storage policy's threshold is checked here rather than through `output_buffer`: below it, letting
+    matmul allocate its result is faster than its `out=` path.
+    """
     if prod(shape) >= ALIGNED_OUTPUT_ELEMENTS:
         out = aligned_empty(shape, dtype)
         np.matmul(a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]) if a.ndim >= 2 and b.ndim >= 2 else out)
@@ -102,15 +106,83 @@ def _dot_general_lower(ctx, x1, x2, *, dimension_numbers, out_dtype):
                          precision=L.Precision.HIGHEST, preferred_element_type=out_dtype.np)
 
 
-dot_general = primitive(
+def _dot_general_jvp(primals, tangents, *, dimension_numbers, out_dtype):
+    x1, x2 = primals
+    t1, t2 = tangents
+    params = {"dimension_numbers": dimension_numbers, "out_dtype": out_dtype}
+    out = dot_general.bind(x1, x2, **params)
+    tangent = None
+    if t1 is not None:
+        tangent = dot_general.bind(t1, x2, **params)
+    if t2 is not None:
+        part = dot_general.bind(x1, t2, **params)
+        tangent = part if tangent is None else tangent + part
+    return out, tangent
+
+
+def _permute_to(r, source):
+    """r, whose axis i stands for axis source[i] of an operand, with its axes in the operand's order."""
+    return ops.permute(r, tuple(source.index(a) for a in range(len(source))))
+
+
+def _dot_general_vjp(ct, x1, x2, *, out, dimension_numbers, out_dtype):
+    # The cotangent contracted with the other operand over that operand's free axes; the result's axes
+    # (batch, own free, own contracted) are then permuted back into place.
+    (c1, c2), (b1, b2) = dimension_numbers
+    n1, n2 = x1.ndim, x2.ndim
+    f1, f2 = _free_axes(n1, c1, b1), _free_axes(n2, c2, b2)
+    nb = len(b1)
+    ct_batch = tuple(range(nb))
+    ct_free1 = tuple(range(nb, nb + len(f1)))
+    ct_free2 = tuple(range(nb + len(f1), nb + len(f1) + len(f2)))
+    g1 = g2 = None
+    if _is_floating(x1):
+        r = dot_general.bind(ct, x2, dimension_numbers=((ct_free2, f2), (ct_batch, b2)),
+                             out_dtype=_dtypes.promote(ct.dtype, x2.dtype))
+        # r's axes: x1's batch axes, x1's free axes, then x1's contracted axes in the order of x2's (sorted).
+        source = list(b1) + list(f1) + [c1[i] for i in sorted(range(len(c2)), key=c2.__getitem__)]
+        g1 = _permute_to(r, source)
+    if _is_floating(x2):
+        r = dot_general.bind(ct, x1, dimension_numbers=((ct_free1, f1), (ct_batch, b1)),
+                             out_dtype=_dtypes.promote(ct.dtype, x1.dtype))
+        source = list(b2) + list(f2) + [c2[i] for i in sorted(range(len(c1)), key=c1.__getitem__)]
+        g2 = _permute_to(r, source)
+    return g1, g2
+
+
+def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, out_dtype):
+    """Both operands batched: a new leading batch axis. One batched: its batch axis is one more free axis."""
+    (x1, x2), (d1, d2) = values, dims
+    (c1, c2), (b1, b2) = dimension_numbers
+
+    def shift(axes):
+        return tuple(a + 1 for a in axes)
+
+    if d1 is not None and d2 is not None:
+        x1, x2 = move_to_front(x1, d1, axis_size), move_to_front(x2, d2, axis_size)
+        numbers, out_dim = ((shift(c1), shift(c2)), ((0, *shift(b1)), (0, *shift(b2)))), 0
+    elif d1 is not None:
+        x1 = move_to_front(x1, d1, axis_size)
+        numbers, out_dim = ((shift(c1), c2), (shift(b1), b2)), len(b1)  # the first of x1's free axes
+    else:
+        x2 = move_to_front(x2, d2, axis_size)
+        numbers = ((c1, shift(c2)), (b1, shift(b2)))
+        out_dim = len(b1) + len(_free_axes(x1.ndim, c1, b1))  # the first of x2's free axes
+    return dot_general.bind(x1, x2, dimension_numbers=numbers, out_dtype=out_dtype), out_dim
+
+
+dot_general = Primitive(
     "dot_general",
     impl=_dot_general_impl,
     abstract_eval=_dot_general_abstract,
     lower=_dot_general_lower,
+    jvp=_dot_general_jvp,
+    vjp=_dot_general_vjp,
+    batch=_dot_general_batch,
 )
 
 
-# --- shared rule shapes for the decompositions ------------------------------------------------------
+# --- what the decompositions share: eager kernels, batching, matrix-calculus helpers ------------------------
 
 
 def _real(dtype):
@@ -127,12 +199,7 @@ def _cast(a, dtype) -> np.ndarray:
     Large results are moved to aligned storage (JAX then takes them without a copy); against the
     O(n^3) decomposition that made them, the copy is cheap.
     """
-    a = np.asarray(a)
-    if a.size >= ALIGNED_OUTPUT_ELEMENTS and (a.dtype != dtype.np or not is_aligned(a)):
-        out = aligned_empty(a.shape, dtype.np)
-        np.copyto(out, a, casting="unsafe")
-        return out
-    return a.astype(dtype.np, copy=False)
+    return aligned_result(np.asarray(a), dtype.np)
 
 
 def _quiet(impl):
@@ -154,10 +221,150 @@ def _single(name: str, np_function, shape_rule, **rules):
     def abstract_eval(x, **params):
         return ShapedArray(shape_rule(x.shape, **params), x.dtype)
 
-    return primitive(name, impl=_quiet(impl), abstract_eval=abstract_eval, **rules)
+    return Primitive(name, impl=_quiet(impl), abstract_eval=abstract_eval, **rules)
 
 
-# --- cholesky ----------------------------------------------------------------------------------------
+def _leading_batch(prim):
+    def rule(values, dims, *, axis_size, **params):
+        out = prim.bind(*[move_to_front(v, d, axis_size) for v, d in zip(values, dims)], **params)
+        return (out, (0,) * len(out)) if prim.multiple_results else (out, 0)
+
+    return rule
+
+
+# The batching rule of every decomposition: the batch axis becomes the first stack axis (one call on the stack).
+_batch_leading = RuleShape(_leading_batch)
+
+
+# The transformation rules are written in internal operations, so they are traced, differentiated (grad of
+# grad) and batched like user code. Complex conventions follow JAX: a VJP is the transpose of the JVP under
+# the pairing Re(sum(a * b)) (no conjugation), so holomorphic maps transpose without conjugates.
+#
+# Which derivative: the exact derivative of what the eager rule computes, wherever LAPACK's output is a
+# smooth, well-defined function of the input:
+# * cholesky and eigh read one triangle of their input (cholesky: the lower one, or the upper one when
+#   upper=True; eigh: the lower one), so their derivative is that of the Hermitian matrix built from that
+#   triangle: gradients are supported on the triangle read (off-diagonal entries carry both halves); on
+#   Hermitian tangents this equals the usual symmetric rule (Murray 2016 for cholesky).
+# * eig's eigenvectors follow LAPACK's normalisation (unit norm, largest-modulus component real), and qr's
+#   R has a real diagonal, so their derivatives are exact too.
+# * Where LAPACK's output is not unique, a gauge is chosen: eigh's complex eigenvectors and svd's complex
+#   singular vectors move with no phase change (Im diag(V^H dV) = 0); svd with full_matrices and qr in
+#   "complete" mode extend U (V, Q) by a complement that turns only as much as the first columns force it
+#   to. Functions invariant under these choices (eigenvalues, singular values, projectors U U^H, sign- or
+#   phase-invariant products) get their exact derivative.
+# * Degenerate eigenvalues (or singular values) have no eigenvector derivative; where two are exactly
+#   equal the rules use 0 instead of 1/0 for their coupling, so functions of the eigenvalues alone (whose
+#   vector cotangents are zero) still get finite gradients. inv, det, slogdet and solve need invertible
+#   matrices (a singular one raises eagerly, as the primal does).
+#
+# Composite kernels (inv, det, slogdet, solve: one LAPACK call each, several steps inside it) keep
+# hand-written rules: stridex has no LU or triangular-solve primitive to decompose them into, and their
+# closed forms reuse the primitives themselves.
+
+
+def _is_complex(x) -> bool:
+    return x.dtype.kind == "complex floating"
+
+
+def _is_floating(x) -> bool:
+    return _dtypes.is_floating(x.dtype)
+
+
+_mT = ops.matrix_transpose  # the transpose of the last two axes
+_mm = ops.matmul
+_diag = ops.diagonal  # the diagonal of the last two axes
+
+
+def _conj(x):
+    return ops.conj(x) if _is_complex(x) else x
+
+
+def _mH(x):
+    """Conjugate transpose of the last two axes."""
+    return _conj(_mT(x))
+
+
+def _solve(a, b):
+    """a^-1 b for stacks of the same batch shape."""
+    return solve.bind(a, b)
+
+
+def _solve_right(b, a):
+    """b a^-1 = (a^-T b^T)^T."""
+    return _mT(solve.bind(_mT(a), _mT(b)))
+
+
+def _row(v):
+    """v (..., n) as (..., 1, n): entry [i, j] is v[j]."""
+    return ops.expand_dims(v, -2)
+
+
+def _col(v):
+    """v (..., n) as (..., n, 1): entry [i, j] is v[i]."""
+    return ops.expand_dims(v, -1)
+
+
+def _diag_embed(d):
+    return ops.eye(d.shape[-1], dtype=d.dtype) * _row(d)
+
+
+def _real_part(x):
+    return ops.real(x) if _is_complex(x) else x
+
+
+def _safe_reciprocal(d):
+    """1 / d where d != 0, else 0."""
+    nonzero = d != 0
+    return ops.where(nonzero, 1.0 / ops.where(nonzero, d, 1.0), 0.0)
+
+
+def _coupling(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal (0 where the two are equal, the diagonal included)."""
+    return _safe_reciprocal(_row(w) - _col(w))
+
+
+def _slice_axis(x, axis: int, start: int, stop: int):
+    """The view x[..., start:stop, ...] on (nonnegative) `axis`."""
+    if start == 0 and stop == x.shape[axis]:
+        return x
+    return ops.index(x, tuple(("slice", start, stop, 1) if a == axis else ("slice", 0, n, 1)
+                              for a, n in enumerate(x.shape)))
+
+
+def _concat(parts, axis: int):
+    parts = [p for p in parts if p.shape[axis]]
+    return parts[0] if len(parts) == 1 else ops.concat(parts, axis)
+
+
+def _half_triangle(x, upper: bool = False):
+    """The strict lower (upper) triangle of x plus half its diagonal."""
+    return ops.triangle(x, 1 if upper else -1, upper) + _diag_embed(_diag(x) * 0.5)
+
+
+def _hermitian_read(t, upper: bool):
+    """The Hermitian matrix a decomposition reading t's lower (upper) triangle sees: H + H^H, H = half triangle."""
+    half = _half_triangle(t, upper)
+    return half + _mH(half)
+
+
+def _hermitian_read_transpose(c, upper: bool):
+    """The transpose of `_hermitian_read`: the half triangle of c + c^H."""
+    return _half_triangle(c + _mH(c), upper)
+
+
+def _trace_product(a, b):
+    """sum(a * b) over the last two axes, as one contraction."""
+    nb = a.ndim - 2
+    batch = tuple(range(nb))
+    return dot_general.bind(a, b, dimension_numbers=(((nb, nb + 1), (nb, nb + 1)), (batch, batch)),
+                            out_dtype=_dtypes.promote(a.dtype, b.dtype))
+
+
+# --- cholesky: A = L L^H (or U^H U with upper=True) -----------------------------------------------------
+# dL = L Phi(L^-1 dA L^-H) with Phi = the half lower triangle (Murray 2016); the VJP is its transpose:
+# dA-bar = L^-T Phi(L^T L-bar) conj(L)^-1. upper=True returns U = L^H.
+# Rules hand-written: one LAPACK factorisation, not a composite.
 
 
 def _cholesky_lower(ctx, x, *, upper):
@@ -170,18 +377,70 @@ def _cholesky_lower(ctx, x, *, upper):
     return J.conj(J.swapaxes(lower, -1, -2))
 
 
+def _cholesky_jvp(primals, tangents, *, upper):
+    (x,), (t,) = primals, tangents
+    out = cholesky.bind(x, upper=upper)
+    lower = _mH(out) if upper else out
+    inner = _solve(lower, _hermitian_read(t, upper))  # L^-1 dA
+    inner = _mH(_solve(lower, _mH(inner)))  # L^-1 dA L^-H
+    d_lower = _mm(lower, _half_triangle(inner))
+    return out, _mH(d_lower) if upper else d_lower
+
+
+def _cholesky_vjp(ct, x, *, out, upper):
+    lower = _mH(out) if upper else out
+    ct_lower = _mH(ct) if upper else ct
+    phi = _half_triangle(_mm(_mT(lower), ct_lower))
+    grad = _solve_right(_solve(_mT(lower), phi), _conj(lower))
+    return (_hermitian_read_transpose(grad, upper),)
+
+
 cholesky = _single("cholesky", lambda x, *, upper: np.linalg.cholesky(x, upper=upper),
-                   lambda shape, *, upper: shape, lower=_cholesky_lower)
+                   lambda shape, *, upper: shape, lower=_cholesky_lower, jvp=_cholesky_jvp, vjp=_cholesky_vjp,
+                   batch=_batch_leading)
 
 
-# --- inv, det --------------------------------------------------------------------------------------
-
-inv = _single("inv", np.linalg.inv, lambda shape: shape, lower=lambda ctx, x: jnp().linalg.inv(x))
-
-det = _single("det", np.linalg.det, lambda shape: shape[:-2], lower=lambda ctx, x: jnp().linalg.det(x))
+# --- inv: the inverse; dY = -Y dA Y, its transpose -Y^T Y-bar Y^T ---------------------------------------
+# Rules hand-written: two matmuls with inv's own output; deriving them through solve(A, I) would cost a solve.
 
 
-# --- slogdet ----------------------------------------------------------------------------------------
+def _inv_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = inv.bind(x)
+    return y, -_mm(_mm(y, t), y)
+
+
+def _inv_vjp(ct, x, *, out):
+    yt = _mT(out)
+    return (-_mm(_mm(yt, ct), yt),)
+
+
+inv = _single("inv", np.linalg.inv, lambda shape: shape, lower=lambda ctx, x: jnp().linalg.inv(x),
+              jvp=_inv_jvp, vjp=_inv_vjp, batch=_batch_leading)
+
+
+# --- det: the determinant; d det = det * tr(A^-1 dA), its transpose det-bar * det * A^-T ----------------
+# Rules hand-written: the closed form needs one inv; NumPy's LU-and-product kernel has no primitives to
+# decompose into (and det = sign * exp(logabsdet) would lose det's zeros).
+
+
+def _det_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    d = det.bind(x)
+    return d, d * _trace_product(_mT(inv.bind(x)), t)
+
+
+def _det_vjp(ct, x, *, out):
+    return (_col(_col(ct * out)) * _mT(inv.bind(x)),)
+
+
+det = _single("det", np.linalg.det, lambda shape: shape[:-2], lower=lambda ctx, x: jnp().linalg.det(x),
+              jvp=_det_jvp, vjp=_det_vjp, batch=_batch_leading)
+
+
+# --- slogdet: (sign, log|det|) ------------------------------------------------------------------------------
+# With tau = tr(A^-1 dA), d logabsdet = Re(tau) and d sign = sign * i Im(tau) (zero when real).
+# Rules hand-written: the closed form needs one inv, as det's; the LU kernel has no primitives to decompose into.
 
 
 def _slogdet_impl(x):
@@ -200,18 +459,40 @@ def _slogdet_lower(ctx, x):
     return as_dtype(sign, ctx.avals_out[0].dtype), as_dtype(logabsdet, ctx.avals_out[1].dtype)
 
 
-slogdet = primitive(
+def _slogdet_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    sign, logabsdet = slogdet.bind(x)
+    tau = _trace_product(_mT(inv.bind(x)), t)
+    if not _is_complex(x):
+        return (sign, logabsdet), (None, tau)
+    return (sign, logabsdet), (sign * (ops.imag(tau) * 1j), _real_part(tau))
+
+
+def _slogdet_vjp(ct, x, *, out):
+    ct_sign, ct_logabsdet = ct
+    coefficient = ct_logabsdet
+    if _is_complex(x):
+        coefficient = coefficient + ops.imag(ct_sign * out[0]) * 1j
+    return (_col(_col(coefficient)) * _mT(inv.bind(x)),)
+
+
+slogdet = Primitive(
     "slogdet",
     impl=_quiet(_slogdet_impl),
     abstract_eval=_slogdet_abstract,
     lower=_slogdet_lower,
+    jvp=_slogdet_jvp,
+    vjp=_slogdet_vjp,
+    batch=_batch_leading,
     multiple_results=True,
 )
 
 
-# --- solve ------------------------------------------------------------------------------------------
+# --- solve: X = A^-1 B ------------------------------------------------------------------------------------
 # x1: (..., M, M), x2: (..., M, K) with the same batch shape (the namespace broadcasts and turns a
 # vector right-hand side into a one-column matrix); the result has their promoted dtype.
+# dX = A^-1 (dB - dA X); the transposes: B-bar = A^-T X-bar, A-bar = -B-bar X^T.
+# Rules hand-written: they reuse solve itself; the LU and triangular solves inside it are no stridex primitives.
 
 
 def _solve_abstract(x1, x2):
@@ -235,10 +516,37 @@ def _solve_lower(ctx, x1, x2):
     return lax().linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
-solve = primitive("solve", impl=_quiet(_solve_impl), abstract_eval=_solve_abstract, lower=_solve_lower)
+def _solve_jvp(primals, tangents):
+    (a, b), (ta, tb) = primals, tangents
+    x = solve.bind(a, b)
+    rhs = tb
+    if ta is not None:
+        rhs = -_mm(ta, x) if rhs is None else rhs - _mm(ta, x)
+    return x, solve.bind(a, rhs)
 
 
-# --- eigh (with or without eigenvectors) -----------------------------------------------------------------
+def _solve_vjp(ct, a, b, *, out):
+    ct_b = solve.bind(_mT(a), ct)
+    ct_a = -_mm(ct_b, _mT(out)) if _is_floating(a) else None
+    return ct_a, ct_b
+
+
+solve = Primitive(
+    "solve",
+    impl=_quiet(_solve_impl),
+    abstract_eval=_solve_abstract,
+    lower=_solve_lower,
+    jvp=_solve_jvp,
+    vjp=_solve_vjp,
+    batch=_batch_leading,
+)
+
+
+# --- eigh: eigenvalues (and eigenvectors) of a Hermitian matrix ---------------------------------------------
+# A = V diag(w) V^H (A read from the lower triangle). With M = V^H dA V: dw = Re diag(M),
+# dV = V (F * M), F[i, j] = 1 / (w[j] - w[i]). The transpose: A-bar = conj(V) G V^T with
+# G = diag(w-bar) + F * (V^T V-bar).
+# Rules hand-written: one LAPACK decomposition; without vectors they compute the vectors the derivative needs.
 
 
 def _eigh_impl(x, *, compute_vectors):
@@ -259,16 +567,43 @@ def _eigh_lower(ctx, x, *, compute_vectors):
     return (w, v) if compute_vectors else (w,)
 
 
-eigh = primitive(
+def _eigh_jvp(primals, tangents, *, compute_vectors):
+    (x,), (t,) = primals, tangents
+    w, v = eigh.bind(x, compute_vectors=True)
+    m = _mm(_mm(_mH(v), _hermitian_read(t, False)), v)
+    dw = _real_part(_diag(m))
+    if not compute_vectors:
+        return (w,), (dw,)
+    return (w, v), (dw, _mm(v, _coupling(w) * m))
+
+
+def _eigh_vjp(ct, x, *, out, compute_vectors):
+    if compute_vectors:
+        (w, v), (ct_w, ct_v) = out, ct
+        g = _diag_embed(ct_w) + _coupling(w) * _mm(_mT(v), ct_v)
+    else:
+        w, v = eigh.bind(x, compute_vectors=True)
+        g = _diag_embed(ct[0])
+    return (_hermitian_read_transpose(_mm(_mm(_conj(v), g), _mT(v)), False),)
+
+
+eigh = Primitive(
     "eigh",
     impl=_quiet(_eigh_impl),
     abstract_eval=_eigh_abstract,
     lower=_eigh_lower,
+    jvp=_eigh_jvp,
+    vjp=_eigh_vjp,
+    batch=_batch_leading,
     multiple_results=True,
 )
 
 
-# --- eig (general matrices; complex results) ------------------------------------------------------------
+# --- eig: eigenvalues (and eigenvectors) of a general matrix; complex results --------------------------------
+# A = V diag(w) V^-1. With M = V^-1 dA V: dw = diag(M), and dV = V (F * M) + V diag(c), where c
+# keeps LAPACK's normalisation of each eigenvector v_k: unit norm (Re c_k = -Re(v_k^H du_k)) and its
+# largest-modulus component v_jk real (Im c_k = -Im(du_jk) / v_jk).
+# Rules hand-written: one LAPACK decomposition; without vectors they compute the vectors the derivative needs.
 
 
 def _eig_impl(x, *, compute_vectors):
@@ -291,16 +626,63 @@ def _eig_lower(ctx, x, *, compute_vectors):
     return tuple(as_dtype(o, a.dtype) for o, a in zip(out, ctx.avals_out))
 
 
-eig = primitive(
+def _largest_component(v):
+    """A boolean mask, True at the largest-modulus entry of each column (the first of equals, as LAPACK)."""
+    rows = ops.arange(v.shape[-2])
+    return _col(rows) == _row(ops.argmax(ops.abs(v), axis=-2))
+
+
+def _eig_jvp(primals, tangents, *, compute_vectors):
+    (x,), (t,) = primals, tangents
+    w, v = eig.bind(x, compute_vectors=True)
+    m = _solve(v, _mm(t, v))
+    dw = _diag(m)
+    if not compute_vectors:
+        return (w,), (dw,)
+    du = _mm(v, _coupling(w) * m)
+    mask = _largest_component(v)
+    pivot = _real_part(ops.sum(ops.where(mask, v, 0.0), -2))
+    norm_part = _real_part(ops.sum(_conj(v) * du, -2))
+    phase_part = ops.imag(ops.sum(ops.where(mask, du, 0.0), -2)) / pivot
+    return (w, v), (dw, du - v * _row(norm_part + phase_part * 1j))
+
+
+def _eig_vjp(ct, x, *, out, compute_vectors):
+    if compute_vectors:
+        (w, v), (ct_w, ct_v) = out, ct
+    else:
+        (w, v), (ct_w,) = eig.bind(x, compute_vectors=True), ct
+    g = _diag_embed(ct_w)
+    if compute_vectors:
+        mask = _largest_component(v)
+        pivot = _real_part(ops.sum(ops.where(mask, v, 0.0), -2))
+        s = ops.sum(ct_v * v, -2)
+        ct_u = ct_v - _conj(v) * _row(_real_part(s)) + ops.where(mask, _row(ops.imag(s) / pivot * -1j), 0.0)
+        g = g + _coupling(w) * _mm(_mT(v), ct_u)
+    vt = _mT(v)
+    return (_solve(vt, _mm(g, vt)),)
+
+
+eig = Primitive(
     "eig",
     impl=_quiet(_eig_impl),
     abstract_eval=_eig_abstract,
     lower=_eig_lower,
+    jvp=_eig_jvp,
+    vjp=_eig_vjp,
+    batch=_batch_leading,
     multiple_results=True,
 )
 
 
-# --- svd (U, S, Vh) or only the singular values --------------------------------------------------------
+# --- svd: (U, S, Vh), or only the singular values ----------------------------------------------------------
+# A = U diag(s) V^H with k = min(m, n) singular triplets. With dS = U^H dA V:
+#   ds = Re diag(dS)
+#   dU = U (F * (dS S + (dS S)^H) + i Im diag(dS) / s) + (I - U U^H) dA V / s
+#   dV = V (F * (S dS + (S dS)^H)) + (I - V V^H) dA^H U / s,     F[i, j] = 1 / (s[j]^2 - s[i]^2)
+# full_matrices: the complement Q of U (P of V) moves by dQ = -U dU^H Q (the least turning that keeps it
+# orthogonal to U). The VJP is the transpose of these maps, term by term.
+# Rules hand-written: one LAPACK decomposition; without U and V they compute the vectors the derivative needs.
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
@@ -326,499 +708,6 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
         return (lax().linalg.svd(x, full_matrices=False, compute_uv=False),)
     u, s, vh = lax().linalg.svd(x, full_matrices=full_matrices, compute_uv=True)
     return u, s, vh
-
-
-svd = primitive(
-    "svd",
-    impl=_quiet(_svd_impl),
-    abstract_eval=_svd_abstract,
-    lower=_svd_lower,
-    multiple_results=True,
-)
-
-
-# --- qr ---------------------------------------------------------------------------------------------------
-
-
-def _qr_impl(x, *, mode):
-    dtype = _dtypes.FROM_NUMPY[x.dtype]
-    q, r = np.linalg.qr(x, mode=mode)
-    return _cast(q, dtype), _cast(r, dtype)
-
-
-def _qr_abstract(x, *, mode):
-    *batch, m, n = x.shape
-    batch, k = tuple(batch), min(m, n)
-    rows = m if mode == "complete" else k
-    return ShapedArray(batch + (m, rows), x.dtype), ShapedArray(batch + (rows, n), x.dtype)
-
-
-def _qr_lower(ctx, x, *, mode):
-    q, r = lax().linalg.qr(x, full_matrices=mode == "complete")
-    return q, r
-
-
-qr = primitive(
-    "qr",
-    impl=_quiet(_qr_impl),
-    abstract_eval=_qr_abstract,
-    lower=_qr_lower,
-    multiple_results=True,
-)
-
-
-# --- transformation rules ----------------------------------------------------------------------------------
-# Written with stridex operations, so they are traced, differentiated (grad of grad) and batched like user
-# code. Complex conventions follow JAX: a VJP is the transpose of the JVP under the pairing
-# Re(sum(a * b)) (no conjugation), so holomorphic maps transpose without conjugates.
-#
-# Which derivative: the exact derivative of what the eager rule computes, wherever LAPACK's output is a
-# smooth, well-defined function of the input:
-# * cholesky and eigh read one triangle of their input (cholesky: the lower one, or the upper one when
-#   upper=True; eigh: the lower one), so their derivative is that of the Hermitian matrix built from that
-#   triangle: gradients are supported on the triangle read (off-diagonal entries carry both halves); on
-#   Hermitian tangents this equals the usual symmetric rule (Murray 2016 for cholesky).
-# * eig's eigenvectors follow LAPACK's normalisation (unit norm, largest-modulus component real), and qr's
-#   R has a real diagonal, so their derivatives are exact too.
-# * Where LAPACK's output is not unique, a gauge is chosen: eigh's complex eigenvectors and svd's complex
-#   singular vectors move with no phase change (Im diag(V^H dV) = 0); svd with full_matrices and qr in
-#   "complete" mode extend U (V, Q) by a complement that turns only as much as the first columns force it
-#   to. Functions invariant under these choices (eigenvalues, singular values, projectors U U^H, sign- or
-#   phase-invariant products) get their exact derivative.
-# * Degenerate eigenvalues (or singular values) have no eigenvector derivative; where two are exactly
-#   equal the rules use 0 instead of 1/0 for their coupling, so functions of the eigenvalues alone (whose
-#   vector cotangents are zero) still get finite gradients. inv, det, slogdet and solve need invertible
-#   matrices (a singular one raises eagerly, as the primal does).
-
-
-def _is_complex(x) -> bool:
-    return x.dtype.kind == "complex floating"
-
-
-def _is_floating(x) -> bool:
-    return x.dtype.kind in ("real floating", "complex floating")
-
-
-def _swap_last(x):
-
-    n = x.ndim
-    return _views.permute.bind(x, axes=tuple(range(n - 2)) + (n - 1, n - 2))
-
-
-def _conj(x):
-    from stridex._api.elementwise_functions import conj
-
-    return conj(x) if _is_complex(x) else x
-
-
-def _mH(x):
-    """Conjugate transpose of the last two axes."""
-    return _conj(_swap_last(x))
-
-
-def _mm(a, b):
-    from stridex._api.linear_algebra_functions import matmul
-
-    return matmul(a, b)
-
-
-def _solve(a, b):
-    """a^-1 b for stacks of the same batch shape."""
-    return solve.bind(a, b)
-
-
-def _solve_right(b, a):
-    """b a^-1 = (a^-T b^T)^T."""
-    return _swap_last(solve.bind(_swap_last(a), _swap_last(b)))
-
-
-def _diag(x):
-
-    return _views.diagonal.bind(x, offset=0, axis1=x.ndim - 2, axis2=x.ndim - 1)
-
-
-def _row(v):
-    """v (..., n) as (..., 1, n): entry [i, j] is v[j]."""
-
-    return _views.expand_dims.bind(v, axis=v.ndim - 1)
-
-
-def _col(v):
-    """v (..., n) as (..., n, 1): entry [i, j] is v[i]."""
-
-    return _views.expand_dims.bind(v, axis=v.ndim)
-
-
-def _diag_embed(d):
-    from stridex._api.creation_functions import eye
-
-    return eye(d.shape[-1], dtype=d.dtype) * _row(d)
-
-
-def _triangle(x, k: int, upper: bool):
-
-    return _creation.triangle.bind(x, k=k, upper=upper)
-
-
-def _real_part(x):
-    from stridex._api.elementwise_functions import real
-
-    return real(x) if _is_complex(x) else x
-
-
-def _imag_part(x):
-    from stridex._api.elementwise_functions import imag
-
-    return imag(x)
-
-
-def _safe_reciprocal(d):
-    """1 / d where d != 0, else 0."""
-    from stridex._api.searching_functions import where
-
-    nonzero = d != 0
-    return where(nonzero, 1.0 / where(nonzero, d, 1.0), 0.0)
-
-
-def _coupling(w):
-    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal (0 where the two are equal, the diagonal included)."""
-    return _safe_reciprocal(_row(w) - _col(w))
-
-
-def _slice_axis(x, axis: int, start: int, stop: int):
-    """The view x[..., start:stop, ...] on (nonnegative) `axis`."""
-
-    if start == 0 and stop == x.shape[axis]:
-        return x
-    entries = tuple(("slice", start, stop, 1) if a == axis else ("slice", 0, n, 1) for a, n in enumerate(x.shape))
-    return _views.basic_index.bind(x, entries=entries)
-
-
-def _concat(parts, axis: int):
-    from stridex._api.manipulation_functions import concat
-
-    parts = [p for p in parts if p.shape[axis]]
-    return parts[0] if len(parts) == 1 else concat(parts, axis=axis)
-
-
-def _half_triangle(x, upper: bool = False):
-    """The strict lower (upper) triangle of x plus half its diagonal."""
-    return _triangle(x, 1 if upper else -1, upper) + _diag_embed(_diag(x) * 0.5)
-
-
-def _hermitian_read(t, upper: bool):
-    """The Hermitian matrix a decomposition reading t's lower (upper) triangle sees: H + H^H, H = half triangle."""
-    half = _half_triangle(t, upper)
-    return half + _mH(half)
-
-
-def _hermitian_read_transpose(c, upper: bool):
-    """The transpose of `_hermitian_read`: the half triangle of c + c^H."""
-    return _half_triangle(c + _mH(c), upper)
-
-
-def _trace_product(a, b):
-    """sum(a * b) over the last two axes, as one contraction."""
-    nb = a.ndim - 2
-    batch = tuple(range(nb))
-    return dot_general.bind(a, b, dimension_numbers=(((nb, nb + 1), (nb, nb + 1)), (batch, batch)),
-                            out_dtype=_dtypes.promote(a.dtype, b.dtype))
-
-
-def _batch_leading(prim):
-    """Batching for the stacked decompositions: the batch axis becomes the first stack axis."""
-
-    def rule(values, dims, *, axis_size, **params):
-        from stridex._transforms.batching import move_to_front
-
-        args = [move_to_front(v, d, axis_size) for v, d in zip(values, dims)]
-        out = prim.bind(*args, **params)
-        return (out, (0,) * len(out)) if prim.multiple_results else (out, 0)
-
-    return rule
-
-
-# dot_general: bilinear. The VJP contracts the cotangent with the other operand over the other operand's
-# free axes; the result's axes (batch, own free, own contracted) are then permuted back into place.
-
-
-def _dot_general_jvp(primals, tangents, *, dimension_numbers, out_dtype):
-    x1, x2 = primals
-    t1, t2 = tangents
-    params = {"dimension_numbers": dimension_numbers, "out_dtype": out_dtype}
-    out = dot_general.bind(x1, x2, **params)
-    tangent = None
-    if t1 is not None:
-        tangent = dot_general.bind(t1, x2, **params)
-    if t2 is not None:
-        part = dot_general.bind(x1, t2, **params)
-        tangent = part if tangent is None else tangent + part
-    return out, tangent
-
-
-def _permute_to(r, source):
-    """r, whose axis i stands for axis source[i] of an operand, with its axes in the operand's order."""
-
-    axes = tuple(source.index(a) for a in range(len(source)))
-    return r if axes == tuple(range(len(axes))) else _views.permute.bind(r, axes=axes)
-
-
-def _dot_general_vjp(ct, x1, x2, *, out, dimension_numbers, out_dtype):
-    (c1, c2), (b1, b2) = dimension_numbers
-    n1, n2 = x1.ndim, x2.ndim
-    f1, f2 = _free_axes(n1, c1, b1), _free_axes(n2, c2, b2)
-    nb = len(b1)
-    ct_batch = tuple(range(nb))
-    ct_free1 = tuple(range(nb, nb + len(f1)))
-    ct_free2 = tuple(range(nb + len(f1), nb + len(f1) + len(f2)))
-    g1 = g2 = None
-    if _is_floating(x1):
-        r = dot_general.bind(ct, x2, dimension_numbers=((ct_free2, f2), (ct_batch, b2)),
-                             out_dtype=_dtypes.promote(ct.dtype, x2.dtype))
-        # r's axes: x1's batch axes, x1's free axes, then x1's contracted axes in the order of x2's (sorted).
-        source = list(b1) + list(f1) + [c1[i] for i in sorted(range(len(c2)), key=c2.__getitem__)]
-        g1 = _permute_to(r, source)
-    if _is_floating(x2):
-        r = dot_general.bind(ct, x1, dimension_numbers=((ct_free1, f1), (ct_batch, b1)),
-                             out_dtype=_dtypes.promote(ct.dtype, x1.dtype))
-        source = list(b2) + list(f2) + [c2[i] for i in sorted(range(len(c1)), key=c1.__getitem__)]
-        g2 = _permute_to(r, source)
-    return g1, g2
-
-
-def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, out_dtype):
-    """Both operands batched: a new leading batch axis. One batched: its batch axis is one more free axis."""
-    from stridex._transforms.batching import move_to_front
-
-    (x1, x2), (d1, d2) = values, dims
-    (c1, c2), (b1, b2) = dimension_numbers
-
-    def shift(axes):
-        return tuple(a + 1 for a in axes)
-
-    if d1 is not None and d2 is not None:
-        x1, x2 = move_to_front(x1, d1, axis_size), move_to_front(x2, d2, axis_size)
-        numbers, out_dim = ((shift(c1), shift(c2)), ((0, *shift(b1)), (0, *shift(b2)))), 0
-    elif d1 is not None:
-        x1 = move_to_front(x1, d1, axis_size)
-        numbers, out_dim = ((shift(c1), c2), (shift(b1), b2)), len(b1)  # the first of x1's free axes
-    else:
-        x2 = move_to_front(x2, d2, axis_size)
-        numbers = ((c1, shift(c2)), (b1, shift(b2)))
-        out_dim = len(b1) + len(_free_axes(x1.ndim, c1, b1))  # the first of x2's free axes
-    return dot_general.bind(x1, x2, dimension_numbers=numbers, out_dtype=out_dtype), out_dim
-
-
-dot_general.jvp = _dot_general_jvp
-dot_general.vjp = _dot_general_vjp
-dot_general.batch = _dot_general_batch
-
-
-# cholesky: A = L L^H, dL = L Phi(L^-1 dA L^-H) with Phi = the half lower triangle (Murray 2016); the
-# VJP is its transpose: dA-bar = L^-T Phi(L^T L-bar) conj(L)^-1. upper=True returns U = L^H.
-
-
-def _cholesky_jvp(primals, tangents, *, upper):
-    (x,), (t,) = primals, tangents
-    out = cholesky.bind(x, upper=upper)
-    lower = _mH(out) if upper else out
-    inner = _solve(lower, _hermitian_read(t, upper))  # L^-1 dA
-    inner = _mH(_solve(lower, _mH(inner)))  # L^-1 dA L^-H
-    d_lower = _mm(lower, _half_triangle(inner))
-    return out, _mH(d_lower) if upper else d_lower
-
-
-def _cholesky_vjp(ct, x, *, out, upper):
-    lower = _mH(out) if upper else out
-    ct_lower = _mH(ct) if upper else ct
-    phi = _half_triangle(_mm(_swap_last(lower), ct_lower))
-    grad = _solve_right(_solve(_swap_last(lower), phi), _conj(lower))
-    return (_hermitian_read_transpose(grad, upper),)
-
-
-cholesky.jvp = _cholesky_jvp
-cholesky.vjp = _cholesky_vjp
-cholesky.batch = _batch_leading(cholesky)
-
-
-# inv: dY = -Y dA Y; its transpose -Y^T Y-bar Y^T.
-
-
-def _inv_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    y = inv.bind(x)
-    return y, -_mm(_mm(y, t), y)
-
-
-def _inv_vjp(ct, x, *, out):
-    yt = _swap_last(out)
-    return (-_mm(_mm(yt, ct), yt),)
-
-
-inv.jvp = _inv_jvp
-inv.vjp = _inv_vjp
-inv.batch = _batch_leading(inv)
-
-
-# det: d det = det * tr(A^-1 dA); the transpose: det-bar * det * A^-T.
-
-
-def _det_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    d = det.bind(x)
-    return d, d * _trace_product(_swap_last(inv.bind(x)), t)
-
-
-def _det_vjp(ct, x, *, out):
-    return (_col(_col(ct * out)) * _swap_last(inv.bind(x)),)
-
-
-det.jvp = _det_jvp
-det.vjp = _det_vjp
-det.batch = _batch_leading(det)
-
-
-# slogdet: with tau = tr(A^-1 dA), d logabsdet = Re(tau) and d sign = sign * i Im(tau) (zero when real).
-
-
-def _slogdet_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    sign, logabsdet = slogdet.bind(x)
-    tau = _trace_product(_swap_last(inv.bind(x)), t)
-    if not _is_complex(x):
-        return (sign, logabsdet), (None, tau)
-    return (sign, logabsdet), (sign * (_imag_part(tau) * 1j), _real_part(tau))
-
-
-def _slogdet_vjp(ct, x, *, out):
-    ct_sign, ct_logabsdet = ct
-    coefficient = ct_logabsdet
-    if _is_complex(x):
-        coefficient = coefficient + _imag_part(ct_sign * out[0]) * 1j
-    return (_col(_col(coefficient)) * _swap_last(inv.bind(x)),)
-
-
-slogdet.jvp = _slogdet_jvp
-slogdet.vjp = _slogdet_vjp
-slogdet.batch = _batch_leading(slogdet)
-
-
-# solve: X = A^-1 B, dX = A^-1 (dB - dA X); the transposes: B-bar = A^-T X-bar, A-bar = -B-bar X^T.
-
-
-def _solve_jvp(primals, tangents):
-    (a, b), (ta, tb) = primals, tangents
-    x = solve.bind(a, b)
-    rhs = tb
-    if ta is not None:
-        rhs = -_mm(ta, x) if rhs is None else rhs - _mm(ta, x)
-    return x, solve.bind(a, rhs)
-
-
-def _solve_vjp(ct, a, b, *, out):
-    ct_b = solve.bind(_swap_last(a), ct)
-    ct_a = -_mm(ct_b, _swap_last(out)) if _is_floating(a) else None
-    return ct_a, ct_b
-
-
-solve.jvp = _solve_jvp
-solve.vjp = _solve_vjp
-solve.batch = _batch_leading(solve)
-
-
-# eigh: A = V diag(w) V^H (A read from the lower triangle). With M = V^H dA V: dw = Re diag(M),
-# dV = V (F * M), F[i, j] = 1 / (w[j] - w[i]). The transpose: A-bar = conj(V) G V^T with
-# G = diag(w-bar) + F * (V^T V-bar).
-
-
-def _eigh_jvp(primals, tangents, *, compute_vectors):
-    (x,), (t,) = primals, tangents
-    w, v = eigh.bind(x, compute_vectors=True)
-    m = _mm(_mm(_mH(v), _hermitian_read(t, False)), v)
-    dw = _real_part(_diag(m))
-    if not compute_vectors:
-        return (w,), (dw,)
-    return (w, v), (dw, _mm(v, _coupling(w) * m))
-
-
-def _eigh_vjp(ct, x, *, out, compute_vectors):
-    if compute_vectors:
-        (w, v), (ct_w, ct_v) = out, ct
-        g = _diag_embed(ct_w) + _coupling(w) * _mm(_swap_last(v), ct_v)
-    else:
-        w, v = eigh.bind(x, compute_vectors=True)
-        g = _diag_embed(ct[0])
-    return (_hermitian_read_transpose(_mm(_mm(_conj(v), g), _swap_last(v)), False),)
-
-
-eigh.jvp = _eigh_jvp
-eigh.vjp = _eigh_vjp
-eigh.batch = _batch_leading(eigh)
-
-
-# eig: A = V diag(w) V^-1. With M = V^-1 dA V: dw = diag(M), and dV = V (F * M) + V diag(c), where c
-# keeps LAPACK's normalisation of each eigenvector v_k: unit norm (Re c_k = -Re(v_k^H du_k)) and its
-# largest-modulus component v_jk real (Im c_k = -Im(du_jk) / v_jk).
-
-
-def _largest_component(v):
-    """A boolean mask, True at the largest-modulus entry of each column (the first of equals, as LAPACK)."""
-    from stridex._api.creation_functions import arange
-    from stridex._api.elementwise_functions import abs as absolute
-    from stridex._api.searching_functions import argmax
-
-    rows = arange(v.shape[-2])
-    return _col(rows) == _row(argmax(absolute(v), axis=-2))
-
-
-def _eig_jvp(primals, tangents, *, compute_vectors):
-    from stridex._api.searching_functions import where
-    from stridex._api.statistical_functions import sum as total
-
-    (x,), (t,) = primals, tangents
-    w, v = eig.bind(x, compute_vectors=True)
-    m = _solve(v, _mm(t, v))
-    dw = _diag(m)
-    if not compute_vectors:
-        return (w,), (dw,)
-    du = _mm(v, _coupling(w) * m)
-    mask = _largest_component(v)
-    pivot = _real_part(total(where(mask, v, 0.0), axis=-2))
-    norm_part = _real_part(total(_conj(v) * du, axis=-2))
-    phase_part = _imag_part(total(where(mask, du, 0.0), axis=-2)) / pivot
-    return (w, v), (dw, du - v * _row(norm_part + phase_part * 1j))
-
-
-def _eig_vjp(ct, x, *, out, compute_vectors):
-    from stridex._api.searching_functions import where
-    from stridex._api.statistical_functions import sum as total
-
-    if compute_vectors:
-        (w, v), (ct_w, ct_v) = out, ct
-    else:
-        (w, v), (ct_w,) = eig.bind(x, compute_vectors=True), ct
-    g = _diag_embed(ct_w)
-    if compute_vectors:
-        mask = _largest_component(v)
-        pivot = _real_part(total(where(mask, v, 0.0), axis=-2))
-        s = total(ct_v * v, axis=-2)
-        ct_u = ct_v - _conj(v) * _row(_real_part(s)) + where(mask, _row(_imag_part(s) / pivot * -1j), 0.0)
-        g = g + _coupling(w) * _mm(_swap_last(v), ct_u)
-    vt = _swap_last(v)
-    return (_solve(vt, _mm(g, vt)),)
-
-
-eig.jvp = _eig_jvp
-eig.vjp = _eig_vjp
-eig.batch = _batch_leading(eig)
-
-
-# svd: A = U diag(s) V^H with k = min(m, n) singular triplets. With dS = U^H dA V:
-#   ds = Re diag(dS)
-#   dU = U (F * (dS S + (dS S)^H) + i Im diag(dS) / s) + (I - U U^H) dA V / s
-#   dV = V (F * (S dS + (S dS)^H)) + (I - V V^H) dA^H U / s,     F[i, j] = 1 / (s[j]^2 - s[i]^2)
-# full_matrices: the complement Q of U (P of V) moves by dQ = -U dU^H Q (the least turning that keeps it
-# orthogonal to U). The VJP is the transpose of these maps, term by term.
 
 
 def _svd_parts(x, out, full_matrices):
@@ -848,7 +737,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     dss, sds = ds_matrix * s_row, s_col * ds_matrix
     inner_u = f * (dss + _mH(dss))
     if _is_complex(x):
-        inner_u = inner_u + _diag_embed(_imag_part(_diag(ds_matrix)) * s_inv * 1j)
+        inner_u = inner_u + _diag_embed(ops.imag(_diag(ds_matrix)) * s_inv * 1j)
     du = _mm(u, inner_u)
     dv = _mm(v, f * (sds + _mH(sds)))
     if m > k:
@@ -869,7 +758,7 @@ def _svd_vjp(ct, x, *, out, full_matrices, compute_uv):
     k = min(m, n)
     if not compute_uv:
         u, s, v, _, _ = _svd_parts(x, svd.bind(x, full_matrices=False, compute_uv=True), False)
-        return (_mm(_mm(_conj(u), _diag_embed(ct[0])), _swap_last(v)),)
+        return (_mm(_mm(_conj(u), _diag_embed(ct[0])), _mT(v)),)
     u, s, v, q, p = _svd_parts(x, out, full_matrices)
     ct_u_full, ct_s, ct_vh_full = ct
     ct_u = _slice_axis(ct_u_full, ct_u_full.ndim - 1, 0, k)
@@ -883,42 +772,69 @@ def _svd_vjp(ct, x, *, out, full_matrices, compute_uv):
     s_row, s_col = _row(s), _col(s)
     f = _safe_reciprocal(s_row * s_row - s_col * s_col)
     s_inv = _safe_reciprocal(s)
-    inner_u = _mm(_swap_last(u), ct_u)
-    inner_v = _mm(_swap_last(v), ct_v)
+    inner_u = _mm(_mT(u), ct_u)
+    inner_v = _mm(_mT(v), ct_v)
     fu, fv = f * inner_u, f * inner_v
     ct_ds = _diag_embed(ct_s) + (fu + _mH(fu)) * s_row + s_col * (fv + _mH(fv))
     if _is_complex(x):
-        ct_ds = ct_ds + _diag_embed(_imag_part(_diag(inner_u)) * s_inv * 1j)
-    vt = _swap_last(v)
+        ct_ds = ct_ds + _diag_embed(ops.imag(_diag(inner_u)) * s_inv * 1j)
+    vt = _mT(v)
     grad = _mm(_mm(_conj(u), ct_ds), vt)
     if m > k:
-        grad = grad + _mm((ct_u - _mm(_conj(u), _mm(_swap_last(u), ct_u))) * _row(s_inv), vt)
+        grad = grad + _mm((ct_u - _mm(_conj(u), _mm(_mT(u), ct_u))) * _row(s_inv), vt)
     if n > k:
         ct_vh = _mH(ct_v)
         grad = grad + _mm(_conj(u), _col(s_inv) * (ct_vh - _mm(_mm(ct_vh, _conj(v)), vt)))
     return (grad,)
 
 
-svd.jvp = _svd_jvp
-svd.vjp = _svd_vjp
-svd.batch = _batch_leading(svd)
+svd = Primitive(
+    "svd",
+    impl=_quiet(_svd_impl),
+    abstract_eval=_svd_abstract,
+    lower=_svd_lower,
+    jvp=_svd_jvp,
+    vjp=_svd_vjp,
+    batch=_batch_leading,
+    multiple_results=True,
+)
 
 
-# qr: A = Q R with k = min(m, n), R = [R1 R2] (R1 k x k upper triangular with a real diagonal, as LAPACK's
-# Householder QR gives). With B = dA1 R1^-1 and C = Q^H B, the skew-Hermitian Omega = Q^H dQ is
+# --- qr: A = Q R ---------------------------------------------------------------------------------------------
+# k = min(m, n), R = [R1 R2] (R1 k x k upper triangular with a real diagonal, as LAPACK's Householder QR
+# gives). With B = dA1 R1^-1 and C = Q^H B, the skew-Hermitian Omega = Q^H dQ is
 # tril(C, -1) - tril(C, -1)^H + i Im diag(C), and dQ = Q (Omega - C) + B, dR1 = (C - Omega) R1,
 # dR2 = Q^H dA2 - Omega R2. In "complete" mode with m > n the complement moves as in svd.
+# Rules hand-written: one LAPACK factorisation, not a composite.
+
+
+def _qr_impl(x, *, mode):
+    dtype = _dtypes.FROM_NUMPY[x.dtype]
+    q, r = np.linalg.qr(x, mode=mode)
+    return _cast(q, dtype), _cast(r, dtype)
+
+
+def _qr_abstract(x, *, mode):
+    *batch, m, n = x.shape
+    batch, k = tuple(batch), min(m, n)
+    rows = m if mode == "complete" else k
+    return ShapedArray(batch + (m, rows), x.dtype), ShapedArray(batch + (rows, n), x.dtype)
+
+
+def _qr_lower(ctx, x, *, mode):
+    q, r = lax().linalg.qr(x, full_matrices=mode == "complete")
+    return q, r
 
 
 def _omega(c):
-    strict = _triangle(c, -1, False)
+    strict = ops.triangle(c, -1, False)
     omega = strict - _mH(strict)
-    return omega + _diag_embed(_imag_part(_diag(c)) * 1j) if _is_complex(c) else omega
+    return omega + _diag_embed(ops.imag(_diag(c)) * 1j) if _is_complex(c) else omega
 
 
 def _omega_transpose(c):
-    omega = _triangle(c - _mH(c), -1, False)
-    return omega + _diag_embed(_imag_part(_diag(c)) * 1j) if _is_complex(c) else omega
+    omega = ops.triangle(c - _mH(c), -1, False)
+    return omega + _diag_embed(ops.imag(_diag(c)) * 1j) if _is_complex(c) else omega
 
 
 def _qr_parts(x, out, mode):
@@ -947,10 +863,8 @@ def _qr_jvp(primals, tangents, *, mode):
     if n > k:
         dr = _concat([dr, _mm(_mH(q), _slice_axis(t, last, k, n)) - _mm(omega, r2)], last)
     if complement is not None:
-        from stridex._api.creation_functions import zeros
-
         dq = _concat([dq, -_mm(q, _mm(_mH(dq), complement))], last)
-        dr = _concat([dr, zeros(dr.shape[:-2] + (m - k, n), dtype=dr.dtype)], last - 1)
+        dr = _concat([dr, ops.zeros(dr.shape[:-2] + (m - k, n), dr.dtype)], last - 1)
     return out, (dq, dr)
 
 
@@ -966,16 +880,23 @@ def _qr_vjp(ct, x, *, out, mode):
         ct_complement = _slice_axis(ct_q_full, last, k, m)
         ct_q = ct_q - _mm(_mm(_conj(complement), _mH(ct_complement)), _conj(q))
     r1 = _slice_axis(r, last, 0, k)
-    qt_ct_q = _mm(_swap_last(q), ct_q)
-    ct_omega = qt_ct_q - _mm(ct_r, _swap_last(r))
-    ct_c = _mm(_slice_axis(ct_r, last, 0, k), _swap_last(r1)) - qt_ct_q + _omega_transpose(ct_omega)
+    qt_ct_q = _mm(_mT(q), ct_q)
+    ct_omega = qt_ct_q - _mm(ct_r, _mT(r))
+    ct_c = _mm(_slice_axis(ct_r, last, 0, k), _mT(r1)) - qt_ct_q + _omega_transpose(ct_omega)
     ct_b = ct_q + _mm(_conj(q), ct_c)
-    grad = _solve_right(ct_b, _swap_last(r1))
+    grad = _solve_right(ct_b, _mT(r1))
     if n > k:
         grad = _concat([grad, _mm(_conj(q), _slice_axis(ct_r, last, k, n))], last)
     return (grad,)
 
 
-qr.jvp = _qr_jvp
-qr.vjp = _qr_vjp
-qr.batch = _batch_leading(qr)
+qr = Primitive(
+    "qr",
+    impl=_quiet(_qr_impl),
+    abstract_eval=_qr_abstract,
+    lower=_qr_lower,
+    jvp=_qr_jvp,
+    vjp=_qr_vjp,
+    batch=_batch_leading,
+    multiple_results=True,
+)

@@ -1,5 +1,10 @@
 """Shape primitives that copy data: concatenate, stack, roll, tile, and repeat (by a count, or by an array of
 counts, which makes the output shape data-dependent).
+
+Every primitive here is linear in its array input(s): the JVP applies the same primitive to the tangents, and
+the VJP is the adjoint (concatenate and stack split the cotangent into views, roll rolls it back, tile sums
+the tiles, repeat sums each element's repeats). Batch rules move the batch axis first and shift the axis
+params by one.
 """
 
 from __future__ import annotations
@@ -10,32 +15,18 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._core.storage import aligned_empty
-from stridex._lax import array_indexing as _array_indexing
-from stridex._lax import views as _views
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._core.storage import aligned_result, output_buffer
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp, move_to_front
 
 
-def output_buffer(shape: tuple, np_dtype) -> np.ndarray:
-    """Fresh memory for a result: 64-byte aligned once it is large enough for JAX's zero-copy to matter."""
-    count = 1
-    for n in shape:
-        count *= n
-    return aligned_empty(shape, np_dtype) if count >= ALIGNED_OUTPUT_ELEMENTS else np.empty(shape, np_dtype)
+def _full_slices(shape) -> tuple:
+    return tuple(("slice", 0, n, 1) for n in shape)
 
 
-def aligned_result(out: np.ndarray) -> np.ndarray:
-    """`out` (a fresh NumPy result), moved to 64-byte-aligned storage when it is large enough for that to matter."""
-    if out.size >= ALIGNED_OUTPUT_ELEMENTS and out.ctypes.data % 64:
-        moved = aligned_empty(out.shape, out.dtype)
-        np.copyto(moved, out)
-        return moved
-    return out
-
-
-# --- concatenate -------------------------------------------------------------------------------------
+# --- concatenate, stack: join arrays along an existing axis, or along a new one ----------------------
 
 
 def _concatenate_abstract(*avals, axis):
@@ -59,15 +50,15 @@ def _concatenate_lower(ctx, *arrays, axis):
     return lax().concatenate([as_dtype(a, dtype) for a in arrays], axis)
 
 
-concatenate = primitive(
-    "concatenate",
-    impl=_concatenate_impl,
-    abstract_eval=_concatenate_abstract,
-    lower=_concatenate_lower,
-)
-
-
-# --- stack: join same-shaped arrays along a new axis ---------------------------------------------------
+def _concatenate_vjp(ct, *arrays, out, axis):
+    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
+    cts, start = [], 0
+    for a in arrays:
+        n = a.shape[axis]
+        cts.append(ops.index(ct, lead + (("slice", start, start + n, 1),) + rest) if _dtypes.is_floating(a.dtype)
+                   else None)
+        start += n
+    return tuple(cts)
 
 
 def _stack_abstract(*avals, axis):
@@ -90,15 +81,54 @@ def _stack_lower(ctx, *arrays, axis):
     return lx.concatenate([lx.expand_dims(as_dtype(a, dtype), (axis,)) for a in arrays], axis)
 
 
-stack = primitive(
+def _stack_vjp(ct, *arrays, out, axis):
+    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
+    return tuple(ops.index(ct, lead + (("int", i),) + rest) if _dtypes.is_floating(a.dtype) else None
+                 for i, a in enumerate(arrays))
+
+
+def _join_jvp(prim):
+    """The same join of the tangents, zeros for inputs without a tangent."""
+
+    def jvp(primals, tangents, *, axis):
+        out = prim.bind(*primals, axis=axis)
+        joined = [t if t is not None else ops.zeros(p.shape, out.dtype) for p, t in zip(primals, tangents)]
+        return out, prim.bind(*joined, axis=axis)
+
+    return jvp
+
+
+def _join_batch(prim):
+    """Every input's batch axis first (broadcast where it has none): one join along axis + 1."""
+
+    def batch(values, dims, *, axis_size, axis):
+        return prim.bind(*(move_to_front(v, d, axis_size) for v, d in zip(values, dims)), axis=axis + 1), 0
+
+    return batch
+
+
+concatenate = Primitive(
+    "concatenate",
+    impl=_concatenate_impl,
+    abstract_eval=_concatenate_abstract,
+    lower=_concatenate_lower,
+    jvp=RuleShape(_join_jvp),
+    vjp=_concatenate_vjp,
+    batch=RuleShape(_join_batch),
+)
+
+stack = Primitive(
     "stack",
     impl=_stack_impl,
     abstract_eval=_stack_abstract,
     lower=_stack_lower,
+    jvp=RuleShape(_join_jvp),
+    vjp=_stack_vjp,
+    batch=RuleShape(_join_batch),
 )
 
 
-# --- roll --------------------------------------------------------------------------------------------
+# --- roll: cyclic shift along axes ----------------------------------------------------------------------
 # `shifts` and `axes` arrive normalised: distinct sorted axes, each shift in (0, size of its axis).
 
 
@@ -123,11 +153,20 @@ def _roll_lower(ctx, x, *, shifts, axes):
     return x
 
 
-roll = primitive(
+def _roll_vjp(ct, x, *, out, shifts, axes):
+    return (roll.bind(ct, shifts=tuple(x.shape[a] - s for s, a in zip(shifts, axes)), axes=axes),)
+
+
+# Rules hand-written: the adjoint is one roll back; the decomposition (slices joined) would write each
+# block's cotangent into zeros and add them.
+roll = Primitive(
     "roll",
     impl=_roll_impl,
     abstract_eval=lambda x, *, shifts, axes: ShapedArray(x.shape, x.dtype, x.weak_type),
     lower=_roll_lower,
+    jvp=linear_jvp,
+    vjp=_roll_vjp,
+    batch=batch_unary_axes("axes"),
 )
 
 
@@ -143,12 +182,30 @@ def _tile_lower(ctx, x, *, repetitions):
     return lx.reshape(x, tuple(r * n for r, n in zip(repetitions, shape)))
 
 
-tile = primitive(
+def _tile_vjp(ct, x, *, out, repetitions):
+    if all(r == 1 for r in repetitions):
+        return (ct,)
+    # (r0 * s0, r1 * s1, ...) -> (r0, s0, r1, s1, ...), then the sum over the copies (the even axes)
+    spread = tuple(n for pair in zip(repetitions, x.shape) for n in pair)
+    return (ops.sum(ops.reshape(ct, spread), tuple(range(0, len(spread), 2))),)
+
+
+def _tile_batch(values, dims, *, axis_size, repetitions):
+    (x,), (d,) = values, dims
+    return tile.bind(move_to_front(x, d, axis_size), repetitions=(1, *repetitions)), 0
+
+
+# Rules hand-written: the VJP is one reshape and one sum, what the broadcast-and-reshape decomposition's
+# adjoint would come to anyway, without tracing through its three steps.
+tile = Primitive(
     "tile",
     impl=lambda x, *, repetitions: aligned_result(np.tile(x, repetitions)),
     abstract_eval=lambda x, *, repetitions: ShapedArray(tuple(r * n for r, n in zip(repetitions, x.shape)), x.dtype,
                                                         x.weak_type),
     lower=_tile_lower,
+    jvp=linear_jvp,
+    vjp=_tile_vjp,
+    batch=_tile_batch,
 )
 
 
@@ -177,15 +234,36 @@ def _repeat_lower(ctx, x, *, count, axis):
     return lx.reshape(x, shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
 
 
-repeat = primitive(
+def scatter_add_along(ct, index, x_shape: tuple, axis: int):
+    """The adjoint of gathering along `axis` by `index` (1-D): ct's slices added into zeros at `index`."""
+    return ops.scatter_add(ops.zeros(x_shape, ct.dtype), ct, _full_slices(x_shape[:axis]) + (("array", 0),), index)
+
+
+def _repeat_vjp(ct, x, *, out, count, axis):
+    shape = x.shape
+    if not isinstance(count, int) and len(count) == 1:
+        count = count[0]
+    if isinstance(count, int):
+        grouped = ops.reshape(ct, shape[:axis] + (shape[axis], count) + shape[axis + 1:])
+        return (ops.sum(grouped, axis + 1),)
+    index = ops.constant([i for i, c in enumerate(count) for _ in range(c)], _dtypes.int64)
+    return (scatter_add_along(ct, index, shape, axis),)
+
+
+# Rules hand-written: the VJP sums each element's copies (a reshape and a sum for one count, a scatter-add
+# by element index for one count per element), cheaper than the broadcast or gather it would decompose into.
+repeat = Primitive(
     "repeat",
     impl=lambda x, *, count, axis: aligned_result(np.repeat(x, count, axis=axis)),
     abstract_eval=_repeat_abstract,
     lower=_repeat_lower,
+    jvp=linear_jvp,
+    vjp=_repeat_vjp,
+    batch=batch_unary_axes("axis"),
 )
 
 
-# --- repeat with an array of counts: the output length depends on the counts' values -------------------
+# --- repeat_by_array: repeat with an array of counts (the output length depends on their values) ----------
 
 
 def _repeat_by_array_impl(x, repeats, *, axis):
@@ -206,144 +284,24 @@ def _repeat_by_array_lower(ctx, x, repeats, *, axis):
     return jnp().repeat(x, repeats, axis=axis, total_repeat_length=total)
 
 
-repeat_by_array = primitive(
+def _repeat_by_array_jvp(primals, tangents, *, axis):
+    x, repeats = primals
+    return repeat_by_array.bind(x, repeats, axis=axis), repeat_by_array.bind(tangents[0], repeats, axis=axis)
+
+
+def _repeat_by_array_vjp(ct, x, repeats, *, out, axis):
+    index = repeat_by_array.bind(ops.arange(x.shape[axis]), repeats, axis=0)
+    return scatter_add_along(ct, index, x.shape, axis), None
+
+
+# Rules hand-written: the VJP is one scatter-add by each output's source index (the counts repeated
+# over an arange); no decomposition into fixed-shape primitives exists.
+repeat_by_array = Primitive(
     "repeat_by_array",
     impl=_repeat_by_array_impl,
     abstract_eval=None,
     lower=_repeat_by_array_lower,
+    jvp=_repeat_by_array_jvp,
+    vjp=_repeat_by_array_vjp,
     data_dependent=True,
 )
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# Every primitive here is linear in its array input(s): the JVP applies the same primitive to the tangents
-# (zeros standing in for inputs without one), and the VJP is the adjoint: concatenate and stack split the
-# cotangent into views, roll rolls it back, tile sums the tiles, repeat sums each element's repeats (a
-# reshape and a sum for a single count, a scatter-add by element index for one count per element). Batch
-# rules move the batch axis first and shift the axis params by one.
-
-_FLOATING = ("real floating", "complex floating")
-
-
-def _full_slices(shape) -> tuple:
-    return tuple(("slice", 0, n, 1) for n in shape)
-
-
-def _batch_first(values, dims, axis_size):
-    from stridex._transforms.batching import move_to_front
-
-    return [move_to_front(v, d, axis_size) for v, d in zip(values, dims)]
-
-
-def _linear_unary_jvp(prim):
-    return lambda primals, tangents, **params: (prim.bind(primals[0], **params), prim.bind(tangents[0], **params))
-
-
-def _join_jvp(prim):
-    """JVP of concatenate/stack: the same join of the tangents, zeros for inputs without a tangent."""
-
-    def jvp(primals, tangents, *, axis):
-        from stridex._api.creation_functions import zeros
-
-        out = prim.bind(*primals, axis=axis)
-        joined = [t if t is not None else zeros(p.shape, dtype=out.dtype) for p, t in zip(primals, tangents)]
-        return out, prim.bind(*joined, axis=axis)
-
-    return jvp
-
-
-def _join_batch(prim):
-    return lambda values, dims, *, axis_size, axis: (
-        prim.bind(*_batch_first(values, dims, axis_size), axis=axis + 1), 0)
-
-
-def _concatenate_vjp(ct, *arrays, out, axis):
-
-    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
-    cts, start = [], 0
-    for a in arrays:
-        n = a.shape[axis]
-        if a.dtype.kind in _FLOATING:
-            cts.append(_views.basic_index.bind(ct, entries=lead + (("slice", start, start + n, 1),) + rest))
-        else:
-            cts.append(None)
-        start += n
-    return tuple(cts)
-
-
-def _stack_vjp(ct, *arrays, out, axis):
-
-    lead, rest = _full_slices(ct.shape[:axis]), _full_slices(ct.shape[axis + 1:])
-    return tuple(_views.basic_index.bind(ct, entries=lead + (("int", i),) + rest) if a.dtype.kind in _FLOATING else None
-                 for i, a in enumerate(arrays))
-
-
-concatenate.jvp = _join_jvp(concatenate)
-concatenate.vjp = _concatenate_vjp
-concatenate.batch = _join_batch(concatenate)
-stack.jvp = _join_jvp(stack)
-stack.vjp = _stack_vjp
-stack.batch = _join_batch(stack)
-
-
-roll.jvp = _linear_unary_jvp(roll)
-roll.vjp = lambda ct, x, *, out, shifts, axes: (
-    roll.bind(ct, shifts=tuple(x.shape[a] - s for s, a in zip(shifts, axes)), axes=axes),)
-roll.batch = lambda values, dims, *, axis_size, shifts, axes: (
-    roll.bind(_batch_first(values, dims, axis_size)[0], shifts=shifts, axes=tuple(a + 1 for a in axes)), 0)
-
-
-def _tile_vjp(ct, x, *, out, repetitions):
-    from stridex._api.manipulation_functions import reshape
-    from stridex._api.statistical_functions import sum
-
-    if all(r == 1 for r in repetitions):
-        return (ct,)
-    # (r0 * s0, r1 * s1, ...) -> (r0, s0, r1, s1, ...), then the sum over the copies (the even axes)
-    spread = tuple(n for pair in zip(repetitions, x.shape) for n in pair)
-    return (sum(reshape(ct, spread), axis=tuple(range(0, len(spread), 2))),)
-
-
-tile.jvp = _linear_unary_jvp(tile)
-tile.vjp = _tile_vjp
-tile.batch = lambda values, dims, *, axis_size, repetitions: (
-    tile.bind(_batch_first(values, dims, axis_size)[0], repetitions=(1, *repetitions)), 0)
-
-
-def scatter_add_along(ct, index, x_shape: tuple, axis: int):
-    """The adjoint of gathering along `axis` by `index` (1-D): ct's slices added into zeros at `index`."""
-    from stridex._api.creation_functions import zeros
-
-    return _array_indexing.scatter_add.bind(zeros(x_shape, dtype=ct.dtype), ct, index,
-                            template=_full_slices(x_shape[:axis]) + (("array", 0),))
-
-
-def _repeat_vjp(ct, x, *, out, count, axis):
-    from stridex._api.creation_functions import asarray
-    from stridex._api.manipulation_functions import reshape
-    from stridex._api.statistical_functions import sum
-
-    shape = x.shape
-    if not isinstance(count, int) and len(count) == 1:
-        count = count[0]
-    if isinstance(count, int):
-        grouped = reshape(ct, shape[:axis] + (shape[axis], count) + shape[axis + 1:])
-        return (sum(grouped, axis=axis + 1),)
-    index = asarray(tuple(i for i, c in enumerate(count) for _ in range(c)), dtype=_dtypes.int64)
-    return (scatter_add_along(ct, index, shape, axis),)
-
-
-def _repeat_by_array_vjp(ct, x, repeats, *, out, axis):
-    from stridex._api.creation_functions import arange
-
-    index = repeat_by_array.bind(arange(x.shape[axis], dtype=_dtypes.int64), repeats, axis=0)
-    return scatter_add_along(ct, index, x.shape, axis), None
-
-
-repeat.jvp = _linear_unary_jvp(repeat)
-repeat.vjp = _repeat_vjp
-repeat.batch = lambda values, dims, *, axis_size, count, axis: (
-    repeat.bind(_batch_first(values, dims, axis_size)[0], count=count, axis=axis + 1), 0)
-repeat_by_array.jvp = lambda primals, tangents, *, axis: (repeat_by_array.bind(*primals, axis=axis),
-                                                          repeat_by_array.bind(tangents[0], primals[1], axis=axis))
-repeat_by_array.vjp = _repeat_by_array_vjp

@@ -1,8 +1,10 @@
 """Primitives, `bind` and the eager interpreter: the one door every stridex operation goes through.
 
-A `Primitive` is one record holding all of an operation's rules (abstract evaluation, eager
-implementation, JAX lowering, and the transformation slots). `bind` hands it to the current
-interpreter: with no trace active, the eager interpreter runs it now on strided NumPy windows.
+A `Primitive` is one record holding all of an operation's rules, each given when the record is made
+(abstract evaluation, eager implementation, JAX lowering, JVP, VJP or transpose, batching, and for a
+view its write-back and folding rules); nothing outside the record decides how it behaves. `bind` hands
+it to the current interpreter: with no trace active, the eager interpreter runs it now on strided
+NumPy windows.
 """
 
 from __future__ import annotations
@@ -24,16 +26,35 @@ PRIMITIVES: dict[str, Primitive] = {}
 KINDS = ("compute", "view", "write")
 
 
+class RuleShape:
+    """A rule written once for many primitives (`stridex._lax.rule_shapes`): given to a record as one of its
+    rules, it is completed with that record; `shape(primitive)` gives the rule for a primitive."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, prim):
+        return self.make(prim)
+
+
+_RULES = ("abstract_eval", "impl", "lower", "jvp", "transpose", "vjp", "batch", "write_back", "compose",
+          "is_identity")
+
+
 class Primitive:
     """One operation and all its rules, in one record."""
 
     __slots__ = (
         "abstract_eval",
         "batch",
+        "compose",
         "data_dependent",
         "differentiable",
         "eager",
         "impl",
+        "is_identity",
         "jvp",
         "kind",
         "lower",
@@ -41,29 +62,49 @@ class Primitive:
         "name",
         "transpose",
         "vjp",
+        "write_back",
     )
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
-                 transpose=None, vjp=None, batch=None, differentiable: bool = True,
-                 multiple_results: bool = False, data_dependent: bool = False):
+                 transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
+                 differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False):
+        """The rules, each `None` where the primitive has none:
+
+        abstract_eval(*avals, **params) -> aval (a tuple of avals with `multiple_results`)
+        impl         the eager kernel; its signature depends on `kind` (see KINDS above)
+        lower(ctx, *jax_values, **params) -> jax value(s): the JAX lowering
+        jvp(primals, tangents, **params) -> (primal_out, tangent_out)
+        vjp(ct, *primals, out, **params) -> one cotangent per primal (None where there is none)
+        transpose(ct, *primals, out, **params): a linear primitive's VJP, where it reads better so
+        batch(values, dims, *, axis_size, **params) -> (out, out_dim): the vmap rule
+        write_back(parent, child, **params) -> the parent's new value once the view `child` of it was
+            written (views only: how tracing functionalises a write through a view)
+        compose(first, first_params, params, out_aval) -> (primitive, params) or None: this view applied
+            after the view `first` as one view (views only: the IR's view folding)
+        is_identity(in_aval, **params) -> bool: whether this view returns its input unchanged
+        """
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is registered twice")
         if kind not in KINDS:
             raise ValueError(f"primitive kind must be one of {KINDS}, got {kind!r}")
-        self.name = name
-        self.kind = kind
-        self.impl = impl
-        self.abstract_eval = abstract_eval
-        self.lower = lower
-        self.jvp = jvp
-        self.transpose = transpose
-        self.vjp = vjp
-        self.batch = batch
-        self.differentiable = differentiable
-        self.multiple_results = multiple_results
-        self.data_dependent = data_dependent
-        self.eager = _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind]
+        if kind != "view" and (write_back or compose or is_identity):
+            raise ValueError(f"primitive {name!r}: only views have write-back and folding rules")
+        fields = {"name": name, "kind": kind, "impl": impl, "abstract_eval": abstract_eval, "lower": lower,
+                  "jvp": jvp, "transpose": transpose, "vjp": vjp, "batch": batch, "write_back": write_back,
+                  "compose": compose, "is_identity": is_identity, "differentiable": differentiable,
+                  "multiple_results": multiple_results, "data_dependent": data_dependent,
+                  "eager": _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind]}
+        for slot, value in fields.items():
+            object.__setattr__(self, slot, value)
+        for slot in _RULES:  # rule shapes are completed with this record
+            rule = getattr(self, slot)
+            if isinstance(rule, RuleShape):
+                object.__setattr__(self, slot, rule.make(self))
         PRIMITIVES[name] = self
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"primitive {self.name!r} is immutable: give its {name!r} rule to the constructor, "
+                             "in the primitive's one block")
 
     def __repr__(self):
         return f"Primitive({self.name})"
@@ -73,10 +114,6 @@ class Primitive:
         if trace is None:
             return self.eager(self, args, params)
         return trace.process(self, args, params)
-
-
-def primitive(name: str, **rules) -> Primitive:
-    return Primitive(name, **rules)
 
 
 # --- the eager interpreter ---------------------------------------------------------------------

@@ -1,18 +1,22 @@
-"""Searching primitives: argmax, argmin, count_nonzero, nonzero, searchsorted, where (select)."""
+"""Searching primitives: argmax, argmin, count_nonzero, nonzero, searchsorted, where (select).
+
+argmax, argmin, count_nonzero, nonzero and searchsorted are integer-valued: they only batch. `where` passes
+each tangent/cotangent through on its own side of the condition (none reaches the condition).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.avals import ShapedArray
-from stridex._core.storage import aligned_empty
+from stridex._core.avals import ShapedArray, aval_of, promote_avals
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty
 from stridex._core.view import broadcast_shapes
-from stridex._lax import views as _views
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS, aval_of, promote_avals
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
-from stridex._lax.primitive import primitive
-from stridex._lax.statistical import _keep, batch_axes, lazy_batch, reduced_shape, truth
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import batch_by_loop, batch_elementwise, batch_unary_axes, move_to_front
+from stridex._lax.statistical import keep_reduced, reduced_shape, truth
 
 _INDEX = np.dtype(np.int64)
 
@@ -43,8 +47,7 @@ def complex_sort_keys(x) -> tuple:
     return nan_class, sort_key(real), sort_key(imag)
 
 
-# --- argmax, argmin ----------------------------------------------------------------------------------
-# `axis` is an int, or None for the index into the flattened array.
+# --- argmax, argmin: the index of the first extremum along `axis` (None: into the flattened array) ---------
 
 
 def _arg_shape(shape, axis, keepdims):
@@ -57,14 +60,10 @@ def _arg_abstract(x, *, axis, keepdims):
     return ShapedArray(_arg_shape(x.shape, axis, keepdims), _dtypes.int64)
 
 
-def _arg_impl(np_function):
-    def impl(x, *, axis, keepdims):
-        return np.asarray(np_function(x, axis=axis, keepdims=keepdims))
+def _arg(name, np_function):
+    """The record of argmax or argmin. Batching: the batch axis first; with `axis` None, each example is
+    flattened to one row (the index is into the example, not the batch)."""
 
-    return impl
-
-
-def _lower_arg(name):
     def lower(ctx, x, *, axis, keepdims):
         lax_ = lax()
         if x.dtype == np.bool_:
@@ -72,29 +71,34 @@ def _lower_arg(name):
         if axis is None:
             out = getattr(lax_, name)(lax_.reshape(x, (x.size,)), 0, np.int64)
             return lax_.reshape(out, ctx.aval_out.shape)
-        return _keep(getattr(lax_, name)(x, axis, np.int64), (axis,), keepdims)
+        return keep_reduced(getattr(lax_, name)(x, axis, np.int64), (axis,), keepdims)
 
-    return lower
+    def batch(values, dims, *, axis_size, axis, keepdims):
+        x = move_to_front(values[0], dims[0], axis_size)
+        if axis is not None:
+            return prim.bind(x, axis=axis + 1, keepdims=keepdims), 0
+        per_example = 1
+        for n in x.shape[1:]:
+            per_example *= n
+        out = prim.bind(ops.reshape(x, (axis_size, per_example)), axis=1, keepdims=False)
+        return (ops.reshape(out, (axis_size,) + (1,) * (x.ndim - 1)) if keepdims else out), 0
+
+    prim = Primitive(
+        name,
+        impl=lambda x, *, axis, keepdims: np.asarray(np_function(x, axis=axis, keepdims=keepdims)),
+        abstract_eval=_arg_abstract,
+        lower=lower,
+        batch=batch,
+        differentiable=False,
+    )
+    return prim
 
 
-argmax = primitive(
-    "argmax",
-    impl=_arg_impl(np.argmax),
-    abstract_eval=_arg_abstract,
-    lower=_lower_arg("argmax"),
-    differentiable=False,
-)
-
-argmin = primitive(
-    "argmin",
-    impl=_arg_impl(np.argmin),
-    abstract_eval=_arg_abstract,
-    lower=_lower_arg("argmin"),
-    differentiable=False,
-)
+argmax = _arg("argmax", np.argmax)
+argmin = _arg("argmin", np.argmin)
 
 
-# --- count_nonzero -------------------------------------------------------------------------------------
+# --- count_nonzero: the number of non-zero elements over `axes` ------------------------------------------
 
 
 def _count_nonzero_impl(x, *, axes, keepdims):
@@ -106,19 +110,20 @@ def _count_nonzero_impl(x, *, axes, keepdims):
 def _lower_count_nonzero(ctx, x, *, axes, keepdims):
     lax_ = lax()
     counts = lax_.reduce_sum(lax_.convert_element_type(truth(x), np.int64), axes)
-    return _keep(counts, axes, keepdims)
+    return keep_reduced(counts, axes, keepdims)
 
 
-count_nonzero = primitive(
+count_nonzero = Primitive(
     "count_nonzero",
     impl=_count_nonzero_impl,
     abstract_eval=lambda x, *, axes, keepdims: ShapedArray(reduced_shape(x.shape, axes, keepdims), _dtypes.int64),
     lower=_lower_count_nonzero,
+    batch=batch_unary_axes(),
     differentiable=False,
 )
 
 
-# --- nonzero (data-dependent: one int64 index array per axis) --------------------------------------------
+# --- nonzero: one int64 index array per axis (data-dependent: no abstract rule, no batching) ---------------
 
 
 def _nonzero_impl(x):
@@ -132,7 +137,7 @@ def _lower_nonzero(ctx, x):
     return tuple(as_dtype(i, _dtypes.int64) for i in jnp().nonzero(truth(x), size=size))
 
 
-nonzero = primitive(
+nonzero = Primitive(
     "nonzero",
     impl=_nonzero_impl,
     abstract_eval=None,
@@ -143,7 +148,7 @@ nonzero = primitive(
 )
 
 
-# --- searchsorted: inputs (x1, x2) or (x1, x2, sorter) -----------------------------------------------------
+# --- searchsorted: insertion indices of x2 in the sorted x1; inputs (x1, x2) or (x1, x2, sorter) -----------
 
 
 def _searchsorted_impl(x1, x2, sorter=None, *, side):
@@ -159,8 +164,7 @@ def _lower_searchsorted(ctx, x1, x2, sorter=None, *, side):
     a1, a2 = ctx.avals_in[0], aval_of(ctx.avals_in[1])
     dtype, _ = promote_avals(a1, a2)
     below = None
-    if a2.weak_type and a2.dtype is _dtypes.int64 and dtype.kind in ("signed", "unsigned") \
-            and dtype is not _dtypes.int64:
+    if a2.weak_type and a2.dtype is _dtypes.int64 and dtype in _dtypes.INTEGER_DTYPES and dtype is not _dtypes.int64:
         # A Python int (a literal, or a traced argument) may lie outside x1's dtype, and NumPy searches for its
         # value exactly: search in int64, which holds both; uint64 does not hold a negative int, which sorts
         # before every element (index 0 on either side).
@@ -180,16 +184,25 @@ def _lower_searchsorted(ctx, x1, x2, sorter=None, *, side):
     return as_dtype(out, _dtypes.int64)
 
 
-searchsorted = primitive(
+def _batch_searchsorted(values, dims, *, axis_size, side):
+    if all(d is None for i, d in enumerate(dims) if i != 1):
+        # Only the needles vary: searchsorted is elementwise in x2, so the batch axis stays where it is.
+        return searchsorted.bind(*values, side=side), dims[1]
+    # Each example searches its own sorted x1: NumPy's searchsorted is 1-D only.
+    return batch_by_loop(searchsorted)(values, dims, axis_size=axis_size, side=side)
+
+
+searchsorted = Primitive(
     "searchsorted",
     impl=_searchsorted_impl,
     abstract_eval=_searchsorted_abstract,
     lower=_lower_searchsorted,
+    batch=_batch_searchsorted,
     differentiable=False,
 )
 
 
-# --- where (select): condition, x1, x2; Python scalars weak ------------------------------------------------
+# --- where (select): x1 where condition, else x2; Python scalars weak ---------------------------------------
 
 
 def _where_impl(condition, x1, x2):
@@ -219,66 +232,23 @@ def _lower_where(ctx, condition, x1, x2):
     return lax().select(condition, broadcast_to_aval(x1, aval), broadcast_to_aval(x2, aval))
 
 
-where = primitive(
+def _where_jvp(primals, tangents):
+    condition, x1, x2 = primals
+    out = where.bind(condition, x1, x2)
+    t1, t2 = (0.0 if t is None else t for t in tangents[1:])
+    return out, ops.broadcast_to(where.bind(condition, t1, t2), out.shape)
+
+
+def _where_vjp(ct, condition, x1, x2, *, out):
+    return None, where.bind(condition, ct, 0.0), where.bind(condition, 0.0, ct)
+
+
+where = Primitive(
     "where",
     impl=_where_impl,
     abstract_eval=_where_abstract,
     lower=_lower_where,
+    jvp=_where_jvp,
+    vjp=_where_vjp,
+    batch=batch_elementwise,
 )
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# argmax, argmin, count_nonzero and searchsorted are integer-valued: they only batch. `where` passes each
-# tangent/cotangent through on its own side of the condition (none reaches the condition).
-
-
-def _batch_arg(prim):
-    def rule(values, dims, *, axis_size, axis, keepdims):
-        from stridex._api.manipulation_functions import reshape
-        from stridex._transforms.batching import move_to_front
-
-        x = move_to_front(values[0], dims[0], axis_size)
-        if axis is not None:
-            return prim.bind(x, axis=axis + 1, keepdims=keepdims), 0
-        per_example = 1
-        for n in x.shape[1:]:
-            per_example *= n
-        out = prim.bind(reshape(x, (axis_size, per_example)), axis=1, keepdims=False)
-        return (reshape(out, (axis_size,) + (1,) * (x.ndim - 1)) if keepdims else out), 0
-
-    return rule
-
-
-def _batch_searchsorted(values, dims, *, axis_size, side):
-    from stridex._transforms.batching import batch_by_loop
-
-    if all(d is None for i, d in enumerate(dims) if i != 1):
-        # Only the needles vary: searchsorted is elementwise in x2, so the batch axis stays where it is.
-        return searchsorted.bind(*values, side=side), dims[1]
-    # Each example searches its own sorted x1: NumPy's searchsorted is 1-D only.
-    return batch_by_loop(searchsorted)(values, dims, axis_size=axis_size, side=side)
-
-
-def _where_jvp(primals, tangents, **params):
-
-    condition, x1, x2 = primals
-    out = where.bind(condition, x1, x2)
-    t1, t2 = (0.0 if t is None else t for t in tangents[1:])
-    tangent = where.bind(condition, t1, t2)
-    return out, tangent if tangent.shape == out.shape else _views.broadcast_to.bind(tangent, shape=out.shape)
-
-
-def _elementwise_batch():
-    from stridex._transforms.batching import batch_elementwise
-
-    return batch_elementwise(where)
-
-
-argmax.batch = _batch_arg(argmax)
-argmin.batch = _batch_arg(argmin)
-count_nonzero.batch = batch_axes(count_nonzero)
-searchsorted.batch = _batch_searchsorted
-where.jvp = _where_jvp
-where.vjp = lambda ct, condition, x1, x2, *, out: (None, where.bind(condition, ct, 0.0),
-                                                   where.bind(condition, 0.0, ct))
-where.batch = lazy_batch(_elementwise_batch)

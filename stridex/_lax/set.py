@@ -7,14 +7,18 @@ from math import prod
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.avals import ShapedArray
-from stridex._lax import statistical as _statistical
-from stridex._lax.elementwise import aval_of, promote_avals
+from stridex._core.avals import ShapedArray, aval_of, promote_avals
+from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import move_to_front
 from stridex._lax.searching import complex_sort_keys, sort_key
 
 _INDEX = np.dtype(np.int64)
+
+
+# --- unique: the distinct values, with any of first indices, inverse indices and counts ---------------------
+# Data-dependent (its result's size is known only once it ran), so it has no batching rule; not differentiable.
 
 
 def _unique_impl(x, *, with_indices, with_inverse, with_counts):
@@ -65,7 +69,7 @@ def _lower_unique(ctx, x, *, with_indices, with_inverse, with_counts):
     return tuple(as_dtype(o, a.dtype) for o, a in zip(out, ctx.avals_out))
 
 
-unique = primitive(
+unique = Primitive(
     "unique",
     impl=_unique_impl,
     abstract_eval=None,
@@ -76,7 +80,8 @@ unique = primitive(
 )
 
 
-# --- isin: x1 and x2 arrays or Python ints ---------------------------------------------------------------
+# --- isin: whether each element of x1 is in x2 (x1 and x2 arrays or Python ints; not differentiable) ---------
+# Elementwise in x1; x2 is a set. Batched x2 compares every element of x1 with every element of its own set.
 
 
 def _isin_impl(x1, x2, *, invert):
@@ -100,39 +105,29 @@ def _lower_isin(ctx, x1, x2, *, invert):
     return lax_.bitwise_not(found) if invert else found
 
 
-isin = primitive(
-    "isin",
-    impl=_isin_impl,
-    abstract_eval=_isin_abstract,
-    lower=_lower_isin,
-    differentiable=False,
-)
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# unique is data-dependent (no batch rule); isin is elementwise in x1 and treats x2 as a set.
-
-
 def _isin_batch(values, dims, *, axis_size, invert):
-    from stridex._api.elementwise_functions import equal, not_equal
-    from stridex._api.manipulation_functions import reshape
-    from stridex._transforms.batching import move_to_front
-
     (x1, x2), (d1, d2) = values, dims
     if d2 is None:
         return isin.bind(x1, x2, invert=invert), d1
     # Each example has its own set: compare every element of x1 with every element of its x2.
     x2 = move_to_front(x2, d2, axis_size)
     rank = len(aval_of(x1).shape) - (d1 is not None)
-    x2 = reshape(x2, (axis_size,) + (1,) * rank + (prod(x2.shape[1:]),))
+    x2 = ops.reshape(x2, (axis_size,) + (1,) * rank + (prod(x2.shape[1:]),))
     if d1 is not None:
         x1 = move_to_front(x1, d1, axis_size)
     if not isinstance(x1, int):  # a Python int stays a scalar
-        x1 = reshape(x1, x1.shape + (1,))
+        x1 = ops.reshape(x1, x1.shape + (1,))
     last = (rank + 1,)
     if invert:
-        return _statistical.reduce_all.bind(not_equal(x1, x2), axes=last, keepdims=False), 0
-    return _statistical.reduce_any.bind(equal(x1, x2), axes=last, keepdims=False), 0
+        return ops.reduce_all(ops.not_equal(x1, x2), last), 0
+    return ops.reduce_any(ops.equal(x1, x2), last), 0
 
 
-isin.batch = _isin_batch
+isin = Primitive(
+    "isin",
+    impl=_isin_impl,
+    abstract_eval=_isin_abstract,
+    lower=_lower_isin,
+    batch=_isin_batch,
+    differentiable=False,
+)

@@ -10,13 +10,21 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._lax import indexing as _indexing
+from stridex._lax import ops
 from stridex._lax.jax_bridge import lax
-from stridex._lax.primitive import primitive
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import batch_unary_axes
 from stridex._lax.searching import sort_key
-from stridex._lax.statistical import batch_axes
 
 _INDEX = np.dtype(np.int64)
+
+
+# --- sort: the values of `x` in order along `axis` ------------------------------------------------------
+# sort is a permutation of its input: the JVP gathers the tangent by the sorting permutation (argsort,
+# stable, so ties keep their original order), and the VJP scatters the cotangent back through it, done as a
+# gather by the inverse permutation (the argsort of the permutation).
+# Rules derived from argsort and take_along_axis: exact (a permutation has no better formula), and every
+# transformation of them comes with those primitives.
 
 
 def _sort_impl(x, *, axis, descending):
@@ -28,6 +36,39 @@ def _sort_impl(x, *, axis, descending):
     return np.ascontiguousarray(np.flip(out, axis))
 
 
+def _lower_sort(ctx, x, *, axis, descending):
+    lax_ = lax()
+    if descending:
+        x = lax_.rev(x, (axis,))
+    _, out = lax_.sort((sort_key(x), x), dimension=axis, is_stable=True, num_keys=1)
+    return lax_.rev(out, (axis,)) if descending else out
+
+
+def _sort_jvp(primals, tangents, *, axis, descending):
+    (x,), (t,) = primals, tangents
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return ops.take_along_axis(x, order, axis), ops.take_along_axis(t, order, axis)
+
+
+def _sort_vjp(ct, x, *, out, axis, descending):
+    order = argsort.bind(x, axis=axis, descending=descending)
+    return (ops.take_along_axis(ct, argsort.bind(order, axis=axis, descending=False), axis),)
+
+
+sort = Primitive(
+    "sort",
+    impl=_sort_impl,
+    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, x.dtype),
+    lower=_lower_sort,
+    jvp=_sort_jvp,
+    vjp=_sort_vjp,
+    batch=batch_unary_axes("axis"),
+)
+
+
+# --- argsort: the stable sorting permutation along `axis` (int64; not differentiable) ----------------------
+
+
 def _argsort_impl(x, *, axis, descending):
     if not descending:
         return np.asarray(np.argsort(x, axis=axis, kind="stable"), _INDEX)
@@ -35,14 +76,6 @@ def _argsort_impl(x, *, axis, descending):
     order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
     # Positions in the reversed array map back as n-1-i; reversing the order makes it descending.
     return np.ascontiguousarray(np.subtract(n - 1, np.flip(order, axis), dtype=_INDEX))
-
-
-def _lower_sort(ctx, x, *, axis, descending):
-    lax_ = lax()
-    if descending:
-        x = lax_.rev(x, (axis,))
-    _, out = lax_.sort((sort_key(x), x), dimension=axis, is_stable=True, num_keys=1)
-    return lax_.rev(out, (axis,)) if descending else out
 
 
 def _lower_argsort(ctx, x, *, axis, descending):
@@ -57,42 +90,11 @@ def _lower_argsort(ctx, x, *, axis, descending):
     return order
 
 
-sort = primitive(
-    "sort",
-    impl=_sort_impl,
-    abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, x.dtype),
-    lower=_lower_sort,
-)
-
-argsort = primitive(
+argsort = Primitive(
     "argsort",
     impl=_argsort_impl,
     abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, _dtypes.int64),
     lower=_lower_argsort,
+    batch=batch_unary_axes("axis"),
     differentiable=False,
 )
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# sort is a permutation of its input: the JVP gathers the tangent by the sorting permutation (argsort,
-# stable, so ties keep their original order), and the VJP scatters the cotangent back through it, done as a
-# gather by the inverse permutation (the argsort of the permutation).
-
-
-def _sort_jvp(primals, tangents, *, axis, descending):
-
-    (x,), (t,) = primals, tangents
-    order = argsort.bind(x, axis=axis, descending=descending)
-    return _indexing.take_along_axis.bind(x, order, axis=axis), _indexing.take_along_axis.bind(t, order, axis=axis)
-
-
-def _sort_vjp(ct, x, *, out, axis, descending):
-
-    order = argsort.bind(x, axis=axis, descending=descending)
-    return (_indexing.take_along_axis.bind(ct, argsort.bind(order, axis=axis, descending=False), axis=axis),)
-
-
-sort.jvp = _sort_jvp
-sort.vjp = _sort_vjp
-sort.batch = batch_axes(sort, "axis")
-argsort.batch = batch_axes(argsort, "axis")

@@ -1,35 +1,27 @@
 """View primitives: O(1) movement operations whose eager rule maps a View to a View over the same storage.
 
-Each record's `impl` is the pure View rule; `abstract_eval` gives the output aval from the input aval.
+Each record's `impl` is the pure View rule and `abstract_eval` the output aval. Besides the rules every
+primitive has, a view carries what writes and the IR's passes need of it:
+
+- `write_back(parent, child, **params)`: the parent's new value once the view `child` of it was written
+  (how tracing functionalises `y = x[1:]; y[0] = 5`). It is the view's adjoint, so it is also the VJP:
+  the cotangent written back through the view into zeros.
+- `compose(first, first_params, params, out_aval)` and `is_identity(in_aval, **params)`: how view folding
+  merges this view into the view before it, and drops it when it changes nothing.
+
+A view is linear: its JVP applies the same view to the tangent. Its batching rule moves the batch axis
+first and applies the view with its axis params shifted by one.
 """
 
 from __future__ import annotations
 
-from stridex._core.avals import ShapedArray
-from stridex._core.view import View
-from stridex._lax import elementwise as _elementwise
-from stridex._lax.jax_bridge import lax
-from stridex._lax.primitive import primitive
-
-# Each view primitive also has a `write_back(parent, child, **params)` rule, used when tracing
-# functionalises a write: given the value the view was taken of (`parent`) and the new value of the
-# view (`child`), it returns the new value of the parent. Rules are built by binding primitives.
-WRITE_BACK = {}
-
-
-def write_back_rule(prim):
-    def register(rule):
-        WRITE_BACK[prim.name] = rule
-        return rule
-
-    return register
-
-
-def _inverse(axes):
-    inv = [0] * len(axes)
-    for i, a in enumerate(axes):
-        inv[a] = i
-    return tuple(inv)
+from stridex._core import dtypes as _dtypes
+from stridex._core.avals import ShapedArray, value_aval
+from stridex._core.view import View, numpy_key
+from stridex._lax import ops
+from stridex._lax.jax_bridge import jnp, lax
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import linear_jvp, move_to_front
 
 
 def _same_dtype(shape_rule):
@@ -39,57 +31,174 @@ def _same_dtype(shape_rule):
     return abstract_eval
 
 
+def _vjp_by_write_back(write_back):
+    """A view's VJP: the cotangent written back through the view into zeros (the write-back is the adjoint)."""
+    return lambda ct, x, *, out, **params: (write_back(ops.zeros_like(value_aval(x)), ct, **params),)
+
+
+def _batched(rule):
+    """A view's batching rule from `rule(x, axis_size, **params)`, applied with the batch axis first."""
+
+    def batch(values, dims, *, axis_size, **params):
+        (x,), (d,) = values, dims
+        return rule(move_to_front(x, d, axis_size), axis_size, **params), 0
+
+    return batch
+
+
+def _inverse(axes):
+    inv = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inv[a] = i
+    return tuple(inv)
+
+
+# --- basic_index: x[ints, slices, None, ...] ---------------------------------------------------------
+
+
 def _index_shape(shape, *, entries):
     return View(shape, (0,) * len(shape)).index(entries).shape
 
 
-def _entries_key(entries):
-    from stridex._lax.array_indexing import numpy_key
-
-    return numpy_key(entries, ())
+def _basic_index_write_back(parent, child, *, entries):
+    return ops.scatter(parent, child, entries)
 
 
-basic_index = primitive(
+basic_index = Primitive(
     "basic_index", kind="view",
     impl=lambda view, *, entries: view.index(entries),
     abstract_eval=_same_dtype(_index_shape),
-    lower=lambda ctx, x, *, entries: x[_entries_key(entries)],
+    lower=lambda ctx, x, *, entries: x[numpy_key(entries, ())],
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_basic_index_write_back),
+    batch=_batched(lambda x, n, *, entries: basic_index.bind(x, entries=(("slice", 0, n, 1), *entries))),
+    write_back=_basic_index_write_back,
 )
 
-permute = primitive(
+
+# --- permute: a permutation of the axes --------------------------------------------------------------
+
+
+def _permute_write_back(parent, child, *, axes):
+    return permute.bind(child, axes=_inverse(axes))
+
+
+def _permute_compose(first, first_params, params, out_aval):
+    if first is not permute:
+        return None
+    return permute, {"axes": tuple(first_params["axes"][i] for i in params["axes"])}
+
+
+permute = Primitive(
     "permute", kind="view",
     impl=lambda view, *, axes: view.permute(axes),
     abstract_eval=_same_dtype(lambda shape, *, axes: tuple(shape[a] for a in axes)),
     lower=lambda ctx, x, *, axes: lax().transpose(x, axes),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_permute_write_back),
+    batch=_batched(lambda x, n, *, axes: permute.bind(x, axes=(0, *(a + 1 for a in axes)))),
+    write_back=_permute_write_back,
+    compose=_permute_compose,
+    is_identity=lambda x, *, axes: axes == tuple(range(len(axes))),
 )
 
-broadcast_to = primitive(
+
+# --- broadcast_to: new leading axes and size-1 axes stretched (stride 0) -----------------------------
+
+
+def _broadcast_write_back(parent, child, *, shape):
+    raise ValueError(f"cannot write through a broadcast view of shape {shape}: its elements share memory "
+                     "(stride 0); write into the array it was broadcast from instead")
+
+
+def _batch_broadcast(x, n, *, shape):
+    per_example = ops.shape_of(x)[1:]
+    x = ops.reshape(x, (n,) + (1,) * (len(shape) - len(per_example)) + per_example)
+    return ops.broadcast_to(x, (n, *shape))
+
+
+broadcast_to = Primitive(
     "broadcast_to", kind="view",
     impl=lambda view, *, shape: view.broadcast(shape),
     abstract_eval=_same_dtype(lambda _, *, shape: shape),
     lower=lambda ctx, x, *, shape: lax().broadcast_in_dim(
         x, shape, tuple(range(len(shape) - x.ndim, len(shape)))) if x.shape != shape else x,
+    jvp=linear_jvp,
+    # The adjoint is the sum over the broadcast axes, which autodiff's `fit` applies to every cotangent.
+    vjp=lambda ct, x, *, out, shape: (ct,),
+    batch=_batched(_batch_broadcast),
+    write_back=_broadcast_write_back,
 )
 
-flip = primitive(
+
+# --- flip: reversed axes (negative strides) ----------------------------------------------------------
+
+
+def _flip_write_back(parent, child, *, axes):
+    return flip.bind(child, axes=axes)
+
+
+def _flip_compose(first, first_params, params, out_aval):
+    if first is not flip:
+        return None
+    return flip, {"axes": tuple(sorted(set(first_params["axes"]) ^ set(params["axes"])))}
+
+
+flip = Primitive(
     "flip", kind="view",
     impl=lambda view, *, axes: view.flip(axes),
     abstract_eval=_same_dtype(lambda shape, *, axes: shape),
     lower=lambda ctx, x, *, axes: lax().rev(x, axes),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_flip_write_back),
+    batch=_batched(lambda x, n, *, axes: flip.bind(x, axes=tuple(a + 1 for a in axes))),
+    write_back=_flip_write_back,
+    compose=_flip_compose,
+    is_identity=lambda x, *, axes: all(x.shape[a] <= 1 for a in axes),
 )
 
-expand_dims = primitive(
+
+# --- reshape_view, expand_dims, squeeze: new shapes over the same elements ---------------------------
+# Folding merges any run of these into one reshape_view of the first one's input.
+
+
+def _reshape_compose(first, first_params, params, out_aval):
+    if first.compose is not _reshape_compose:
+        return None
+    return reshape_view, {"shape": out_aval.shape}
+
+
+def _expand_write_back(parent, child, *, axis):
+    return squeeze.bind(child, axes=(axis,))
+
+
+expand_dims = Primitive(
     "expand_dims", kind="view",
     impl=lambda view, *, axis: view.expand(axis),
     abstract_eval=_same_dtype(lambda shape, *, axis: shape[:axis] + (1,) + shape[axis:]),
     lower=lambda ctx, x, *, axis: lax().expand_dims(x, (axis,)),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_expand_write_back),
+    batch=_batched(lambda x, n, *, axis: expand_dims.bind(x, axis=axis + 1)),
+    write_back=_expand_write_back,
+    compose=_reshape_compose,
 )
 
-squeeze = primitive(
+
+def _squeeze_write_back(parent, child, *, axes):
+    return ops.reshape(child, parent.shape)  # a copy first when the view cannot take the shape
+
+
+squeeze = Primitive(
     "squeeze", kind="view",
     impl=lambda view, *, axes: view.squeeze(axes),
     abstract_eval=_same_dtype(lambda shape, *, axes: tuple(n for i, n in enumerate(shape) if i not in axes)),
     lower=lambda ctx, x, *, axes: lax().squeeze(x, axes),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_squeeze_write_back),
+    batch=_batched(lambda x, n, *, axes: squeeze.bind(x, axes=tuple(a + 1 for a in axes))),
+    write_back=_squeeze_write_back,
+    compose=_reshape_compose,
 )
 
 
@@ -100,195 +209,88 @@ def _reshape_view(view, *, shape):
     return out
 
 
-# Bound only after View.reshape said a view exists; `reshape` in the namespace copies otherwise.
-reshape_view = primitive(
+def _reshape_write_back(parent, child, *, shape):
+    return ops.reshape(child, parent.shape)  # a copy first when the view cannot take the shape
+
+
+# Bound only after View.reshape said a view exists; `reshape` in the namespace (and `ops.reshape`) copies
+# otherwise.
+reshape_view = Primitive(
     "reshape_view", kind="view",
     impl=_reshape_view,
     abstract_eval=_same_dtype(lambda _, *, shape: shape),
     lower=lambda ctx, x, *, shape: lax().reshape(x, shape),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_reshape_write_back),
+    batch=_batched(lambda x, n, *, shape: ops.reshape(x, (n, *shape))),
+    write_back=_reshape_write_back,
+    compose=_reshape_compose,
+    is_identity=lambda x, *, shape: shape == x.shape,
 )
+
+
+# --- diagonal: the offset diagonal of two axes, as the last axis -------------------------------------
 
 
 def _diagonal_shape(shape, *, offset, axis1, axis2):
     return View(shape, (0,) * len(shape)).diagonal(offset, axis1, axis2).shape
 
 
-diagonal = primitive(
+def _diagonal_write_back(parent, child, *, offset, axis1, axis2):
+    rest = [a for a in range(len(parent.shape)) if a not in (axis1, axis2)]
+    order = tuple(rest) + (axis1, axis2)
+    n = ops.shape_of(child)[-1]
+    rows = ops.constant([i - min(offset, 0) for i in range(n)], _dtypes.int64)
+    cols = ops.constant([i + max(offset, 0) for i in range(n)], _dtypes.int64)
+    updated = ops.scatter(permute.bind(parent, axes=order), child, (("ellipsis",), ("array", 0), ("array", 1)),
+                          rows, cols)
+    return permute.bind(updated, axes=_inverse(order))
+
+
+diagonal = Primitive(
     "diagonal", kind="view",
     impl=lambda view, *, offset, axis1, axis2: view.diagonal(offset, axis1, axis2),
     abstract_eval=_same_dtype(_diagonal_shape),
-    lower=lambda ctx, x, *, offset, axis1, axis2: _lower_diagonal(x, offset, axis1, axis2),
+    lower=lambda ctx, x, *, offset, axis1, axis2: jnp().diagonal(x, offset, axis1, axis2),
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_diagonal_write_back),
+    batch=_batched(lambda x, n, *, offset, axis1, axis2: diagonal.bind(x, offset=offset, axis1=axis1 + 1,
+                                                                        axis2=axis2 + 1)),
+    write_back=_diagonal_write_back,
 )
 
 
-def _lower_diagonal(x, offset, axis1, axis2):
-    import jax.numpy as jnp
-
-    return jnp.diagonal(x, offset, axis1, axis2)
-
-
-# --- write-back rules ------------------------------------------------------------------------------
+# --- as_strided: an arbitrary strided window of a flat buffer ----------------------------------------
+# Used by `jit` when several arguments share one storage: they become strided views of a single flat
+# input, so a write through one is seen by the others, as eagerly.
 
 
-def _reshape_any(x, shape):
-    """Reshape a (traced) value, copying first when its view cannot take the new shape."""
-
-    if x._storage_view()[1].reshape(shape) is None:
-        x = _elementwise.copy.bind(x)
-    return reshape_view.bind(x, shape=shape)
-
-
-@write_back_rule(basic_index)
-def _(parent, child, *, entries):
-    from stridex._lax.array_indexing import scatter
-
-    return scatter.bind(parent, child, template=entries)
-
-
-@write_back_rule(permute)
-def _(parent, child, *, axes):
-    return permute.bind(child, axes=_inverse(axes))
-
-
-@write_back_rule(flip)
-def _(parent, child, *, axes):
-    return flip.bind(child, axes=axes)
-
-
-@write_back_rule(expand_dims)
-def _(parent, child, *, axis):
-    return squeeze.bind(child, axes=(axis,))
-
-
-@write_back_rule(squeeze)
-def _(parent, child, *, axes):
-    return _reshape_any(child, parent.shape)
-
-
-@write_back_rule(reshape_view)
-def _(parent, child, *, shape):
-    return _reshape_any(child, parent.shape)
-
-
-@write_back_rule(broadcast_to)
-def _(parent, child, *, shape):
-    raise ValueError(f"cannot write through a broadcast view of shape {shape}: its elements share memory "
-                     "(stride 0); write into the array it was broadcast from instead")
-
-
-@write_back_rule(diagonal)
-def _(parent, child, *, offset, axis1, axis2):
-    from stridex._api import creation_functions as _creation
-    from stridex._lax.array_indexing import scatter
-
-    nd = len(parent.shape)
-    rest = [a for a in range(nd) if a not in (axis1, axis2)]
-    moved = permute.bind(parent, axes=tuple(rest) + (axis1, axis2))
-    n = child.shape[-1]
-    rows = _creation.asarray([i - min(offset, 0) for i in range(n)])
-    cols = _creation.asarray([i + max(offset, 0) for i in range(n)])
-    updated = scatter.bind(moved, child, rows, cols, template=(("ellipsis",), ("array", 0), ("array", 1)))
-    return permute.bind(updated, axes=_inverse(tuple(rest) + (axis1, axis2)))
-
-
-# --- arbitrary strided views of a flat buffer ------------------------------------------------------
-
-
-def _strided_indices(shape, strides, offset):
+def strided_indices(shape, strides, offset):
     """Flat indices (int64 JAX array of `shape`) of a strided view."""
-    import jax.numpy as jnp
-
-    idx = jnp.full(shape, offset, dtype=jnp.int64)
+    j = jnp()
+    idx = j.full(shape, offset, dtype=j.int64)
     for axis, stride in enumerate(strides):
         if stride:
-            idx = idx + lax().broadcasted_iota(jnp.int64, shape, axis) * stride
+            idx = idx + lax().broadcasted_iota(j.int64, shape, axis) * stride
     return idx
 
 
-# Used by `jit` when several arguments share one storage: they become strided views of a single flat
-# input, so a write through one is seen by the others, as eagerly.
-as_strided = primitive(
-    "as_strided", kind="view",
-    impl=lambda view, *, shape, strides, offset: View(shape, strides, view.offset + offset),
-    abstract_eval=_same_dtype(lambda _, *, shape, strides, offset: shape),
-    lower=lambda ctx, x, *, shape, strides, offset: x[_strided_indices(shape, strides, offset)],
-)
-
-
-@write_back_rule(as_strided)
-def _(parent, child, *, shape, strides, offset):
-    from stridex._lax.array_indexing import scatter_flat
-
-    return scatter_flat.bind(parent, child, shape=shape, strides=strides, offset=offset)
-
-
-# --- transformation rules ----------------------------------------------------------------------------
-# A view is linear: its JVP applies the same view to the tangent; its VJP writes the cotangent back
-# through the view into zeros (the write-back rule, which is the view's adjoint); `broadcast_to`'s
-# adjoint is the sum over broadcast axes, which autodiff's `fit` applies to every cotangent anyway.
-
-
-def _linear_jvp(prim):
-    return lambda primals, tangents, **params: (prim.bind(*primals, **params), prim.bind(*tangents, **params))
-
-
-def _adjoint_vjp(prim):
-    def vjp(ct, x, *, out, **params):
-        from stridex._transforms.autodiff import value_aval, zeros_like_aval
-
-        return (WRITE_BACK[prim.name](zeros_like_aval(value_aval(x)), ct, **params),)
-
-    return vjp
-
-
-def _batched_view(rule):
-    """A view's batching rule: batch axis first, then the same view with params shifted by one axis."""
-
-    def batch(values, dims, *, axis_size, **params):
-        from stridex._transforms.batching import move_to_front
-
-        (x,), (d,) = values, dims
-        return rule(move_to_front(x, d, axis_size), axis_size, **params), 0
-
-    return batch
-
-
-def _set_rules(prim, batch_rule, vjp=None):
-    prim.jvp = _linear_jvp(prim)
-    prim.vjp = vjp or _adjoint_vjp(prim)
-    prim.batch = _batched_view(batch_rule)
-
-
-_set_rules(basic_index, lambda x, n, *, entries: basic_index.bind(x, entries=(("slice", 0, n, 1), *entries)))
-_set_rules(permute, lambda x, n, *, axes: permute.bind(x, axes=(0, *(a + 1 for a in axes))))
-_set_rules(flip, lambda x, n, *, axes: flip.bind(x, axes=tuple(a + 1 for a in axes)))
-_set_rules(expand_dims, lambda x, n, *, axis: expand_dims.bind(x, axis=axis + 1))
-_set_rules(squeeze, lambda x, n, *, axes: squeeze.bind(x, axes=tuple(a + 1 for a in axes)))
-_set_rules(diagonal, lambda x, n, *, offset, axis1, axis2: diagonal.bind(x, offset=offset, axis1=axis1 + 1,
-                                                                          axis2=axis2 + 1))
-
-
-def _batch_reshape(x, n, *, shape):
-    from stridex._api.manipulation_functions import reshape
-
-    return reshape(x, (n, *shape))
-
-
-def _batch_broadcast(x, n, *, shape):
-    from stridex._api.manipulation_functions import reshape
-
-    per_example = x.shape[1:]
-    x = reshape(x, (n,) + (1,) * (len(shape) - len(per_example)) + per_example)
-    return broadcast_to.bind(x, shape=(n, *shape)) if x.shape != (n, *shape) else x
+def _as_strided_write_back(parent, child, *, shape, strides, offset):
+    return ops.scatter_flat(parent, child, shape, strides, offset)
 
 
 def _batch_as_strided(x, n, *, shape, strides, offset):
-    from stridex._api.manipulation_functions import reshape
-
-    span = x.shape[1]
-    return as_strided.bind(reshape(x, (n * span,)), shape=(n, *shape), strides=(span, *strides), offset=offset)
+    span = ops.shape_of(x)[1]
+    return as_strided.bind(ops.reshape(x, (n * span,)), shape=(n, *shape), strides=(span, *strides), offset=offset)
 
 
-_set_rules(reshape_view, _batch_reshape)
-_set_rules(broadcast_to, _batch_broadcast, vjp=lambda ct, x, *, out, shape: (ct,))
-_set_rules(as_strided, _batch_as_strided)
+as_strided = Primitive(
+    "as_strided", kind="view",
+    impl=lambda view, *, shape, strides, offset: View(shape, strides, view.offset + offset),
+    abstract_eval=_same_dtype(lambda _, *, shape, strides, offset: shape),
+    lower=lambda ctx, x, *, shape, strides, offset: x[strided_indices(shape, strides, offset)],
+    jvp=linear_jvp,
+    vjp=_vjp_by_write_back(_as_strided_write_back),
+    batch=_batched(_batch_as_strided),
+    write_back=_as_strided_write_back,
+)

@@ -9,38 +9,24 @@ input's dtype here, once. Integer and boolean values carry no derivative.
 
 from __future__ import annotations
 
+from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
-from stridex._core.avals import ShapedArray
+from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.state import current_trace
 from stridex._core.storage import Storage, aligned_copy
+from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._lax.elementwise import aval_of
 from stridex._transforms.batching import vmap
 from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
 
-_FLOATING = ("real floating", "complex floating")
-
-
-def value_aval(x) -> ShapedArray:
-    if isinstance(x, Tracer):
-        return x._aval
-    if isinstance(x, Array):
-        return ShapedArray(x.shape, x.dtype)
-    return aval_of(x)
-
 
 def is_differentiable(x) -> bool:
-    return isinstance(x, Array) and x.dtype.kind in _FLOATING
+    return isinstance(x, Array) and x.dtype.kind in _dtypes.FLOATING_KINDS
 
 
 def fit(ct, like_aval: ShapedArray):
     """Sum `ct` over the axes broadcasting added, and cast it to the dtype of the value it belongs to."""
-    from stridex._api import data_type_functions as _data_type
-    from stridex._api import elementwise_functions as _elementwise
-    from stridex._api import manipulation_functions as _manipulation
-    from stridex._api import statistical_functions as _statistical
-
     if not isinstance(ct, Array):
         return ct
     shape = like_aval.shape
@@ -48,21 +34,15 @@ def fit(ct, like_aval: ShapedArray):
         lead = ct.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and ct.shape[lead + i] != 1)
         if axes:
-            ct = _statistical.sum(ct, axis=axes, keepdims=True)
+            ct = ops.sum(ct, axes, keepdims=True)
         if lead or ct.shape != shape:
-            ct = _manipulation.reshape(ct, shape)
+            ct = ops.reshape(ct, shape)
     dtype = like_aval.dtype
     if ct.dtype is not dtype:
         if ct.dtype.kind == "complex floating" and dtype.kind != "complex floating":
-            ct = _elementwise.real(ct)
-        ct = _data_type.astype(ct, dtype)
+            ct = ops.real(ct)
+        ct = ops.astype(ct, dtype)
     return ct
-
-
-def zeros_like_aval(aval: ShapedArray):
-    from stridex._api.creation_functions import zeros
-
-    return zeros(aval.shape, dtype=aval.dtype)
 
 
 def add_any(a, b):
@@ -138,7 +118,7 @@ def jvp(fun, primals, tangents, *, has_aux: bool = False):
         t = payload.tangent if payload is not None else None
         if t is None and isinstance(p, Array):
             with _below(trace):
-                t = zeros_like_aval(value_aval(p))
+                t = ops.zeros_like(p)
         tangent_out.append(t)
     result = (_tree.unflatten(out_def, primal_out), _tree.unflatten(out_def, tangent_out))
     return result + (aux,) if has_aux else result
@@ -281,7 +261,7 @@ class VJPTrace(Trace):
             if all(c is None for c in outs):
                 continue
             if node.prim.multiple_results:
-                outs = [c if c is not None or not isinstance(o, Array) else zeros_like_aval(value_aval(o))
+                outs = [c if c is not None or not isinstance(o, Array) else ops.zeros_like(o)
                         for c, o in zip(outs, node.primals_out)]
                 ct_out, out = tuple(outs), tuple(node.primals_out)
             else:
@@ -326,7 +306,7 @@ def vjp(fun, *primals, has_aux: bool = False):
         for p, node in zip(p_leaves, input_nodes):
             g = cts.get((id(node), 0))
             if g is None and isinstance(p, Array):
-                g = zeros_like_aval(value_aval(p))
+                g = ops.zeros_like(p)
             grads.append(g)
         return _tree.unflatten(p_def, grads)
 
@@ -387,10 +367,8 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
         if not isinstance(out, Array) or out.shape != () or out.dtype.kind != "real floating":
             raise TypeError("grad requires a function returning a real floating-point 0-D array, got "
                             f"{getattr(out, 'dtype', type(out).__name__)} of shape {getattr(out, 'shape', None)}")
-        from stridex._api.creation_functions import ones
-
         with _scope(current_trace()):
-            seed = ones((), dtype=out.dtype)
+            seed = ops.ones((), out.dtype)
         grads = pullback(seed)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         return ((out, res[2]), grads) if has_aux else (out, grads)
@@ -425,9 +403,6 @@ def jacfwd(fun, argnums=0):
     _argnums_tuple(argnums)
 
     def jac_fun(*args):
-        from stridex._api.creation_functions import eye, zeros
-        from stridex._api.manipulation_functions import moveaxis, reshape
-
         nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacfwd")
         arrays = [k for k, a in enumerate(args) if isinstance(a, Array)]
         results, final = [], None
@@ -438,18 +413,18 @@ def jacfwd(fun, argnums=0):
             def pushforward(t, i=i, x=x, written=written):
                 # Every direction differentiates at the arguments as given: the function runs on copies made
                 # inside the vmap (unbatched), and what it writes into them is written back once, below.
-                inner = [a._copy() if k in arrays else a for k, a in enumerate(args)]
-                tangents = [reshape(t, x.shape) if k == i else zeros(a.shape, dtype=a.dtype) if k in arrays else a
+                inner = [ops.copy(a) if k in arrays else a for k, a in enumerate(args)]
+                tangents = [ops.reshape(t, x.shape) if k == i else ops.zeros(a.shape, a.dtype) if k in arrays else a
                             for k, a in enumerate(args)]
                 tangent = jvp(fun, inner, tangents)[1]
                 written[:] = [k for k in arrays if inner[k]._buffer.version]
                 return tangent, [inner[k] for k in written]
 
-            jac, after = vmap(pushforward, out_axes=(0, None))(eye(x.size, dtype=x.dtype))  # (n, *out_shape)
+            jac, after = vmap(pushforward, out_axes=(0, None))(ops.eye(x.size, dtype=x.dtype))  # (n, *out_shape)
             if final is None:
                 final = list(zip(written, after))
-            jac = moveaxis(jac, 0, -1) if jac.ndim > 1 else jac
-            results.append(reshape(jac, jac.shape[:-1] + x.shape))
+            jac = ops.moveaxis(jac, 0, -1) if jac.ndim > 1 else jac
+            results.append(ops.reshape(jac, jac.shape[:-1] + x.shape))
         for k, value in final or ():
             assign.bind(args[k], value, template=(("ellipsis",),))
         return results[0] if isinstance(argnums, int) else tuple(results)
@@ -461,16 +436,13 @@ def jacrev(fun, argnums=0):
     """The Jacobian by reverse mode: a VJP per output basis vector, batched with `vmap`."""
 
     def jac_fun(*args):
-        from stridex._api.creation_functions import eye
-        from stridex._api.manipulation_functions import reshape
-
         nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacrev")
         out, pullback = vjp(lambda *d: fun(*[d[nums.index(i)] if i in nums else a for i, a in enumerate(args)]),
                             *[args[i] for i in nums])
         m = out.size
-        basis = eye(m, dtype=out.dtype)
-        jacs = vmap(lambda ct: tuple(pullback(reshape(ct, out.shape))))(basis)
-        results = [reshape(j, out.shape + args[i].shape) for j, i in zip(jacs, nums)]
+        basis = ops.eye(m, dtype=out.dtype)
+        jacs = vmap(lambda ct: tuple(pullback(ops.reshape(ct, out.shape))))(basis)
+        results = [ops.reshape(j, out.shape + args[i].shape) for j, i in zip(jacs, nums)]
         return results[0] if isinstance(argnums, int) else tuple(results)
 
     return jac_fun

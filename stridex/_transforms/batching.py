@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from stridex._core import tree as _tree
 from stridex._core.array import Array
-from stridex._core.avals import ShapedArray
+from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace
 from stridex._core.view import normalize_axis
+from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._lax.elementwise import aval_of
-from stridex._lax.views import basic_index
+from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
 
 
@@ -68,56 +68,6 @@ class BatchTrace(Trace):
 
 
 # --- shared rule shapes ---------------------------------------------------------------------------------
-
-
-def move_to_front(x, dim, axis_size: int):
-    """x with its batch axis first (broadcast to `axis_size` when it has none)."""
-    from stridex._api.manipulation_functions import broadcast_to, expand_dims, moveaxis
-
-    if dim is None:
-        return broadcast_to(expand_dims(x, axis=0), (axis_size, *_aval(x).shape)) if isinstance(x, Array) else x
-    return x if dim == 0 else moveaxis(x, dim, 0)
-
-
-def batch_elementwise(prim):
-    """The rule of every elementwise primitive: batch axes to the front, aligned ranks, one call."""
-
-    def rule(values, dims, *, axis_size, **params):
-        from stridex._api.manipulation_functions import moveaxis, reshape
-
-        ranks = [len(_aval(v).shape) - (d is not None) for v, d in zip(values, dims)]
-        rank = max(ranks)
-        args = []
-        for v, d, r in zip(values, dims, ranks):
-            if d is None:
-                args.append(v)
-                continue
-            v = moveaxis(v, d, 0) if d != 0 else v
-            if r < rank:
-                shape = _aval(v).shape
-                v = reshape(v, (shape[0],) + (1,) * (rank - r) + shape[1:])
-            args.append(v)
-        return prim.bind(*args, **params), 0
-
-    return rule
-
-
-def batch_unary_axes(prim, axis_params=("axes",)):
-    """Rule for a one-operand primitive whose params name axes of the operand: move the batch axis
-    first and shift every named axis by one."""
-
-    def rule(values, dims, *, axis_size, **params):
-        (x,), (d,) = values, dims
-        x = move_to_front(x, d, axis_size)
-        shifted = dict(params)
-        for name in axis_params:
-            value = params.get(name)
-            if value is None:
-                continue
-            shifted[name] = tuple(a + 1 for a in value) if isinstance(value, tuple) else value + 1
-        return prim.bind(x, **shifted), 0
-
-    return rule
 
 
 # --- vmap ------------------------------------------------------------------------------------------------
@@ -198,52 +148,22 @@ def vmap(fun, in_axes=0, out_axes=0):
 
 
 def _place(payload, out_axis, axis_size):
-    from stridex._api.manipulation_functions import moveaxis
-
     value = payload.value
     if out_axis is None:
         if payload.dim is not None:
             raise ValueError("vmap: out_axes is None for an output that varies over the mapped axis")
         return value
     x = move_to_front(value, payload.dim, axis_size)
-    if not isinstance(x, Array):
-        from stridex._api.creation_functions import full
-
-        x = full((axis_size,), x)
+    if not isinstance(x, Array):  # a Python scalar the function returned
+        x = ops.full((axis_size,), x, aval_of(x).dtype)
     out_axis = normalize_axis(out_axis, x.ndim, "vmap out_axes entry")
-    return moveaxis(x, 0, out_axis) if out_axis else x
+    return ops.moveaxis(x, 0, out_axis) if out_axis else x
 
 
 def _write_back(trace, tracers, leaves, axes):
-    from stridex._api.manipulation_functions import moveaxis
-
     for tracer, leaf, ax in zip(tracers, leaves, axes):
         if ax is not None and isinstance(tracer, Tracer) and tracer._buffer.version:
             payload = tracer._buffer.var
             with _TraceScope(trace.parent):
                 value = move_to_front(payload.value, payload.dim, trace.axis_size)
-                assign.bind(leaf, moveaxis(value, 0, ax) if ax else value, template=(("ellipsis",),))
-
-
-def batch_by_loop(prim):
-    """The fallback rule: apply the primitive to each example and stack the results (exact, but a loop)."""
-
-    def rule(values, dims, *, axis_size, **params):
-        from stridex._api.manipulation_functions import stack
-
-        outs = []
-        for i in range(axis_size):
-            args = [v if d is None else _example(v, d, i) for v, d in zip(values, dims)]
-            outs.append(prim.bind(*args, **params))
-        if prim.multiple_results:
-            return tuple(stack([o[k] for o in outs]) for k in range(len(outs[0]))), (0,) * len(outs[0])
-        return stack(outs), 0
-
-    return rule
-
-
-def _example(x, dim, i):
-
-    shape = _aval(x).shape
-    entries = tuple(("int", i) if a == dim else ("slice", 0, n, 1) for a, n in enumerate(shape))
-    return basic_index.bind(x, entries=entries)
+                assign.bind(leaf, ops.moveaxis(value, 0, ax) if ax else value, template=(("ellipsis",),))

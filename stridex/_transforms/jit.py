@@ -18,13 +18,12 @@ import numpy as np
 
 from stridex._core import tree as _tree
 from stridex._core.array import Array, Device, window
-from stridex._core.avals import ShapedArray
+from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace
 from stridex._core.storage import Storage
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax.array_indexing import assign
-from stridex._lax.elementwise import aval_of
 from stridex._lax.jax_bridge import jax
 from stridex._lax.views import as_strided
 from stridex._transforms import handover

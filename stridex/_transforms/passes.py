@@ -6,7 +6,6 @@ Each pass takes a Program and returns a new, equivalent one (the input is not mo
 from __future__ import annotations
 
 from stridex._core.tree import freeze
-from stridex._lax.primitive import PRIMITIVES
 from stridex._transforms.ir import Eqn, Literal, Program, Var
 
 
@@ -39,7 +38,7 @@ def common_subexpression_elimination(program: Program) -> Program:
 
     for eqn in program.eqns:
         inputs = [sub(v) for v in eqn.inputs]
-        key = (eqn.prim.name, tuple(_operand_key(v) for v in inputs),
+        key = (eqn.prim, tuple(_operand_key(v) for v in inputs),
                tuple((k, freeze(v)) for k, v in sorted(eqn.params.items())))
         try:
             earlier = seen.get(key)
@@ -56,12 +55,10 @@ def common_subexpression_elimination(program: Program) -> Program:
     return Program(program.inputs, program.constants, eqns, [sub(v) for v in program.outputs])
 
 
-_RESHAPES = ("reshape_view", "expand_dims", "squeeze")
-
-
 def fold_views(program: Program) -> Program:
-    """Fold chains of view equations: permute∘permute, flip∘flip, and runs of reshapes/expand/squeeze;
-    identity views disappear. Only equations whose intermediate result has no other use are folded."""
+    """Fold chains of view equations into one view where the second view's record says how (its `compose`
+    rule: permute∘permute, flip∘flip, runs of reshapes/expand/squeeze), and drop views its `is_identity` rule
+    says change nothing. Only equations whose intermediate result has no other use are folded."""
     uses: dict[int, int] = {}
     for eqn in program.eqns:
         for v in eqn.inputs:
@@ -82,8 +79,8 @@ def fold_views(program: Program) -> Program:
     for eqn in program.eqns:
         inputs = [sub(v) for v in eqn.inputs]
         eqn = Eqn(eqn.prim, inputs, eqn.params, eqn.outputs)
-        name = eqn.prim.name
-        if name in ("permute", "flip", *_RESHAPES):
+        prim = eqn.prim
+        if prim.compose is not None or prim.is_identity is not None:
             (x,) = inputs
             parent = producer.get(id(x)) if isinstance(x, Var) else None
             if parent is not None and uses.get(id(x), 0) == 1 and parent in eqns:
@@ -104,29 +101,20 @@ def fold_views(program: Program) -> Program:
 
 
 def _merge(first: Eqn, second: Eqn):
-    a, b = first.prim.name, second.prim.name
+    """`second` applied after `first` as one equation, where `second`'s record can compose them."""
+    if second.prim.compose is None:
+        return None
     (out,) = second.outputs
-    if a == b == "permute":
-        axes = tuple(first.params["axes"][i] for i in second.params["axes"])
-        return Eqn(first.prim, first.inputs, {"axes": axes}, [out])
-    if a == b == "flip":
-        axes = tuple(sorted(set(first.params["axes"]) ^ set(second.params["axes"])))
-        return Eqn(first.prim, first.inputs, {"axes": axes}, [out])
-    if a in _RESHAPES and b in _RESHAPES:
-        return Eqn(PRIMITIVES["reshape_view"], first.inputs, {"shape": out.aval.shape}, [out])
-    return None
+    merged = second.prim.compose(first.prim, first.params, second.params, out.aval)
+    if merged is None:
+        return None
+    prim, params = merged
+    return Eqn(prim, first.inputs, params, [out])
 
 
 def _is_identity(eqn: Eqn) -> bool:
-    name, params = eqn.prim.name, eqn.params
     (x,) = eqn.inputs
-    if name == "permute":
-        return params["axes"] == tuple(range(len(params["axes"])))
-    if name == "flip":
-        return all(x.aval.shape[a] <= 1 for a in params["axes"])
-    if name == "reshape_view":
-        return params["shape"] == x.aval.shape
-    return False
+    return eqn.prim.is_identity is not None and eqn.prim.is_identity(x.aval, **eqn.params)
 
 
 def optimize(program: Program) -> Program:

@@ -15,12 +15,10 @@ import sys
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, check_device
-from stridex._core.avals import ShapedArray
+from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace, set_trace
 from stridex._core.view import View
 from stridex._lax.array_indexing import scatter
-from stridex._lax.elementwise import aval_of
-from stridex._lax.views import WRITE_BACK
 from stridex._transforms.ir import Eqn, Literal, Var
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -267,7 +265,7 @@ class Trace:
             parents.append(prim.bind(parents[-1], **params))
         child = new_value if isinstance(new_value, Tracer) and new_value._trace is self else self.to_tracer(new_value)
         for (prim, params), parent in zip(reversed(target._chain), reversed(parents)):
-            child = WRITE_BACK[prim.name](parent, child, **params)
+            child = prim.write_back(parent, child, **params)
         if child.shape != buffer.aval.shape or child.dtype is not buffer.aval.dtype:
             raise AssertionError(f"write-back produced {child.aval}, expected {buffer.aval}")
         buffer.var = self.read(child)
@@ -409,10 +407,6 @@ def note_scalar_store(value, dtype) -> None:
     trace = value._trace
     if isinstance(trace, JitTrace):
         trace.scalar_stores.append((value._var, dtype))
-
-
-def is_weak_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, Array)
 
 
 __all__ = [

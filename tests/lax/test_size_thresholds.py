@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax.elementwise import ALIGNED_OUTPUT_ELEMENTS
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS
 from stridex._transforms.handover import ALIAS_MIN_ELEMENTS, SNAPSHOT_MAX_BYTES
 
 N = ALIGNED_OUTPUT_ELEMENTS

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import stridex as sx
+from stridex._core.avals import aval_of
 from stridex._lax import elementwise as p
-from stridex._lax.elementwise import aval_of
 
 INF, NAN = math.inf, math.nan
 FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 1.5, 3.0, -7.0, INF, -INF, NAN, 1e308, -1e308, 5e-324]

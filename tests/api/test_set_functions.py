@@ -8,10 +8,9 @@ from hypothesis.extra import numpy as hnp
 
 import stridex as sx
 from stridex._lax import set as P
+from tests.api.test_searching_functions import check_data_dependent_lowering
 from tests.helpers import check
-
-from .lowering_check import check_primitive_lowering
-from .test_searching import check_data_dependent_lowering
+from tests.lowering_check import check_primitive_lowering
 
 ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
        sx.float32, sx.float64, sx.complex64, sx.complex128]

@@ -6,7 +6,6 @@ import pytest
 
 import stridex  # noqa: F401  (registers every primitive)
 from stridex._lax.primitive import KINDS, PRIMITIVES
-from stridex._lax.views import WRITE_BACK
 
 ALL = sorted(PRIMITIVES)
 
@@ -32,7 +31,9 @@ def test_primitive_has_its_rules(name):
     assert callable(prim.abstract_eval), f"{name}: no abstract evaluation rule"
     assert callable(prim.lower), f"{name}: no JAX lowering"
     if prim.kind == "view":
-        assert name in WRITE_BACK, f"{name}: a view primitive needs a write-back rule for traced writes"
+        assert callable(prim.write_back), f"{name}: a view primitive needs a write-back rule for traced writes"
+    else:
+        assert prim.write_back is prim.compose is prim.is_identity is None, f"{name}: view rules on a non-view"
 
 
 def test_rule_counts_are_reported():
@@ -44,3 +45,10 @@ def test_rule_counts_are_reported():
     counts["data-dependent"] = sum(1 for p in PRIMITIVES.values() if p.data_dependent)
     print(counts)
     assert counts["impl"] == counts["total"]
+
+
+def test_records_are_immutable_so_every_rule_is_given_at_construction():
+    prim = PRIMITIVES["add"]
+    with pytest.raises(AttributeError, match="immutable"):
+        prim.jvp = None
+    assert callable(prim.jvp)

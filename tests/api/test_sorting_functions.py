@@ -8,8 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import stridex as sx
 from stridex._lax import sorting as P
-
-from .lowering_check import check_primitive_lowering
+from tests.lowering_check import check_primitive_lowering
 
 REAL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
         sx.float32, sx.float64]

@@ -16,8 +16,7 @@ from stridex._core.array import window
 from stridex._core.storage import is_aligned
 from stridex._lax import creation as cp
 from stridex._transforms.tracing import DataDependentShapeError
-
-from .lowering_check import check_primitive_lowering
+from tests.lowering_check import check_primitive_lowering
 
 ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
        sx.float32, sx.float64, sx.complex64, sx.complex128]

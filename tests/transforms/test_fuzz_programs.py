@@ -2,7 +2,7 @@
 same values eagerly, under `jit`, and in NumPy (whose view and write semantics are the reference).
 
 How long it runs: each test's example count is scaled by STRIDEX_FUZZ_SCALE (default 1, what CI runs);
-`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/test_fuzz_programs.py` is the longer run.
+`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/transforms/test_fuzz_programs.py` is the longer run.
 
 A program is a list of steps over a pool of arrays. Each step is drawn while the program runs on
 NumPy, so that its parameters (axes, slices) fit the shapes at hand; the recorded steps are then

@@ -14,8 +14,7 @@ import stridex as sx
 from stridex._core.array import window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax.data_type import convert_element_type
-
-from .lowering_check import check_primitive_lowering
+from tests.lowering_check import check_primitive_lowering
 
 ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
        sx.float32, sx.float64, sx.complex64, sx.complex128]

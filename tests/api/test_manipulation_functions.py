@@ -19,12 +19,11 @@ from hypothesis.extra import numpy as hnp
 
 import stridex as sx
 from stridex._core.array import window
+from stridex._core.avals import aval_of
 from stridex._lax import indexing as take_prims
 from stridex._lax import manipulation as shape_prims
-from stridex._lax.elementwise import aval_of
 from stridex._lax.jax_bridge import LoweringContext, x64
-
-from .lowering_check import check_primitive_lowering
+from tests.lowering_check import check_primitive_lowering
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
 nonscalar_shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=4)

@@ -14,8 +14,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax import transcendental as T
 from stridex._lax.jax_bridge import LoweringContext, x64
-
-from .lowering_check import check_primitive_lowering
+from tests.lowering_check import check_primitive_lowering
 
 INF, NAN, PI = math.inf, math.nan, math.pi
 

@@ -1,0 +1,392 @@
+"""Internal operations: what the rules of primitives (JVP, VJP, batching, write-back, decompositions) and
+the transformations are written in.
+
+Each function binds primitives with parameters that are already normalised: no argument checking, no
+spec-facing conversions, nothing the namespace layer above decides. Like `jax.lax` under `jax.numpy`,
+this is the vocabulary below the public one; the namespace functions validate, then bind the same
+primitives.
+
+A function here finds its primitive in the registry when it is called (`_P.reshape_view`), so any
+family's rules may use any family's operations without the family modules importing each other: every
+family is registered once `stridex._lax` is imported, before any rule can run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array
+from stridex._core.avals import value_aval
+from stridex._lax.primitive import PRIMITIVES
+
+
+class _Registry:
+    """`_P.name` is the registered primitive `name` (looked up at call time)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        try:
+            return PRIMITIVES[name]
+        except KeyError:
+            raise AttributeError(f"no primitive named {name!r} is registered") from None
+
+
+_P = _Registry()
+
+
+def shape_of(x) -> tuple:
+    return value_aval(x).shape
+
+
+def dtype_of(x):
+    return value_aval(x).dtype
+
+
+def _axis(axis: int, ndim: int) -> int:
+    return axis + ndim if axis < 0 else axis
+
+
+def _axes(axes, ndim: int) -> tuple:
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, int):
+        axes = (axes,)
+    return tuple(sorted(_axis(a, ndim) for a in axes))
+
+
+# --- creation ------------------------------------------------------------------------------------------
+
+
+def constant(value, dtype=None) -> Array:
+    """A concrete array of `value` (a Python scalar or nested list; `dtype` a stridex dtype or None for
+    NumPy's default), made here and never traced: under a trace it is a constant of the program."""
+    out = np.asarray(value, dtype=None if dtype is None else dtype.np)
+    if out.dtype not in _dtypes.FROM_NUMPY:
+        out = out.astype(np.int64 if out.dtype.kind in "iu" else np.float64)
+    return Array._from_numpy(np.array(out))
+
+
+def full(shape: tuple, value, dtype) -> Array:
+    return _P.full.bind(shape=tuple(shape), fill_value=value, dtype=dtype)
+
+
+def zeros(shape: tuple, dtype) -> Array:
+    return full(shape, False if dtype is _dtypes.bool else 0, dtype)
+
+
+def ones(shape: tuple, dtype) -> Array:
+    return full(shape, True if dtype is _dtypes.bool else 1, dtype)
+
+
+def zeros_like(x) -> Array:
+    """Zeros of the shape and dtype of `x` (an array, a tracer or an aval)."""
+    aval = value_aval(x)
+    return zeros(aval.shape, aval.dtype)
+
+
+def arange(n: int, dtype=_dtypes.int64) -> Array:
+    """0, 1, ..., n-1."""
+    return _P.iota.bind(start=0, step=1, num=n, dtype=dtype)
+
+
+def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=_dtypes.float64) -> Array:
+    return _P.eye.bind(n_rows=n_rows, n_cols=n_rows if n_cols is None else n_cols, k=k, dtype=dtype)
+
+
+def copy(x) -> Array:
+    return _P.copy.bind(x)
+
+
+def astype(x, dtype) -> Array:
+    """`x` as `dtype` (`x` itself when it has that dtype already)."""
+    return x if dtype_of(x) is dtype else _P.convert_element_type.bind(x, new_dtype=dtype)
+
+
+# --- views ---------------------------------------------------------------------------------------------
+
+
+def reshape(x, shape: tuple) -> Array:
+    """`x` with a new shape (sizes known, no -1): a view when the strides allow one, else a copy."""
+    shape = tuple(shape)
+    if shape == shape_of(x):
+        return x
+    if not isinstance(x, Array):
+        return _P.reshape_view.bind(x, shape=shape)
+    if x._storage_view()[1].reshape(shape) is None:
+        x = copy(x)
+    return _P.reshape_view.bind(x, shape=shape)
+
+
+def broadcast_to(x, shape: tuple) -> Array:
+    """`x` broadcast to `shape`, leading axes added as needed (a view)."""
+    shape = tuple(shape)
+    own = shape_of(x)
+    if own == shape:
+        return x
+    if len(own) < len(shape):
+        x = reshape(x, (1,) * (len(shape) - len(own)) + own)
+    return _P.broadcast_to.bind(x, shape=shape)
+
+
+def expand_dims(x, axis: int | tuple) -> Array:
+    """`x` with size-1 axes at the positions `axis` (of the result) hold."""
+    ndim = len(shape_of(x)) + (1 if isinstance(axis, int) else len(axis))
+    for a in _axes(axis, ndim):
+        x = _P.expand_dims.bind(x, axis=a)
+    return x
+
+
+def squeeze(x, axes: int | tuple) -> Array:
+    return _P.squeeze.bind(x, axes=_axes(axes, len(shape_of(x))))
+
+
+def permute(x, axes: tuple) -> Array:
+    axes = tuple(axes)
+    return x if axes == tuple(range(len(axes))) else _P.permute.bind(x, axes=axes)
+
+
+def moveaxis(x, source: int | tuple, destination: int | tuple) -> Array:
+    ndim = len(shape_of(x))
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    source = [_axis(a, ndim) for a in source]
+    destination = [_axis(a, ndim) for a in destination]
+    order = [a for a in range(ndim) if a not in source]
+    for dst, src in sorted(zip(destination, source)):
+        order.insert(dst, src)
+    return permute(x, tuple(order))
+
+
+def matrix_transpose(x) -> Array:
+    ndim = len(shape_of(x))
+    return _P.permute.bind(x, axes=tuple(range(ndim - 2)) + (ndim - 1, ndim - 2))
+
+
+def flip(x, axes: int | tuple) -> Array:
+    return _P.flip.bind(x, axes=_axes(axes, len(shape_of(x))))
+
+
+def index(x, entries: tuple) -> Array:
+    """A basic-index view: `entries` as `basic_index` takes them (("int", i), ("slice", start, stop, step),
+    ("newaxis",))."""
+    return _P.basic_index.bind(x, entries=tuple(entries))
+
+
+def take_index(x, i: int, axis: int) -> Array:
+    """The view of `x` at position `i` of `axis` (that axis removed)."""
+    shape = shape_of(x)
+    return index(x, tuple(("int", i) if a == axis else ("slice", 0, n, 1) for a, n in enumerate(shape)))
+
+
+def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Array:
+    ndim = len(shape_of(x))
+    return _P.diagonal.bind(x, offset=offset, axis1=_axis(axis1, ndim), axis2=_axis(axis2, ndim))
+
+
+# --- joining -------------------------------------------------------------------------------------------
+
+
+def concat(arrays, axis: int = 0) -> Array:
+    arrays = tuple(arrays)
+    return _P.concatenate.bind(*arrays, axis=_axis(axis, len(shape_of(arrays[0]))))
+
+
+def stack(arrays, axis: int = 0) -> Array:
+    arrays = tuple(arrays)
+    return _P.stack.bind(*arrays, axis=_axis(axis, len(shape_of(arrays[0])) + 1))
+
+
+# --- elementwise ---------------------------------------------------------------------------------------
+
+
+def add(x, y):
+    return _P.add.bind(x, y)
+
+
+def subtract(x, y):
+    return _P.subtract.bind(x, y)
+
+
+def multiply(x, y):
+    return _P.multiply.bind(x, y)
+
+
+def divide(x, y):
+    return _P.divide.bind(x, y)
+
+
+def negative(x):
+    return _P.negative.bind(x)
+
+
+def square(x):
+    return _P.square.bind(x)
+
+
+def sqrt(x):
+    return _P.sqrt.bind(x)
+
+
+def exp(x):
+    return _P.exp.bind(x)
+
+
+def log(x):
+    return _P.log.bind(x)
+
+
+def abs(x):
+    return _P.abs.bind(x)
+
+
+def sign(x):
+    return _P.sign.bind(x)
+
+
+def conj(x):
+    return _P.conj.bind(x)
+
+
+def real(x):
+    return _P.real.bind(x)
+
+
+def imag(x):
+    return _P.imag.bind(x)
+
+
+def maximum(x, y):
+    return _P.maximum.bind(x, y)
+
+
+def minimum(x, y):
+    return _P.minimum.bind(x, y)
+
+
+def equal(x, y):
+    return _P.equal.bind(x, y)
+
+
+def not_equal(x, y):
+    return _P.not_equal.bind(x, y)
+
+
+def less(x, y):
+    return _P.less.bind(x, y)
+
+
+def greater(x, y):
+    return _P.greater.bind(x, y)
+
+
+def isnan(x):
+    return _P.isnan.bind(x)
+
+
+def logical_and(x, y):
+    return _P.logical_and.bind(x, y)
+
+
+def logical_or(x, y):
+    return _P.logical_or.bind(x, y)
+
+
+def logical_not(x):
+    return _P.logical_not.bind(x)
+
+
+def where(condition, x, y):
+    return _P.where.bind(condition, x, y)
+
+
+# --- reductions and contractions -----------------------------------------------------------------------
+
+# The dtype a sum accumulates in when none is asked for (the namespace's rule): integers in 64 bits.
+SUM_DTYPE = {d: d for d in _dtypes.NUMERIC_DTYPES} | {
+    _dtypes.bool: _dtypes.int64,
+    _dtypes.int8: _dtypes.int64, _dtypes.int16: _dtypes.int64, _dtypes.int32: _dtypes.int64,
+    _dtypes.uint8: _dtypes.uint64, _dtypes.uint16: _dtypes.uint64, _dtypes.uint32: _dtypes.uint64,
+}
+
+
+def sum(x, axes: int | tuple | None = None, keepdims: bool = False, dtype=None) -> Array:
+    """The sum over `axes` (all when None), in `dtype` (by default the namespace's accumulation dtype)."""
+    aval = value_aval(x)
+    return _P.reduce_sum.bind(x, axes=_axes(axes, len(aval.shape)), keepdims=keepdims,
+                              dtype=SUM_DTYPE[aval.dtype] if dtype is None else dtype)
+
+
+def argmax(x, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _P.argmax.bind(x, axis=None if axis is None else _axis(axis, len(shape_of(x))), keepdims=keepdims)
+
+
+def matmul(x, y) -> Array:
+    """`x @ y` for arrays of at least one dimension whose leading (batch) axes already match or are absent."""
+    s1, s2 = shape_of(x), shape_of(y)
+    n1, n2 = len(s1), len(s2)
+    dtype = _dtypes.result_type_of(dtype_of(x), dtype_of(y))
+    if n2 <= 2:
+        return _P.dot_general.bind(x, y, dimension_numbers=(((n1 - 1,), (0,)), ((), ())), out_dtype=dtype)
+    if n1 == 1:
+        return _P.dot_general.bind(x, y, dimension_numbers=(((0,), (n2 - 2,)), ((), ())), out_dtype=dtype)
+    batch = np.broadcast_shapes(s1[:-2], s2[:-2])
+    x, y = broadcast_to(x, batch + s1[-2:]), broadcast_to(y, batch + s2[-2:])
+    b = tuple(range(len(batch)))
+    return _P.dot_general.bind(x, y, dimension_numbers=(((len(b) + 1,), (len(b),)), (b, b)), out_dtype=dtype)
+
+
+# --- indexing ------------------------------------------------------------------------------------------
+
+
+def gather(x, template: tuple, *indices) -> Array:
+    """`x[key]` for a normalised index template with index arrays (see `stridex._lax.array_indexing`)."""
+    return _P.gather.bind(x, *indices, template=tuple(template))
+
+
+def scatter(x, value, template: tuple, *indices) -> Array:
+    """A copy of `x` with `x[key]` replaced by `value` (broadcast)."""
+    return _P.scatter.bind(x, value, *indices, template=tuple(template))
+
+
+def scatter_add(x, value, template: tuple, *indices) -> Array:
+    """A copy of `x` with `value` added at `x[key]`, repeated indices accumulating."""
+    return _P.scatter_add.bind(x, value, *indices, template=tuple(template))
+
+
+def scatter_flat(x, value, shape: tuple, strides: tuple, offset: int) -> Array:
+    """A copy of the flat `x` with its strided window (shape, strides, offset) set to `value`."""
+    return _P.scatter_flat.bind(x, value, shape=tuple(shape), strides=tuple(strides), offset=offset)
+
+
+def as_strided(x, shape: tuple, strides: tuple, offset: int) -> Array:
+    """The strided window (shape, strides in elements, offset) of the flat `x` (a view)."""
+    return _P.as_strided.bind(x, shape=tuple(shape), strides=tuple(strides), offset=offset)
+
+
+def triangle(x, k: int, upper: bool) -> Array:
+    """tril(x, k) (upper=False) or triu(x, k) (upper=True) of the last two axes."""
+    return _P.triangle.bind(x, k=k, upper=upper)
+
+
+# --- appended for the transcendental, sorting and set families -----------------------------------------
+
+
+def reciprocal(x):
+    return _P.reciprocal.bind(x)
+
+
+def take_along_axis(x, indices, axis: int) -> Array:
+    """The entries of `x` at `indices` along `axis` (the other axes broadcast)."""
+    return _P.take_along_axis.bind(x, indices, axis=_axis(axis, len(shape_of(x))))
+
+
+def reduce_any(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
+    """Whether any element over `axes` (all when None) is true."""
+    return _P.reduce_any.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
+
+
+def reduce_all(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
+    """Whether every element over `axes` (all when None) is true."""
+    return _P.reduce_all.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
