@@ -65,6 +65,7 @@ class RunResult:
     mode: str = "eager"
     max_examples: int = 0
     fallbacks: dict[str, int] = field(default_factory=dict)  # jit mode: functions run eagerly, with counts
+    breaks: dict[str, int] = field(default_factory=dict)  # jit mode: calls that took graph breaks, per function
 
     def totals(self) -> dict[str, int]:
         out = dict.fromkeys(OUTCOMES, 0)
@@ -145,7 +146,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         env["STRIDEX_FALLBACK_LOG"] = str(fallback_log)
         proc = subprocess.run(cmd, cwd=suite, env=env, check=False)
         duration = time.perf_counter() - start
-        fallbacks = json.loads(fallback_log.read_text()) if fallback_log.exists() else {}
+        logged = json.loads(fallback_log.read_text()) if fallback_log.exists() else {}
         if not json_path.exists():
             return RunResult(version, proc.returncode, duration, {}, [],
                              problem=f"pytest exited with code {proc.returncode} and wrote no JSON report "
@@ -154,7 +155,8 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
     result = summarize(data, version, proc.returncode, duration)
     result.mode = mode
     result.max_examples = max_examples
-    result.fallbacks = fallbacks
+    result.fallbacks = logged.get("eager", {})
+    result.breaks = logged.get("breaks", {})
     if result.problem is None and proc.returncode == 5:
         result.problem = "no tests were collected"
     elif result.problem is None and proc.returncode not in (0, 1):
@@ -272,9 +274,13 @@ def render_report(results: list[RunResult], *, suite: Path, paths: list[str],
         else:
             lines.append("None.")
         if r.mode == "jit":
-            lines += ["", "### Run eagerly: data-dependent output shapes", "",
-                      ("These calls have output shapes that depend on the values of their inputs, which `jit` "
-                       "cannot know while tracing; in jit mode they run eagerly (number of calls in this run)."), ""]
+            lines += ["", f"### Graph breaks ({sum(r.breaks.values())} calls)", "",
+                      ("Calls whose traced code needed a value (data-dependent output shapes, Python decisions on "
+                       "values): compiled with graph breaks, their decisions guarded (number of calls in this run)."),
+                      ""]
+            lines += [f"- `{name}`: {count}" for name, count in sorted(r.breaks.items())] or ["None."]
+            lines += ["", f"### Run eagerly ({sum(r.fallbacks.values())} calls)", "",
+                      "Calls that `jit` could not compile, even with graph breaks, and ran eagerly.", ""]
             lines += [f"- `{name}`: {count}" for name, count in sorted(r.fallbacks.items())] or ["None."]
     return "\n".join(lines) + "\n"
 

@@ -14,8 +14,9 @@ they return are `JitModeArray`s, stridex arrays (a subclass sharing the same sto
 operators, from the same table `Array`'s are installed from (`stridex._api.array_object.OPERATORS`), also
 run through `jit`. Array arguments are traced; everything else is static (part of the cache key), except
 Python scalars passed as operands of elementwise functions and operators, which are weak-typed dynamic
-inputs as under `jit`. Functions whose output shape depends on data run eagerly; each such fallback is
-counted in `FALLBACKS` and, when STRIDEX_FALLBACK_LOG names a file, written there at exit.
+inputs as under `jit`. Data-dependent output shapes and Python decisions on values are graph breaks
+(docs/jit.md): `BREAKS` counts the calls that took one, per function; `FALLBACKS` the calls that still ran
+eagerly (jit could not compile them). With STRIDEX_FALLBACK_LOG naming a file, both are written there at exit.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from stridex._core.dtypes import PY_SCALARS
 from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._transforms.jit import Jitted
-from stridex._transforms.tracing import DataDependentShapeError
+from stridex._transforms.tracing import ConcretizationError, DataDependentShapeError
 
+BREAKS: Counter = Counter()
 FALLBACKS: Counter = Counter()
 
 # Functions with no array computation to compile: data import, dtype/shape queries, the info object.
@@ -122,11 +124,18 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
         jitted = jits.get(key)
         if jitted is None:
             jitted = jits[key] = Jitted(_flat_call(fn, treedef, leaves, key), (), (), (), None, None, None)
+        stats = jitted.stats
+        broke, eager = stats["calls_with_breaks"], stats["eager_calls"]
         try:
-            return _outputs(jitted(*map(_plain, dynamic)))
-        except DataDependentShapeError:
+            out = _outputs(jitted(*map(_plain, dynamic)))
+        except (DataDependentShapeError, ConcretizationError):
             FALLBACKS[name] += 1
             return _outputs(fn(*args, **kwargs))
+        if stats["calls_with_breaks"] != broke:
+            BREAKS[name] += 1
+        if stats["eager_calls"] != eager:
+            FALLBACKS[name] += 1
+        return out
 
     wrapper.__wrapped_for_jit__ = fn
     wrapper.jitted = jits  # one `Jitted` per static signature (inspection and tests)
@@ -204,13 +213,16 @@ def namespace(api_version: str | None = None):
 
 
 def _write_log(path: str) -> None:
-    existing = Counter()
+    """Add this process's counts to the log (several suite workers write to one file)."""
+    counts = {"breaks": Counter(), "eager": Counter()}
     if os.path.exists(path):
         with open(path) as f:
-            existing.update(json.load(f))
-    existing.update(FALLBACKS)
+            for kind, values in json.load(f).items():
+                counts[kind].update(values)
+    counts["breaks"].update(BREAKS)
+    counts["eager"].update(FALLBACKS)
     with open(path, "w") as f:
-        json.dump(dict(existing), f, indent=1, sort_keys=True)
+        json.dump({kind: dict(c) for kind, c in counts.items()}, f, indent=1, sort_keys=True)
 
 
 if os.environ.get("STRIDEX_FALLBACK_LOG"):

@@ -20,7 +20,13 @@ from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.data_type import convert_element_type
 from stridex._lax.elementwise import copy as _copy_prim
-from stridex._transforms.tracing import DataDependentShapeError, Tracer, note_scalar_store, weak_scalar_example
+from stridex._transforms.tracing import (
+    ConcretizationError,
+    DataDependentShapeError,
+    Tracer,
+    note_scalar_store,
+    weak_scalar_example,
+)
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
@@ -276,12 +282,8 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     dtype = _check_dtype(dtype, "arange")
     if device is not None:
         check_device(device)
-    for what, value in (("start", start), ("stop", stop), ("step", step)):
-        if isinstance(value, Tracer):
-            raise DataDependentShapeError(
-                f"arange: the length of the result depends on the value of {what}, a traced 0-D array "
-                f"({value.dtype.name}); pass start, stop and step as Python numbers (under jit, mark them static: "
-                "static_argnums= or static_argnames=)")
+    # The length of the result depends on the bounds' values: a traced bound is a graph break under jit.
+    start, stop, step = (_concrete_bound(v, what) for v, what in ((start, "start"), (stop, "stop"), (step, "step")))
     start = _number(start, "arange", "start")
     step = _number(step, "arange", "step")
     if stop is None:
@@ -536,6 +538,20 @@ def linspace(start: complex, stop: complex, /, num: int, *,
         raise TypeError(f"linspace: complex start/stop ({start!r}, {stop!r}) do not fit dtype {dtype.name}")
     convert = complex if is_complex else float
     return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)
+
+
+def _concrete_bound(value, what: str):
+    """A bound of `arange` as a concrete value: a traced one is asked for its value (a graph break under `jit`);
+    where its trace cannot give one, DataDependentShapeError says what to do."""
+    if not isinstance(value, Tracer):
+        return value
+    try:
+        return value._concrete(f"arange's {what} (the length of the result depends on it)")
+    except ConcretizationError:
+        raise DataDependentShapeError(
+            f"arange: the length of the result depends on the value of {what}, a traced 0-D array "
+            f"({value.dtype.name}); pass start, stop and step as Python numbers (under jit, mark them static: "
+            "static_argnums= or static_argnames=)") from None
 
 
 def _is_traced_bound(value) -> bool:

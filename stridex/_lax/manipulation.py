@@ -10,6 +10,7 @@ params by one.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -294,6 +295,12 @@ def _repeat_by_array_vjp(ct, x, repeats, *, out, axis):
     return scatter_add_along(ct, index, x.shape, axis), None
 
 
+def _repeat_by_array_size(x, repeats, *, axis):
+    """The result's length along `axis`: the sum of the counts (one count repeats every element)."""
+    total = ops.sum(ops.astype(repeats, _dtypes.int64))
+    return ops.multiply(total, ops.shape_of(x)[axis]) if math.prod(ops.shape_of(repeats)) == 1 else total
+
+
 # Rules hand-written: the VJP is one scatter-add by each output's source index (the counts repeated
 # over an arange); no decomposition into fixed-shape primitives exists.
 repeat_by_array = Primitive(
@@ -303,5 +310,6 @@ repeat_by_array = Primitive(
     lower=_repeat_by_array_lower,
     jvp=_repeat_by_array_jvp,
     vjp=_repeat_by_array_vjp,
+    output_size=_repeat_by_array_size,
     data_dependent=True,
 )

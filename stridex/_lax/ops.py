@@ -390,3 +390,42 @@ def reduce_any(x, axes: int | tuple | None = None, keepdims: bool = False) -> Ar
 def reduce_all(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
     """Whether every element over `axes` (all when None) is true."""
     return _P.reduce_all.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
+
+
+# --- data-dependent lengths (the `output_size` rules of data-dependent primitives) ---------------------
+
+
+def count_nonzero(x, axes: int | tuple | None = None) -> Array:
+    return _P.count_nonzero.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=False)
+
+
+def nonzero(x) -> tuple:
+    """The indices of the nonzero elements of `x` (a data-dependent length), one array per axis."""
+    return _P.nonzero.bind(x)
+
+
+def sort(x, axis: int = -1) -> Array:
+    return _P.sort.bind(x, axis=_axis(axis, len(shape_of(x))), descending=False)
+
+
+def argsort(x, axis: int = -1) -> Array:
+    return _P.argsort.bind(x, axis=_axis(axis, len(shape_of(x))), descending=False)
+
+
+def count_distinct(x) -> Array:
+    """How many distinct values `x` holds, as `unique` counts them: each NaN distinct, -0.0 equal to 0.0;
+    complex values compared whole (ordered by real part, then imaginary part, to bring equal ones together)."""
+    n = 1
+    for d in shape_of(x):
+        n *= d
+    if n == 0:
+        return zeros((), _dtypes.int64)
+    flat = reshape(x, (n,))
+    if dtype_of(x).kind == "complex floating":
+        by_imag = argsort(imag(flat))
+        order = take_along_axis(by_imag, argsort(take_along_axis(real(flat), by_imag, 0)), 0)
+        ordered = take_along_axis(flat, order, 0)
+    else:
+        ordered = sort(flat)
+    changes = not_equal(index(ordered, (("slice", 1, n, 1),)), index(ordered, (("slice", 0, n - 1, 1),)))
+    return add(count_nonzero(changes), 1)

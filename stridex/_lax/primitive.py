@@ -40,7 +40,7 @@ class RuleShape:
 
 
 _RULES = ("abstract_eval", "impl", "lower", "jvp", "transpose", "vjp", "batch", "write_back", "compose",
-          "is_identity")
+          "is_identity", "output_size")
 
 
 class Primitive:
@@ -60,6 +60,7 @@ class Primitive:
         "lower",
         "multiple_results",
         "name",
+        "output_size",
         "transpose",
         "vjp",
         "write_back",
@@ -67,7 +68,7 @@ class Primitive:
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
-                 differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False):
+                 output_size=None, differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False):
         """The rules, each `None` where the primitive has none:
 
         abstract_eval(*avals, **params) -> aval (a tuple of avals with `multiple_results`)
@@ -82,6 +83,9 @@ class Primitive:
         compose(first, first_params, params, out_aval) -> (primitive, params) or None: this view applied
             after the view `first` as one view (views only: the IR's view folding)
         is_identity(in_aval, **params) -> bool: whether this view returns its input unchanged
+        output_size(*args, **params) -> an int64 array: the data-dependent length(s) of the result
+            (data-dependent primitives only: what `jit` guards when it compiles one with a known length;
+            written in internal operations, so it is traced into the program like any other rule)
         """
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is registered twice")
@@ -89,9 +93,11 @@ class Primitive:
             raise ValueError(f"primitive kind must be one of {KINDS}, got {kind!r}")
         if kind != "view" and (write_back or compose or is_identity):
             raise ValueError(f"primitive {name!r}: only views have write-back and folding rules")
+        if output_size is not None and not data_dependent:
+            raise ValueError(f"primitive {name!r}: only data-dependent primitives have an output_size rule")
         fields = {"name": name, "kind": kind, "impl": impl, "abstract_eval": abstract_eval, "lower": lower,
                   "jvp": jvp, "transpose": transpose, "vjp": vjp, "batch": batch, "write_back": write_back,
-                  "compose": compose, "is_identity": is_identity, "differentiable": differentiable,
+                  "compose": compose, "is_identity": is_identity, "output_size": output_size, "differentiable": differentiable,
                   "multiple_results": multiple_results, "data_dependent": data_dependent,
                   "eager": _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind]}
         for slot, value in fields.items():

@@ -142,6 +142,7 @@ nonzero = Primitive(
     impl=_nonzero_impl,
     abstract_eval=None,
     lower=_lower_nonzero,
+    output_size=lambda x: ops.count_nonzero(x),
     multiple_results=True,
     data_dependent=True,
     differentiable=False,

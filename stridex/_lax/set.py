@@ -74,6 +74,7 @@ unique = Primitive(
     impl=_unique_impl,
     abstract_eval=None,
     lower=_lower_unique,
+    output_size=lambda x, **flags: ops.count_distinct(x),
     multiple_results=True,
     data_dependent=True,
     differentiable=False,

@@ -56,6 +56,14 @@ def add_any(a, b):
 # --- forward mode ------------------------------------------------------------------------------------
 
 
+def concrete_primal(trace, tracer, what: str):
+    """The value a derivative trace's tracer stands for: its primal, which is concrete eagerly and under `jit`
+    a tracer of the trace below (which decides: a graph break, or ConcretizationError). Python control flow
+    on values works under `grad`/`jvp` as it does eagerly; no derivative flows through the decision."""
+    primal = trace.read(tracer).primal
+    return primal._concrete(what) if isinstance(primal, Tracer) else primal
+
+
 class JVPPayload:
     __slots__ = ("primal", "tangent")
 
@@ -67,6 +75,9 @@ class JVPPayload:
 class JVPTrace(Trace):
     kind = "jvp"
     concrete_shapes = True
+
+    def concretize(self, tracer, what):
+        return concrete_primal(self, tracer, what)
 
     def aval(self, payload) -> ShapedArray:
         return value_aval(payload.primal)
@@ -196,6 +207,9 @@ class VJPTrace(Trace):
     def __init__(self, parent):
         super().__init__(parent)
         self.tape: list[Node] = []
+
+    def concretize(self, tracer, what):
+        return concrete_primal(self, tracer, what)
 
     def aval(self, payload) -> ShapedArray:
         return value_aval(payload.primal)

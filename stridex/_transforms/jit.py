@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import operator
 import threading
-from collections import OrderedDict
+import warnings
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from stridex._core.view import View
 from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax
 from stridex._lax.views import as_strided
-from stridex._transforms import handover
+from stridex._transforms import breaks, handover
 from stridex._transforms.ir import Program
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
@@ -38,8 +39,14 @@ _SCALARS = (bool, int, float, complex)
 
 
 def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None,
-        in_shardings=None, out_shardings=None):
+        in_shardings=None, out_shardings=None, graph_breaks: bool = True):
     """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
+
+    Where the traced Python needs a value (`bool(x)`, `float(x)`, `np.asarray(x)`, ...) or calls an
+    operation whose output shape depends on the data (`unique_*`, `nonzero`, boolean masks), the graph
+    breaks: the value is computed for this call and the decision guarded, so one program per path
+    through the function is compiled (see docs/jit.md). `graph_breaks=False` raises
+    ConcretizationError / DataDependentShapeError there instead.
 
     >>> import stridex as sx
     >>> f = sx.jit(lambda x, y: sx.sum(x * y))
@@ -49,8 +56,9 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=()
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, device=device, in_shardings=in_shardings,
-                                 out_shardings=out_shardings)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings)
+                                 out_shardings=out_shardings, graph_breaks=graph_breaks)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
+                  graph_breaks)
 
 
 def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = True):
@@ -65,7 +73,7 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
         b:f64[2] = add a 1
       in (b) }
     """
-    jitted = Jitted(fun, static_argnums, static_argnames, (), None, None, None)
+    jitted = Jitted(fun, static_argnums, static_argnames, (), None, None, None, graph_breaks=False)
 
     def make(*args, **kwargs):
         traced = jitted.trace(*args, **kwargs)
@@ -115,8 +123,12 @@ class _Signature:
 class Jitted:
     """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings):
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
+                 graph_breaks: bool = True):
         self._fun = fun
+        self._graph_breaks = graph_breaks
+        # How tracing went: traces, breaks taken, guard failures, paths traced after a failure, eager calls.
+        self.stats = Counter()
         self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
         self._static_argnames = frozenset(_as_tuple(static_argnames))
         self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
@@ -247,11 +259,16 @@ class Jitted:
             call_kwargs.update({k: v for k, v in statics.items() if isinstance(k, str)})
             return self._fun(*call_args, **call_kwargs)
 
-        trace, in_tracers, out = trace_to_program(flat_fun, avals, views)
+        values = _input_values(sig, roots) if self._graph_breaks else None
+        self.stats["traces"] += 1
+        trace, in_tracers, out = trace_to_program(flat_fun, avals, views, input_values=values,
+                                                  graph_breaks=self._graph_breaks)
         try:
-            return Traced(trace, in_tracers, out, sig, roots)
+            traced = Traced(trace, in_tracers, out, sig, roots)
         finally:
             trace.finished = True
+        self.stats["breaks"] += len(traced.guards)
+        return traced
 
     # --- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -317,7 +334,13 @@ class Jitted:
                     if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
         sig = self._signature(args, kwargs)
-        entry = self._entry(sig, len(args))
+        try:
+            entry = self._entry(sig, len(args))
+            if isinstance(entry, Branches):
+                return entry.call(self, sig, args, kwargs)
+        except breaks.TooManyBreaks as e:
+            return self._eager_call(args, kwargs, f"more than {breaks.MAX_BREAKS} graph breaks (the last at "
+                                                  f"{e.where})")
         if not entry.pure and entry.constants:
             closure = self._closure_signature(sig, args, kwargs, entry.constants)
             if closure is not None:
@@ -334,14 +357,16 @@ class Jitted:
             _check_scalar_arguments(entry.traced.scalar_checks, sig.leaves)
         return entry.run(sig.leaves)
 
-    def _entry(self, sig: _Signature, nargs: int) -> Compiled:
-        """The compiled program for `sig`, traced on a miss; the cache is least-recently-used, CACHE_SIZE long."""
+    def _entry(self, sig: _Signature, nargs: int) -> Compiled | Branches:
+        """The compiled program for `sig` (or, where the graph broke, its paths), traced on a miss; the cache
+        is least-recently-used, CACHE_SIZE long."""
         with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
             entry = self._cache.get(sig.key)
             if entry is not None:
                 self._cache.move_to_end(sig.key)
                 return entry
-            entry = self._cache[sig.key] = Compiled(self._trace(sig, nargs), self)
+            compiled = Compiled(self._trace(sig, nargs), self)
+            entry = self._cache[sig.key] = Branches(compiled) if compiled.traced.guards else compiled
             if len(self._cache) > CACHE_SIZE:
                 evicted = self._cache.popitem(last=False)[1]
                 self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
@@ -355,6 +380,19 @@ class Jitted:
         if handover.distinct_storages(arrays):
             return None
         return self._signature(args, kwargs, tuple(constants))
+
+    def _eager_call(self, args, kwargs, why: str):
+        """Run the call eagerly (what jit does when it cannot compile it), warning once per reason."""
+        self.stats["eager_calls"] += 1
+        warnings.warn(f"stridex.jit: {getattr(self._fun, '__qualname__', self._fun)} runs eagerly: {why}",
+                      RuntimeWarning, stacklevel=3)
+        return self._fun(*args, **kwargs)
+
+    def explain(self, *args, **kwargs) -> Explanation:
+        """Trace the function for these arguments and say where its graph breaks: each break's reason, source
+        line and the value observed (what the compiled path is guarded on)."""
+        sig = self._signature(args, kwargs)
+        return Explanation(self._trace(sig, len(args)))
 
     def lower(self, *args, **kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
@@ -478,6 +516,11 @@ class Traced:
             if tracer._buffer.version:
                 self.const_writes.append((j, len(outputs)))
                 outputs.append(tracer._buffer.var)
+        # Graph breaks: the values the path's decisions rest on, checked after each call (`Compiled.run`).
+        self.guards = trace.guards
+        for guard in self.guards:
+            guard.output = len(outputs)
+            outputs.append(guard.var)
         self.specs = specs
         self.constants = [array for _, array, _ in const_entries]
         self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
@@ -527,7 +570,7 @@ class Compiled:
         # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
         # without the general output handling; its JAX function returns the array itself, not a tuple.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
-                              and self.pure and not traced.groups and not self.donates)
+                              and self.pure and not traced.groups and not self.donates and not traced.guards)
         if self.single_output:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
@@ -594,6 +637,8 @@ class Compiled:
         inputs = self._inputs(leaves)
         outs = self._call(self._arguments(inputs))
         traced = self.traced
+        if traced.guards:
+            _check_guards(traced.guards, outs)  # before any effect of the call is kept
         leaves = inputs
         bases = [handover.adopt_jax(o) for o in outs]
         for i, k in traced.input_writes:
@@ -627,6 +672,100 @@ class Compiled:
         else:
             out = self._call(args)
         return handover.adopt_as(out, self.out_view, self.out_dtype)
+
+
+def _check_guards(guards, outs) -> None:
+    for i, guard in enumerate(guards):
+        if not breaks.same_value(np.asarray(outs[guard.output]), guard.expected):
+            raise breaks.GuardFailure(i, [np.asarray(outs[g.output]) for g in guards[:i + 1]])
+
+
+def _input_values(sig: _Signature, roots: list) -> list:
+    """The concrete value of each program input in this call (a leaf, or the flat span of an alias group),
+    for evaluating the program so far at a graph break (nothing is written through them)."""
+    values = []
+    for j in roots:
+        group = sig.groups.get(j)
+        leaf = sig.leaves[j]
+        if group is None:
+            values.append(leaf)
+        elif not group[5]:
+            storage, _ = leaf._storage_view()
+            values.append(Array._make(storage, View((group[3],), (1,), group[4]), leaf.dtype))
+        else:
+            members = [sig.leaves[k] for k, g in sig.groups.items() if g[0] == j]
+            values.append(handover.span_of_memory(members, leaf, group[4], group[3], False))
+    return values
+
+
+class Branches:
+    """The compiled paths of one signature whose graph broke, most recently used first: a call runs the first
+    path; when one of its guards fails, the path whose guards match the outcomes observed runs instead, traced
+    first if there is none (at most MAX_PATHS are kept)."""
+
+    def __init__(self, compiled: Compiled):
+        self.paths = [compiled]
+
+    def call(self, jitted: Jitted, sig: _Signature, args, kwargs):
+        jitted.stats["calls_with_breaks"] += 1
+        path = self.paths[0]
+        fresh = False
+        while True:
+            try:
+                if path.traced.scalar_checks:
+                    _check_scalar_arguments(path.traced.scalar_checks, sig.leaves)
+                result = path.run(sig.leaves)
+            except breaks.GuardFailure as failure:
+                jitted.stats["guard_failures"] += 1
+                if fresh:
+                    # The path was traced on these very arguments, yet XLA's value differs from the eager
+                    # interpreter's at a break: this call cannot be compiled consistently.
+                    guard = path.traced.guards[failure.index]
+                    return jitted._eager_call(args, kwargs, f"at the graph break at {guard.where} ({guard.what}) "
+                                                            "the compiled value differs from the eager one")
+                path = self._matching(failure)
+                if path is None:
+                    jitted.stats["retraces"] += 1
+                    with jitted._lock:
+                        path = Compiled(jitted._trace(sig, len(args)), jitted)
+                    fresh = True
+                    self.paths.insert(0, path)
+                    del self.paths[breaks.MAX_PATHS:]
+                continue
+            if path is not self.paths[0]:
+                self.paths.remove(path)
+                self.paths.insert(0, path)
+            return result
+
+    def _matching(self, failure):
+        for path in self.paths:
+            guards = path.traced.guards
+            if len(guards) > failure.index and all(
+                    breaks.same_value(g.expected, seen) for g, seen in zip(guards, failure.observed)):
+                return path
+        return None
+
+    # What `Jitted.__call__` reads of an entry (a Branches entry is only ever run through `call`).
+    @property
+    def traced(self):
+        return self.paths[0].traced
+
+
+class Explanation:
+    """What `jit(f).explain(*args)` returns: the breaks of the path these arguments take."""
+
+    def __init__(self, traced: Traced):
+        self.breaks = [(g.what, g.where, breaks.summary(g.expected)) for g in traced.guards]
+        self.program = traced.program
+
+    def __str__(self):
+        if not self.breaks:
+            return "no graph breaks: one program"
+        lines = [f"{len(self.breaks)} graph break(s); the compiled path is guarded on:"]
+        lines += [f"  {i}. {what} at {where}: {value}" for i, (what, where, value) in enumerate(self.breaks, 1)]
+        return "\n".join(lines)
+
+    __repr__ = __str__
 
 
 class Lowered:

@@ -10,6 +10,7 @@ from the newest version when next read.
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 
@@ -18,10 +19,12 @@ from stridex._core.array import Array, check_device
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace, set_trace
 from stridex._core.view import View
-from stridex._lax.array_indexing import scatter
+from stridex._lax import ops
+from stridex._lax.array_indexing import assign, boolean_gather, scatter
+from stridex._transforms import breaks
 from stridex._transforms.ir import Eqn, Literal, Var
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # stridex/
 
 
 def user_frame() -> str:
@@ -107,38 +110,37 @@ class Tracer(Array):
         self._check_live(prim.name)
         raise EscapedTracerError(f"traced value used outside its trace by {prim.name} at {user_frame()}")
 
-    # --- what a tracer cannot do ---------------------------------------------------------------
-    def _concrete(self, what: str):
+    # --- conversions to Python and NumPy values --------------------------------------------------
+    # A traced value has no value yet: its trace decides (`Trace.concretize`) whether it can give one (the
+    # primal of a derivative, a graph break under `jit`) or raises ConcretizationError.
+    def _concrete(self, what: str) -> Array:
         self._check_live(what)
-        raise ConcretizationError(
-            f"{what} needs a concrete value, but this array is traced ({self._aval}) at {user_frame()}.\n"
-            f"Python control flow cannot depend on values inside `{self._trace.kind}`. Ways out: pass the value as a static "
-            "argument (static_argnums=/static_argnames=), compute the decision outside the jitted function, "
-            "or express it with array operations such as `where`.")
+        return self._trace.concretize(self, what)
 
-    def __bool__(self):  # noqa: PLE0304  (always raises)
-        self._concrete("bool()")
+    def __bool__(self):
+        return bool(self._concrete("bool()"))
 
     def __int__(self):
-        self._concrete("int()")
+        return int(self._concrete("int()"))
 
     def __float__(self):
-        self._concrete("float()")
+        return float(self._concrete("float()"))
 
     def __complex__(self):
-        self._concrete("complex()")
+        return complex(self._concrete("complex()"))
 
-    def __index__(self):  # noqa: PLE0305  (always raises)
-        self._concrete("__index__ (use as a Python integer)")
+    def __index__(self):
+        return operator.index(self._concrete("__index__ (use as a Python integer)"))
 
     def __array__(self, dtype=None, copy=None):
-        self._concrete("conversion to a NumPy array")
+        return self._concrete("conversion to a NumPy array").__array__(dtype=dtype, copy=copy)
 
     def __dlpack__(self, *args, **kwargs):
-        self._concrete("DLPack export")
+        return self._concrete("DLPack export").__dlpack__(*args, **kwargs)
 
     def __reduce__(self):
-        self._concrete("pickling (or copy.copy)")
+        self._check_live("pickling")
+        raise ConcretizationError(self._trace.concretization_message(self, "pickling (or copy.copy)"))
 
     def __iter__(self):
         if not self.shape:
@@ -177,6 +179,17 @@ class Trace:
 
     def aval(self, payload) -> ShapedArray:
         raise NotImplementedError
+
+    def concretize(self, tracer: Tracer, what: str) -> Array:
+        """The concrete value of `tracer`, needed for `what` (bool(), a NumPy conversion, ...); by default
+        there is none: ConcretizationError."""
+        raise ConcretizationError(self.concretization_message(tracer, what))
+
+    def concretization_message(self, tracer: Tracer, what: str) -> str:
+        return (f"{what} needs a concrete value, but this array is traced ({tracer._aval}) at {user_frame()}.\n"
+                f"Python control flow cannot depend on values inside `{self.kind}`. Ways out: pass the value as a "
+                "static argument (static_argnums=/static_argnames=), compute the decision outside the transformed "
+                "function, or express it with array operations such as `where`.")
 
     def data_dependent(self, prim, args, params):
         raise DataDependentShapeError(
@@ -301,12 +314,20 @@ def push(trace: Trace) -> _TraceScope:
 
 
 class JitTrace(Trace):
-    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own."""
+    """Records equations into a Program. Inputs and closed-over arrays each become a Buffer of their own.
+
+    With `graph_breaks`, a value the Python code needs concretely (a conversion of a tracer, the length of
+    a data-dependent result) is computed by evaluating the program so far on the call's actual inputs
+    (`input_values`), and the decision is recorded as a guard (`stridex/_transforms/breaks.py`)."""
 
     kind = "jit"
 
-    def __init__(self):
+    def __init__(self, graph_breaks: bool = False, input_values=None):
         super().__init__(None)
+        self.graph_breaks = graph_breaks and input_values is not None
+        self.evaluator = breaks.Evaluator()
+        self.guards: list[breaks.Guard] = []
+        self._input_values = list(input_values or ())
         self.eqns: list[Eqn] = []
         self.constants: dict[int, tuple] = {}  # id(array) -> (Var, array, Tracer)
         # (Var, DType): a Python scalar argument stored into an integer dtype; `jit` checks its value per call.
@@ -329,6 +350,7 @@ class JitTrace(Trace):
         if entry is None:
             aval = ShapedArray(array.shape, array.dtype)
             tracer = self.new_input(aval, array._storage_view()[1] if array.size else None)
+            self.evaluator.bind(tracer._var, array)
             entry = (tracer._var, array, tracer)
             self.constants[id(array)] = entry
         return entry[2]
@@ -360,18 +382,113 @@ class JitTrace(Trace):
         self.eqns.append(Eqn(prim, payloads, params, outputs))
         return outputs
 
+    # --- graph breaks ----------------------------------------------------------------------------
+    def bind_inputs(self, tracers) -> None:
+        """Pair the program's input tracers with the call's concrete inputs (for evaluation at a break)."""
+        for t, value in zip(tracers, self._input_values):
+            self.evaluator.bind(t._var, value)
 
-def trace_to_program(fn, in_avals, in_views=None) -> tuple[JitTrace, list, object]:
-    """Trace `fn(*tracers)`; returns (program, output tracers, trace, input tracers).
+    def value(self, var):
+        """The concrete value of IR variable `var` in this call (the eager interpreter runs what it needs)."""
+        return self.evaluator.value(var, self.eqns)
 
-    The caller turns outputs into program outputs (see `_jit`); this function only runs the trace.
+    def _guard(self, var, value, what: str) -> None:
+        if len(self.guards) >= breaks.MAX_BREAKS:
+            raise breaks.TooManyBreaks(user_frame())
+        self.guards.append(breaks.Guard(var, breaks.snapshot(value), what, user_frame()))
+
+    def concretize(self, tracer: Tracer, what: str) -> Array:
+        if not self.graph_breaks:
+            return super().concretize(tracer, what)
+        var = self.read(tracer)
+        value = self.value(var)
+        self._guard(var, value, what)
+        return value
+
+    def data_dependent(self, prim, args, params):
+        if not self.graph_breaks:
+            return super().data_dependent(prim, args, params)
+        if prim is boolean_gather or prim is assign:  # x[mask] and x[mask] = v: the mask's indices, then as usual
+            return self._without_masks(prim, args, params)
+        if prim.output_size is None:
+            return super().data_dependent(prim, args, params)
+        payloads = [self.read(a) for a in args]
+        saved = current_trace()
+        set_trace(None)
+        try:
+            outs = prim.bind(*[self.value(p) for p in payloads], **params)
+        finally:
+            set_trace(saved)
+        outs = outs if prim.multiple_results else (outs,)
+        outputs = [Var(ShapedArray(o.shape, o.dtype)) for o in outs]
+        self.eqns.append(Eqn(prim, payloads, params, outputs))
+        for v, o in zip(outputs, outs):
+            self.evaluator.bind(v, o)
+        # The guard: the data-dependent length, computed in the program, must be the one observed now.
+        size = self.read(self.to_tracer(prim.output_size(*args, **params)))
+        self._guard(size, self.value(size), f"the length of {prim.name}'s result")
+        tracers = [self.new_tracer(v) for v in outputs]
+        return tuple(tracers) if prim.multiple_results else tracers[0]
+
+    def write_back_eagerly(self, in_tracers) -> None:
+        """After the traced function raised: write what it wrote into its inputs and closed-over arrays so far
+        into the caller's arrays, as eager execution would have before raising (the values are known here)."""
+        pairs = [(t, v) for t, v in zip(in_tracers, self._input_values) if isinstance(v, Array)]
+        pairs += [(tracer, array) for _, array, tracer in self.constants.values()]
+        writes = [(target, self.value(t._buffer.var)) for t, target in pairs if t._buffer.version]
+        saved = current_trace()
+        set_trace(None)
+        try:
+            for target, value in writes:
+                assign.bind(target, value, template=(("ellipsis",),))
+        finally:
+            set_trace(saved)
+
+    def _without_masks(self, prim, args, params):
+        """`x[mask]` / `x[mask] = v` with each boolean mask replaced by its nonzero indices (NumPy's meaning)."""
+        if prim is assign:
+            target, value, *indices = args
+        else:
+            target, *indices = args
+        template, arrays = [], []
+        for entry in params["template"]:
+            if entry[0] != "array":
+                template.append(entry)
+                continue
+            index = indices[entry[1]]
+            if getattr(index, "dtype", None) is _dtypes.bool:
+                if not index.shape:  # a 0-D mask adds an axis of length 0 or 1: no nonzero to take
+                    return super().data_dependent(prim, args, params)
+                parts = ops.nonzero(index)
+            else:
+                parts = (index,)
+            for part in parts:
+                template.append(("array", len(arrays)))
+                arrays.append(part)
+        if prim is assign:
+            return self.process(prim, (target, value, *arrays), {**params, "template": tuple(template)})
+        return ops.gather(target, tuple(template), *arrays)
+
+
+def trace_to_program(fn, in_avals, in_views=None, *, input_values=None,
+                     graph_breaks: bool = False) -> tuple[JitTrace, list, object]:
+    """Trace `fn(*tracers)`; returns (trace, input tracers, output).
+
+    The caller turns outputs into program outputs (see `jit`); this function only runs the trace. With
+    `graph_breaks` and the call's concrete `input_values` (one per input), breaks are taken (see JitTrace).
     """
-    trace = JitTrace()
+    trace = JitTrace(graph_breaks, input_values)
     tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
+    trace.bind_inputs(tracers)
     with push(trace):
         try:
             out = fn(*tracers)
+        except breaks.TooManyBreaks:
+            trace.finished = True  # (jit runs the call eagerly from the start: nothing is written here)
+            raise
         except BaseException:
+            if trace.graph_breaks:
+                trace.write_back_eagerly(tracers)
             trace.finished = True  # tracers the failed function stored elsewhere have escaped
             raise
     return trace, tracers, out

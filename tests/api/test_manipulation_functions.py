@@ -566,7 +566,10 @@ def test_repeat_with_traced_counts_names_the_problem():
     from stridex._transforms.tracing import DataDependentShapeError
 
     with pytest.raises(DataDependentShapeError, match="repeat"):
-        sx.jit(lambda x, r: sx.repeat(x, r))(sx.ones(3), sx.asarray([1, 2, 3]))
+        sx.jit(lambda x, r: sx.repeat(x, r), graph_breaks=False)(sx.ones(3), sx.asarray([1, 2, 3]))
+    # With graph breaks (the default), the result's length is taken and guarded.
+    got = sx.jit(lambda x, r: sx.repeat(x, r))(sx.arange(3.0), sx.asarray([1, 2, 3]))
+    assert np.asarray(got).tolist() == [0.0, 1.0, 1.0, 2.0, 2.0, 2.0]
 
 
 def test_repeat_to_impossible_size_is_value_error():

@@ -164,13 +164,14 @@ def test_bool_of_tracer_names_the_line_and_the_ways_out():
             return x
         return -x
 
+    # (With graph breaks, the default, this compiles one program per branch: tests/transforms/test_graph_breaks.py.)
     with pytest.raises(ConcretizationError) as info:
-        sx.jit(f)(arange((2,)))
+        sx.jit(f, graph_breaks=False)(arange((2,)))
     message = str(info.value)
     assert "test_jit.py" in message and "static" in message
     for convert in (int, float, bool):
         with pytest.raises(ConcretizationError):
-            sx.jit(lambda x, c=convert: c(x))(arange(()))
+            sx.jit(lambda x, c=convert: c(x), graph_breaks=False)(arange(()))
 
 
 def test_escaped_tracer_is_reported_when_used():
@@ -185,7 +186,7 @@ def test_data_dependent_shapes_raise_naming_the_operation():
         return x[x > 2.0]
 
     with pytest.raises(DataDependentShapeError, match="boolean_gather"):
-        sx.jit(f)(arange((5,)))
+        sx.jit(f, graph_breaks=False)(arange((5,)))
 
 
 def test_printed_ir_golden():
@@ -344,7 +345,10 @@ def test_mask_assignment_of_a_scalar_under_jit():
         return x
 
     with pytest.raises(DataDependentShapeError):
-        sx.jit(g)(arange((4,)), arange((4,)) > 1.5)
+        sx.jit(g, graph_breaks=False)(arange((4,)), arange((4,)) > 1.5)
+    eager_x, jit_x = arange((4,)), arange((4,))
+    assert_same(g(eager_x, eager_x > 1.5), sx.jit(g)(jit_x, jit_x > 1.5))  # a graph break
+    assert_same(eager_x, jit_x)
 
 
 def test_aliased_jax_inputs_see_later_eager_writes():
@@ -816,10 +820,13 @@ def test_python_scalar_argument_in_creation_functions():
 
 def test_arange_of_python_scalar_argument_names_static_argnums():
     with pytest.raises(DataDependentShapeError, match="static_argnums"):
-        sx.jit(lambda n: sx.arange(n))(3)
+        sx.jit(lambda n: sx.arange(n), graph_breaks=False)(3)
     assert np.asarray(sx.jit(lambda n: sx.arange(n), static_argnums=0)(3)).tolist() == [0, 1, 2]
     with pytest.raises(TypeError, match="static_argnums"):
-        sx.jit(lambda n: sx.zeros((n, 2)))(3)
+        sx.jit(lambda n: sx.zeros((n, 2)), graph_breaks=False)(3)
+    # With graph breaks (the default) the value is taken and guarded: one program per value.
+    assert np.asarray(sx.jit(lambda n: sx.arange(n))(3)).tolist() == [0, 1, 2]
+    assert sx.jit(lambda n: sx.zeros((n, 2)))(3).shape == (3, 2)
 
 
 def test_numpy_scalar_arguments_act_as_python_scalars():

@@ -1,0 +1,95 @@
+"""Two revisions of stridex side by side on the per-call costs a restructuring can move: eager dispatch
+(one-element `x + y`, a ten-operation chain, a view) and the steady-state `jit` call.
+
+    python -m benchmarks.revisions BEFORE [AFTER] [--rounds 7]
+
+Each revision is checked out into a temporary git worktree (AFTER defaults to the working tree itself) and
+timed in its own subprocess; rounds alternate between the two, so that changes in the machine's load hit
+both alike, and the table gives each case's minimum per-call time over the rounds and the ratio AFTER/BEFORE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Timed in the subprocess: each case is (name, setup, statement); the per-call minimum of 5 repeats.
+CASES = [
+    ("eager x + y (1 element)", "x = sx.asarray([1.0]); y = sx.asarray([2.0])", "x + y"),
+    ("eager sx.add(x, y) (1 element)", "x = sx.asarray([1.0]); y = sx.asarray([2.0])", "sx.add(x, y)"),
+    ("eager 10-op chain (1000 elements)", "x = sx.linspace(0.0, 1.0, 1000)",
+     "sx.sum(sx.sqrt(sx.exp(-(x * 2.0 + 1.0) ** 2) + 1.0) / 3.0 - x)"),
+    ("eager view x[1:, ::2].T", "x = sx.reshape(sx.arange(64.0), (8, 8))", "x[1:, ::2].T"),
+    ("eager sx.sum(x) (1 element)", "x = sx.asarray([1.0])", "sx.sum(x)"),
+    ("jit steady call f(x) (1 element)", "f = sx.jit(lambda a: a * 2.0 + 1.0); x = sx.asarray([1.0]); f(x); f(x)",
+     "f(x)"),
+    ("jit steady call f(x, y) (1000 elements)",
+     "f = sx.jit(lambda a, b: sx.sum(a * b)); x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0; f(x, y); f(x, y)",
+     "f(x, y)"),
+]
+
+_CHILD = r"""
+import json, sys, timeit
+import stridex as sx
+out = {}
+for name, setup, stmt in json.loads(sys.argv[1]):
+    env = {"sx": sx}
+    exec(setup, env)
+    timer = timeit.Timer(stmt, globals=env)
+    n = 1
+    while timer.timeit(n) < 0.02:
+        n *= 2
+    out[name] = min(timer.repeat(5, n)) / n
+print(json.dumps(out))
+"""
+
+
+def _measure(checkout: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(CASES)], env=env, capture_output=True,
+                          text=True, check=True, cwd=checkout)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.revisions", description=__doc__.splitlines()[0])
+    parser.add_argument("before", help="git revision to compare against")
+    parser.add_argument("after", nargs="?", default=None, help="git revision (default: the working tree)")
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        checkouts = {}
+        for label, rev in (("before", args.before), ("after", args.after)):
+            if rev is None:
+                checkouts[label] = REPO
+                continue
+            path = Path(tmp) / label
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(path), rev], check=True)
+            checkouts[label] = path
+        try:
+            best: dict[str, dict[str, float]] = {"before": {}, "after": {}}
+            for _ in range(args.rounds):
+                for label in ("before", "after"):
+                    for name, t in _measure(checkouts[label]).items():
+                        best[label][name] = min(t, best[label].get(name, float("inf")))
+        finally:
+            for label, path in checkouts.items():
+                if path != REPO:
+                    subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(path)], check=False)
+    print(f"| case | {args.before} | {args.after or 'working tree'} | ratio |")
+    print("|---|---:|---:|---:|")
+    for name, *_ in CASES:
+        b, a = best["before"][name], best["after"][name]
+        print(f"| {name} | {b * 1e6:.2f} µs | {a * 1e6:.2f} µs | {a / b:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
