@@ -4,7 +4,9 @@
 
 Cases (the tracing issue's targets): tracing cost per recorded op against `jax.make_jaxpr` on a 400-op
 program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
-equivalent `jax.numpy` function; first call (trace + lower + compile); compute time on 10^6 elements.
+equivalent `jax.numpy` function; first call (trace + lower + compile); compute time on 10^6 elements;
+`jit(grad(MLP))`; and a function with one graph break between two 50-op segments against hand-split JAX
+and against eager stridex.
 """
 
 from __future__ import annotations
@@ -130,6 +132,35 @@ def run(quick: bool = False) -> list[tuple]:
         mlp_sx = best(lambda: block(g_sx(*sx_args)))
         mlp_jax = best(lambda: jax.block_until_ready(g_jax(*jax_args)))
         rows.append(("jit(grad(MLP loss)), steady state", mlp_sx[0], mlp_jax[0]))
+
+        # 6. a graph break (a boolean mask: a data-dependent length) between two 50-op segments, 10^4
+        # elements: stridex compiles one guarded program; by hand, JAX needs two jitted halves with the
+        # mask applied eagerly between them.
+        def broken(xp, a, b):
+            z = chain(xp, a, b, 50)
+            kept = z[z > 0.0]
+            return chain(xp, kept, kept * 0.5, 50)
+
+        first_half = jax.jit(lambda a, b: chain(jnp, a, b, 50))
+        second_half = jax.jit(lambda k: chain(jnp, k, k * 0.5, 50))
+
+        def hand_split(a, b):
+            z = first_half(a, b)
+            return second_half(z[z > 0.0])
+
+        v_np = np.random.default_rng(2).standard_normal(10**4)
+        vs, ws = sx.asarray(v_np, copy=True), sx.asarray(v_np[::-1], copy=True)
+        vj, wj = jnp.asarray(v_np), jnp.asarray(v_np[::-1])
+        g_break = sx.jit(lambda a, b: broken(sx, a, b))
+        block(g_break(vs, ws))
+        hand_split(vj, wj).block_until_ready()
+        t_break, t_hand, t_eager = side_by_side(
+            lambda: block(g_break(vs, ws)), lambda: hand_split(vj, wj).block_until_ready(),
+            lambda: broken(sx, vs, ws), rounds=3 if quick else 5)
+        assert g_break.stats["traces"] == 1, g_break.stats  # steady state: the guard held every time
+        rows.append(("one graph break (boolean mask) between two 50-op segments, 10^4 elements "
+                     "(JAX: two jitted halves, the mask applied between them)", t_break, t_hand))
+        rows.append(("the same, against eager stridex (in the JAX column)", t_break, t_eager))
     return rows
 
 

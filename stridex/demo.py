@@ -113,6 +113,16 @@ def compiling():
     show("print(sx.make_ir(step)(x, y))   # the recorded program: each variable's dtype[shape]",
          str(sx.make_ir(step)(x, y)))
 
+    def clean(v):
+        if sx.any(sx.isnan(v)):   # a Python decision on a value: a graph break, guarded
+            v = v[~sx.isnan(v)]   # a data-dependent length: another one
+        return sx.mean(v)
+
+    fast_clean = sx.jit(clean)
+    show("sx.jit(clean)(sx.asarray([1.0, nan, 3.0]))   # value-dependent code compiles, one program per path",
+         fast_clean(sx.asarray([1.0, float("nan"), 3.0])))
+    show("print(sx.jit(clean).explain(...))", str(fast_clean.explain(sx.asarray([1.0, float("nan"), 3.0]))))
+
 
 def differentiating():
     section("grad and vmap: interpreters over the same primitives")

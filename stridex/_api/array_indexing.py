@@ -18,8 +18,6 @@ from stridex._lax import views as _views
 from stridex._transforms.tracing import note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
 
-_BASIC_SCALARS = (int, slice, type(None), type(Ellipsis))
-
 
 def _normalize_basic(key: tuple, shape: tuple) -> tuple:
     """Entries covering every axis for a key of ints, slices, None and at most one Ellipsis."""

@@ -9,7 +9,7 @@ from stridex._api.statistical_functions import reduction_axes
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.view import normalize_axis
-from stridex._lax import statistical as _r
+from stridex._lax import utility as _r
 
 __all__ = ["all", "any", "diff"]
 

@@ -122,7 +122,6 @@ PROMOTION: dict[tuple[DType, DType], DType] = {
 }
 
 # Spec-defined (same-kind) promotions; anything else is a NumPy-2 extension.
-_KIND_GROUP = {bool: "b"} | {d: "i" for d in INTEGER_DTYPES} | {d: "f" for d in FLOATING_DTYPES}
 
 
 def promote(a: DType, b: DType) -> DType:

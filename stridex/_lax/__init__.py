@@ -19,5 +19,6 @@ from stridex._lax import (  # noqa: F401
     sorting,
     statistical,
     transcendental,
+    utility,
     views,
 )

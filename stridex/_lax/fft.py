@@ -31,7 +31,6 @@ from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
 # would differentiate through the padding, the half-spectrum and the normalisation one by one.
 
 _REAL_OUTPUT = ("irfft", "hfft")
-_COMPLEX_OUTPUT = ("fft", "ifft", "rfft", "ihfft")
 _HALVED_OUTPUT = ("rfft", "ihfft")  # the last transformed axis has n // 2 + 1 entries
 
 

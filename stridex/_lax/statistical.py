@@ -1,4 +1,4 @@
-"""Reduction primitives: sum, prod, max, min, all, any, mean, var, std; cumulative sums and products; diff.
+"""Reduction primitives: sum, prod, max, min, mean, var, std; cumulative sums and products.
 
 Every reduction takes the normalised `axes` (a tuple) and `keepdims`; sum, prod and the cumulative
 ones also take the output `dtype` (the namespace resolves the spec's default accumulation dtype).
@@ -24,7 +24,7 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, output_buffer
 from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
-from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp, move_to_front
+from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
 
 
 def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
@@ -33,7 +33,7 @@ def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-def _reduce(ufunc, x, axes, keepdims, np_dtype):
+def reduce_with(ufunc, x, axes, keepdims, np_dtype):
     """`ufunc.reduce` over `axes` as a fresh ndarray (0-D for a full reduction); large outputs aligned."""
     if x.size >= ALIGNED_OUTPUT_ELEMENTS and len(axes) < x.ndim:  # else the output is small (or 0-D)
         out = output_buffer(reduced_shape(x.shape, axes, keepdims), np_dtype if np_dtype is not None else x.dtype)
@@ -62,13 +62,13 @@ def _count(shape, axes) -> int:
     return n
 
 
-def _slice(x, axis: int, start: int, stop: int):
+def slice_along(x, axis: int, start: int, stop: int):
     """`x[start:stop]` along `axis` (a view)."""
     return ops.index(x, tuple(("slice", start, stop, 1) if i == axis else ("slice", 0, n, 1)
                               for i, n in enumerate(x.shape)))
 
 
-def _filled(like, axis: int, length: int, value):
+def filled_along(like, axis: int, length: int, value):
     """A constant shaped like `like` except `length` along `axis`."""
     return ops.full(like.shape[:axis] + (length,) + like.shape[axis + 1:], value, like.dtype)
 
@@ -97,7 +97,7 @@ def _lower_accumulating(name):
 # sum is linear; its adjoint spreads the cotangent over the reduced axes.
 reduce_sum = Primitive(
     "reduce_sum",
-    impl=lambda x, *, axes, keepdims, dtype: _reduce(np.add, x, axes, keepdims, dtype.np),
+    impl=lambda x, *, axes, keepdims, dtype: reduce_with(np.add, x, axes, keepdims, dtype.np),
     abstract_eval=_accumulating_abstract,
     lower=_lower_accumulating("reduce_sum"),
     jvp=linear_jvp,
@@ -121,7 +121,7 @@ def _product_of_others(x, axes: tuple):
     rows = ops.reshape(ops.permute(x, order), kept_shape + (size,))
 
     def exclusive_products(v):
-        return _slice(cumulative_prod.bind(v, axis=last, dtype=x.dtype, include_initial=True), last, 0, size)
+        return slice_along(cumulative_prod.bind(v, axis=last, dtype=x.dtype, include_initial=True), last, 0, size)
 
     others = exclusive_products(rows) * ops.flip(exclusive_products(ops.flip(rows, last)), last)
     others = ops.reshape(others, kept_shape + tuple(x.shape[a] for a in axes))
@@ -140,7 +140,7 @@ def _prod_vjp(ct, x, *, out, axes, keepdims, dtype):
 
 reduce_prod = Primitive(
     "reduce_prod",
-    impl=lambda x, *, axes, keepdims, dtype: _reduce(np.multiply, x, axes, keepdims, dtype.np),
+    impl=lambda x, *, axes, keepdims, dtype: reduce_with(np.multiply, x, axes, keepdims, dtype.np),
     abstract_eval=_accumulating_abstract,
     lower=_lower_accumulating("reduce_prod"),
     jvp=_prod_jvp,
@@ -184,7 +184,7 @@ def _extremum(name, ufunc, bool_name):
 
     prim = Primitive(
         name,
-        impl=lambda x, *, axes, keepdims: _reduce(ufunc, x, axes, keepdims, None),
+        impl=lambda x, *, axes, keepdims: reduce_with(ufunc, x, axes, keepdims, None),
         abstract_eval=_same_dtype_abstract,
         lower=lower,
         jvp=jvp,
@@ -196,27 +196,6 @@ def _extremum(name, ufunc, bool_name):
 
 reduce_max = _extremum("reduce_max", np.maximum, "reduce_or")
 reduce_min = _extremum("reduce_min", np.minimum, "reduce_and")
-
-
-# --- reduce_all, reduce_any: logical reductions over `axes` (bool results; not differentiable) -------------
-
-
-def _logical(name, ufunc, lax_name):
-    def lower(ctx, x, *, axes, keepdims):
-        return keep_reduced(getattr(lax(), lax_name)(truth(x), axes), axes, keepdims)
-
-    return Primitive(
-        name,
-        impl=lambda x, *, axes, keepdims: _reduce(ufunc, x, axes, keepdims, np.bool_),
-        abstract_eval=lambda x, *, axes, keepdims: ShapedArray(reduced_shape(x.shape, axes, keepdims), _dtypes.bool),
-        lower=lower,
-        batch=batch_unary_axes(),
-        differentiable=False,
-    )
-
-
-reduce_all = _logical("reduce_all", np.logical_and, "reduce_and")
-reduce_any = _logical("reduce_any", np.logical_or, "reduce_or")
 
 
 # --- reduce_mean: the arithmetic mean over `axes` (floating result) --------------------------------------
@@ -409,7 +388,7 @@ def _lower_cumulative(name, identity):
 
 def _cumsum_vjp(ct, x, *, out, axis, dtype, include_initial):
     if include_initial:
-        ct = _slice(ct, axis, 1, ct.shape[axis])
+        ct = slice_along(ct, axis, 1, ct.shape[axis])
     reverse = cumulative_sum.bind(ops.flip(ct, axis), axis=axis, dtype=ct.dtype, include_initial=False)
     return (ops.flip(reverse, axis),)
 
@@ -436,11 +415,11 @@ def _linear_recurrence(a, b, axis: int):
     n = a.shape[axis]
     step = 1
     while step < n:
-        a_tail = _slice(a, axis, step, n)
-        b = ops.concat([_slice(b, axis, 0, step), a_tail * _slice(b, axis, 0, n - step) + _slice(b, axis, step, n)],
+        a_tail = slice_along(a, axis, step, n)
+        b = ops.concat([slice_along(b, axis, 0, step), a_tail * slice_along(b, axis, 0, n - step) + slice_along(b, axis, step, n)],
                        axis)
         if 2 * step < n:
-            a = ops.concat([_slice(a, axis, 0, step), a_tail * _slice(a, axis, 0, n - step)], axis)
+            a = ops.concat([slice_along(a, axis, 0, step), a_tail * slice_along(a, axis, 0, n - step)], axis)
         step *= 2
     return b
 
@@ -450,25 +429,25 @@ def _cumprod_jvp(primals, tangents, *, axis, dtype, include_initial):
     n = x.shape[axis]
     x = ops.astype(x, dtype)
     running = cumulative_prod.bind(x, axis=axis, dtype=dtype, include_initial=True)
-    out = running if include_initial else _slice(running, axis, 1, n + 1)
-    tangent = _linear_recurrence(x, _slice(running, axis, 0, n) * ops.astype(t, dtype), axis)
+    out = running if include_initial else slice_along(running, axis, 1, n + 1)
+    tangent = _linear_recurrence(x, slice_along(running, axis, 0, n) * ops.astype(t, dtype), axis)
     if include_initial:
-        tangent = ops.concat([_filled(tangent, axis, 1, 0), tangent], axis)
+        tangent = ops.concat([filled_along(tangent, axis, 1, 0), tangent], axis)
     return out, tangent
 
 
 def _cumprod_vjp(ct, x, *, out, axis, dtype, include_initial):
     n = x.shape[axis]
     if include_initial:
-        ct = _slice(ct, axis, 1, n + 1)
+        ct = slice_along(ct, axis, 1, n + 1)
     if not n:
         return (ct,)
     if include_initial:
-        exclusive = _slice(out, axis, 0, n)
+        exclusive = slice_along(out, axis, 0, n)
     else:
-        exclusive = ops.concat([_filled(out, axis, 1, 1), _slice(out, axis, 0, n - 1)], axis)
+        exclusive = ops.concat([filled_along(out, axis, 1, 1), slice_along(out, axis, 0, n - 1)], axis)
     backwards = ops.flip(ops.astype(x, dtype), axis)  # r from the end: flipped, r'_i = x'_{i-1} r'_{i-1} + ct'_i
-    multipliers = ops.concat([_filled(backwards, axis, 1, 1), _slice(backwards, axis, 0, n - 1)], axis)
+    multipliers = ops.concat([filled_along(backwards, axis, 1, 1), slice_along(backwards, axis, 0, n - 1)], axis)
     r = ops.flip(_linear_recurrence(multipliers, ops.flip(ct, axis), axis), axis)
     return (exclusive * r,)
 
@@ -481,77 +460,4 @@ cumulative_prod = Primitive(
     jvp=_cumprod_jvp,
     vjp=_cumprod_vjp,
     batch=batch_unary_axes("axis"),
-)
-
-
-# --- diff: the n-th forward difference along `axis` ---------------------------------------------------------
-# Inputs are the pieces to join along `axis` before differencing: (x,), or (prepend?, x, append?).
-# diff is linear in its joined input: one difference's adjoint is minus a difference of the cotangent padded
-# with a zero at both ends, so n of them are (-1)^n times the n-th difference of the cotangent padded with n
-# zeros at both ends; the result is split back into the joined pieces.
-# Rules hand-written: one diff of the padded cotangent, where the decomposition (concat, n slice-subtracts)
-# would transpose n subtractions and n pairs of slices.
-
-
-def _diff_impl(*parts, axis, n):
-    joined = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
-    if n == 0:
-        return np.array(joined, copy=True)
-    return np.diff(joined, n=n, axis=axis)
-
-
-def _diff_abstract(*parts, axis, n):
-    dtype = _dtypes.result_type_of(*(p.dtype for p in parts))
-    length = sum(p.shape[axis] for p in parts)
-    shape = parts[0].shape
-    return ShapedArray(shape[:axis] + (max(length - n, 0),) + shape[axis + 1:], dtype)
-
-
-def _lower_diff(ctx, *parts, axis, n):
-    lax_ = lax()
-    dtype = ctx.aval_out.dtype
-    parts = [as_dtype(p, dtype) for p in parts]
-    joined = parts[0] if len(parts) == 1 else lax_.concatenate(parts, axis)
-    for _ in range(n):
-        length = joined.shape[axis]
-        if length == 0:
-            break
-        joined = lax_.sub(lax_.slice_in_dim(joined, 1, length, axis=axis),
-                          lax_.slice_in_dim(joined, 0, length - 1, axis=axis))
-    return joined
-
-
-def _diff_jvp(primals, tangents, *, axis, n):
-    tangents = [t if t is not None else ops.zeros_like(p) for p, t in zip(primals, tangents)]
-    return diff.bind(*primals, axis=axis, n=n), diff.bind(*tangents, axis=axis, n=n)
-
-
-def _diff_vjp(ct, *parts, out, axis, n):
-    if ct.shape[axis] == 0:  # nothing came out: no gradient flows
-        return tuple(ops.zeros(p.shape, ct.dtype) for p in parts)
-    if n:
-        pad = _filled(ct, axis, n, 0)
-        ct = diff.bind(pad, ct, pad, axis=axis, n=n)
-        ct = -ct if n % 2 else ct
-    pieces, start = [], 0
-    for p in parts:
-        length = p.shape[axis]
-        pieces.append(_slice(ct, axis, start, start + length))
-        start += length
-    return tuple(pieces)
-
-
-def _diff_batch(values, dims, *, axis_size, axis, n):
-    parts = [move_to_front(v, d, axis_size) for v, d in zip(values, dims)]
-    return diff.bind(*parts, axis=axis + 1, n=n), 0
-
-
-diff = Primitive(
-    "diff",
-    impl=_diff_impl,
-    abstract_eval=_diff_abstract,
-    lower=_lower_diff,
-    jvp=_diff_jvp,
-    vjp=_diff_vjp,
-    batch=_diff_batch,
 )

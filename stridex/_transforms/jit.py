@@ -726,19 +726,22 @@ class Branches:
                 path = self._matching(failure)
                 if path is None:
                     jitted.stats["retraces"] += 1
-                    with jitted._lock:
+                    with jitted._lock:  # (threads share the paths; each traces on its own arguments)
                         path = Compiled(jitted._trace(sig, len(args)), jitted)
+                        self.paths.insert(0, path)
+                        del self.paths[breaks.MAX_PATHS:]
                     fresh = True
-                    self.paths.insert(0, path)
-                    del self.paths[breaks.MAX_PATHS:]
                 continue
             if path is not self.paths[0]:
-                self.paths.remove(path)
-                self.paths.insert(0, path)
+                with jitted._lock:
+                    if path in self.paths:
+                        self.paths.remove(path)
+                    self.paths.insert(0, path)
+                    del self.paths[breaks.MAX_PATHS:]
             return result
 
     def _matching(self, failure):
-        for path in self.paths:
+        for path in list(self.paths):
             guards = path.traced.guards
             if len(guards) > failure.index and all(
                     breaks.same_value(g.expected, seen) for g, seen in zip(guards, failure.observed)):

@@ -25,6 +25,7 @@ from stridex._transforms import breaks
 from stridex._transforms.ir import Eqn, Literal, Var
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # stridex/
+_DEMO = os.path.join(_PACKAGE_DIR, "demo.py")  # the tour is user code
 
 
 def user_frame() -> str:
@@ -32,7 +33,7 @@ def user_frame() -> str:
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR + os.sep):
+        if not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO:
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

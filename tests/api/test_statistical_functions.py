@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import stridex as sx
 from stridex._lax import statistical as R
+from stridex._lax import utility as U
 from tests.lowering_check import check_primitive_lowering
 
 ALL = [sx.bool, sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64,
@@ -288,8 +289,8 @@ def test_lowering_accumulating(dtype):
     for axes, keepdims in [((0, 1), False), ((1,), True), ((), False), ((0,), False)]:
         check_primitive_lowering(R.reduce_sum, x, axes=axes, keepdims=keepdims, dtype=acc)
         check_primitive_lowering(R.reduce_prod, x, axes=axes, keepdims=keepdims, dtype=acc)
-        check_primitive_lowering(R.reduce_all, x, axes=axes, keepdims=keepdims)
-        check_primitive_lowering(R.reduce_any, x, axes=axes, keepdims=keepdims)
+        check_primitive_lowering(U.reduce_all, x, axes=axes, keepdims=keepdims)
+        check_primitive_lowering(U.reduce_any, x, axes=axes, keepdims=keepdims)
         if dtype.kind != "complex floating":
             check_primitive_lowering(R.reduce_max, x, axes=axes, keepdims=keepdims)
             check_primitive_lowering(R.reduce_min, x, axes=axes, keepdims=keepdims)
@@ -308,7 +309,7 @@ def test_lowering_special_values():
     pytest.importorskip("jax")
     a = np.array([[1.0, np.nan, -np.inf], [2.0, 3.0, 0.0]])
     x = sx.asarray(a)
-    for prim in (R.reduce_max, R.reduce_min, R.reduce_all, R.reduce_any, R.reduce_mean):
+    for prim in (R.reduce_max, R.reduce_min, U.reduce_all, U.reduce_any, R.reduce_mean):
         check_primitive_lowering(prim, x, axes=(1,), keepdims=False)
     check_primitive_lowering(R.reduce_mean, sx.asarray(np.zeros((0, 2))), axes=(0,), keepdims=False)
     c = sx.asarray(np.array([complex(np.nan, 1.0), complex(1.0, 1.0)]))
@@ -326,5 +327,5 @@ def test_lowering_cumulative_and_diff(dtype):
             check_primitive_lowering(R.cumulative_prod, x, axis=axis, dtype=acc, include_initial=include_initial)
         if dtype.kind != "bool":
             for n in (0, 1, 2, 5):
-                check_primitive_lowering(R.diff, x, axis=axis, n=n)
-                check_primitive_lowering(R.diff, x, x, x, axis=axis, n=n)
+                check_primitive_lowering(U.diff, x, axis=axis, n=n)
+                check_primitive_lowering(U.diff, x, x, x, axis=axis, n=n)

@@ -13,11 +13,12 @@ import stridex as sx
 from stridex._lax import searching, sorting
 from stridex._lax import set as sets
 from stridex._lax import statistical as reductions
+from stridex._lax import utility
 from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_jvp, check_vjp
 
 RNG = np.random.default_rng(20261126)
-MODULES = (reductions, searching, sorting, sets)
+MODULES = (reductions, utility, searching, sorting, sets)
 MINE = sorted(name for name, prim in PRIMITIVES.items()
               if any(getattr(module, name, None) is prim for module in MODULES))
 

@@ -255,3 +255,32 @@ def test_guard_values_compare_nan_equal_and_signed_zeros_apart():
     assert not same(np.array(0.0), np.array(-0.0))
     assert not same(np.array(1, np.int64), np.array(1, np.int32))
     assert same(np.array(1 + np.nan * 1j), np.array(1 + np.nan * 1j))
+
+
+def test_threads_taking_different_branches_agree_with_eager():
+    import sys
+    import threading
+
+    def f(x):
+        return x * 2.0 if float(sx.sum(x)) > 0 else -x
+
+    g = sx.jit(f)
+    inputs = [sx.asarray([float(i - 4), 1.0]) for i in range(8)]
+    results = [None] * len(inputs)
+
+    def work(i):
+        for _ in range(20):
+            results[i] = g(inputs[i])
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    for x, got in zip(inputs, results):
+        _same(got, f(x))
