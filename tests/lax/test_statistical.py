@@ -10,10 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridex as sx
-from stridex._lax import searching, sorting
+from stridex._lax import searching, sorting, utility
 from stridex._lax import set as sets
 from stridex._lax import statistical as reductions
-from stridex._lax import utility
 from stridex._lax.primitive import PRIMITIVES
 from tests.autodiff_check import check_batch, check_grads, check_jvp, check_vjp
 
