@@ -284,3 +284,17 @@ def test_threads_taking_different_branches_agree_with_eager():
         sys.setswitchinterval(interval)
     for x, got in zip(inputs, results):
         _same(got, f(x))
+
+
+def test_breaks_with_aliased_arguments_and_static_arguments():
+    def f(a, b, k):
+        a[0] = 10.0
+        if float(sx.sum(b)) > k:  # b views a's memory (reversed): it sees the write
+            b[1] = -1.0
+        return a + b
+
+    g = sx.jit(f, static_argnums=2)
+    for k in (0.0, 100.0, 0.0):
+        base_e, base_j = sx.arange(4.0), sx.arange(4.0)
+        _same(f(base_e, base_e[::-1], k), g(base_j, base_j[::-1], k))
+        _same(base_e, base_j)
