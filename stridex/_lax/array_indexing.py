@@ -14,8 +14,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
 from stridex._core.view import numpy_key
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, jnp
-from stridex._lax.jax_bridge import lax as _lax
+from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
 from stridex._lax.views import strided_indices
@@ -149,7 +148,7 @@ def _lower_block_set(x, value, template):
 
     XLA's CPU simplifier aborts the process on a scatter with empty indices, which is what `.at[].set`
     emits for a write of the whole window (`x[::-1][...] = c`): this lowering never emits one."""
-    lax = _lax()
+    lax_ = lax()
     explicit = sum(1 for e in template if e[0] in ("int", "slice"))
     entries = []
     for e in template:
@@ -180,26 +179,26 @@ def _lower_block_set(x, value, template):
             indexed.append(len(selected))
     value = jnp().broadcast_to(value, tuple(indexed))
     if flips:
-        value = lax.rev(value, tuple(flips))
+        value = lax_.rev(value, tuple(flips))
     value = value.reshape(tuple(block))
     if tuple(block) == tuple(x.shape):
         return value
-    return lax.dynamic_update_slice(x, value, tuple(starts))
+    return lax_.dynamic_update_slice(x, value, tuple(starts))
 
 
 def _lower_masked_set(ctx, x, value, indices, template):
     """`x[mask] = value` with a leading boolean mask and a value of one element: a `select`.
 
     (A value with one element per selected position has a data-dependent shape; tracing refuses it.)"""
-    lax = _lax()
+    lax_ = lax()
     if template[0] != ("array", 0) or any(e[0] not in ("ellipsis",) for e in template[1:]) or \
             any(n != 1 for n in ctx.avals_in[1].shape):
         raise NotImplementedError("under jit, boolean-mask assignment supports x[mask] = value with a leading "
                                   "mask and a one-element value")
     mask = indices[0]
-    mask = lax.broadcast_in_dim(mask, x.shape, tuple(range(mask.ndim)))
-    value = lax.broadcast_in_dim(value.reshape(()), x.shape, ())
-    return lax.select(mask, value, x)
+    mask = lax_.broadcast_in_dim(mask, x.shape, tuple(range(mask.ndim)))
+    value = lax_.broadcast_in_dim(value.reshape(()), x.shape, ())
+    return lax_.select(mask, value, x)
 
 
 def _scatter_jvp(primals, tangents, *, template):
