@@ -146,7 +146,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         env["STRIDEX_FALLBACK_LOG"] = str(fallback_log)
         proc = subprocess.run(cmd, cwd=suite, env=env, check=False)
         duration = time.perf_counter() - start
-        logged = json.loads(fallback_log.read_text()) if fallback_log.exists() else {}
+        logged = read_jit_mode_counts(fallback_log)
         if not json_path.exists():
             return RunResult(version, proc.returncode, duration, {}, [],
                              problem=f"pytest exited with code {proc.returncode} and wrote no JSON report "
@@ -283,6 +283,17 @@ def render_report(results: list[RunResult], *, suite: Path, paths: list[str],
                       "Calls that `jit` could not compile, even with graph breaks, and ran eagerly.", ""]
             lines += [f"- `{name}`: {count}" for name, count in sorted(r.fallbacks.items())] or ["None."]
     return "\n".join(lines) + "\n"
+
+
+def read_jit_mode_counts(log: Path) -> dict[str, dict[str, int]]:
+    """The counts `stridex.jit_mode` wrote at exit, one file per suite worker (`<log>.<pid>`), added up:
+    {"breaks": calls that took graph breaks, "eager": calls run eagerly}, each per function."""
+    total: dict[str, dict[str, int]] = {"breaks": {}, "eager": {}}
+    for part in sorted(log.parent.glob(log.name + ".*")):
+        for kind, counts in json.loads(part.read_text()).items():
+            for name, count in counts.items():
+                total[kind][name] = total[kind].get(name, 0) + count
+    return total
 
 
 def count_entries(path: Path) -> int:

@@ -212,3 +212,16 @@ def test_readme_tour_runs():
     loss, w, x = namespace["loss"], namespace["w"], namespace["x"]
     np.testing.assert_allclose(float(namespace["fast"](w, x)), float(loss(w, x)))
     assert namespace["g"].shape == (3, 2) and namespace["per_row"].shape == (4,)
+
+
+def test_compliance_adds_up_the_jit_mode_counts_of_every_worker(tmp_path):
+    import json
+
+    from compliance import runner
+
+    log = tmp_path / "fallbacks.json"
+    (tmp_path / "fallbacks.json.11").write_text(json.dumps({"breaks": {"nonzero": 2}, "eager": {}}))
+    (tmp_path / "fallbacks.json.12").write_text(json.dumps({"breaks": {"nonzero": 1, "unique_values": 3},
+                                                            "eager": {"Array.__getitem__": 1}}))
+    assert runner.read_jit_mode_counts(log) == {"breaks": {"nonzero": 3, "unique_values": 3},
+                                                "eager": {"Array.__getitem__": 1}}
