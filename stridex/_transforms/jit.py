@@ -336,21 +336,18 @@ class Jitted:
         sig = self._signature(args, kwargs)
         try:
             entry = self._entry(sig, len(args))
+            if not entry.pure and entry.constants:
+                closure = self._closure_signature(sig, args, kwargs, entry.constants)
+                if closure is not None:
+                    sig = closure
+                    entry = self._entry(sig, len(args))
+                    fast_key = None
+            _check_conflict(sig, entry)
             if isinstance(entry, Branches):
                 return entry.call(self, sig, args, kwargs)
         except breaks.TooManyBreaks as e:
             return self._eager_call(args, kwargs, f"more than {breaks.MAX_BREAKS} graph breaks (the last at "
                                                   f"{e.where})")
-        if not entry.pure and entry.constants:
-            closure = self._closure_signature(sig, args, kwargs, entry.constants)
-            if closure is not None:
-                sig = closure
-                entry = self._entry(sig, len(args))
-                fast_key = None
-        if sig.conflict and not entry.pure:
-            raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
-                             "are not a whole number of elements), and the function writes into an argument, "
-                             "so its effect on the other cannot be compiled; pass a copy of one of them")
         if fast_key is not None and not sig.groups and not sig.conflict:
             self._fast_cache[fast_key] = entry
         if entry.traced.scalar_checks:
@@ -674,6 +671,13 @@ class Compiled:
         return handover.adopt_as(out, self.out_view, self.out_dtype)
 
 
+def _check_conflict(sig: _Signature, entry) -> None:
+    if sig.conflict and not entry.pure:
+        raise ValueError("jit: two arguments overlap in memory with different dtypes (or at offsets that "
+                         "are not a whole number of elements), and the function writes into an argument, "
+                         "so its effect on the other cannot be compiled; pass a copy of one of them")
+
+
 def _check_guards(guards, outs) -> None:
     for i, guard in enumerate(guards):
         if not breaks.same_value(np.asarray(outs[guard.output]), guard.expected):
@@ -730,6 +734,7 @@ class Branches:
                         path = Compiled(jitted._trace(sig, len(args)), jitted)
                         self.paths.insert(0, path)
                         del self.paths[breaks.MAX_PATHS:]
+                    _check_conflict(sig, path)
                     fresh = True
                 continue
             if path is not self.paths[0]:
@@ -748,7 +753,15 @@ class Branches:
                 return path
         return None
 
-    # What `Jitted.__call__` reads of an entry (a Branches entry is only ever run through `call`).
+    # What `Jitted.__call__` reads of an entry before `call`: over every path known so far.
+    @property
+    def pure(self) -> bool:
+        return all(path.pure for path in self.paths)
+
+    @property
+    def constants(self) -> list:
+        return list({id(c): c for path in self.paths for c in path.constants}.values())
+
     @property
     def traced(self):
         return self.paths[0].traced

@@ -298,3 +298,23 @@ def test_breaks_with_aliased_arguments_and_static_arguments():
         base_e, base_j = sx.arange(4.0), sx.arange(4.0)
         _same(f(base_e, base_e[::-1], k), g(base_j, base_j[::-1], k))
         _same(base_e, base_j)
+
+
+def test_a_closure_sharing_memory_with_the_argument_across_a_break():
+    def make():
+        base = sx.arange(4.0)
+        view = base[1:]  # closed over; shares base's memory
+
+        def f(x):
+            x[1] = 50.0  # seen through `view`
+            if float(sx.sum(view)) > 10:
+                view[2] = -1.0  # seen through `x`
+                return view * 1.0
+            return x * 1.0
+
+        return base, f
+
+    base_e, f_e = make()
+    base_j, f_j = make()
+    _same(f_e(base_e), sx.jit(f_j)(base_j))
+    _same(base_e, base_j)
