@@ -192,6 +192,11 @@ def verify(program: Program) -> None:
             hash(tuple(eqn.params.items()))
         except TypeError:
             raise IRError(f"{eqn.prim.name} has an unhashable param in {eqn.params!r}") from None
+        if eqn.prim.data_dependent:
+            # Recorded at a graph break with the output length seen (guarded when the program runs).
+            for v in eqn.outputs:
+                define(v)
+            continue
         if eqn.prim.abstract_eval is None:
             raise IRError(f"{eqn.prim.name} has no abstract rule and cannot appear in a program")
         expected = eqn.prim.abstract_eval(*[v.aval for v in eqn.inputs], **eqn.params)

@@ -318,3 +318,18 @@ def test_a_closure_sharing_memory_with_the_argument_across_a_break():
     base_j, f_j = make()
     _same(f_e(base_e), sx.jit(f_j)(base_j))
     _same(base_e, base_j)
+
+
+def test_a_path_with_breaks_is_a_well_formed_program_that_evaluates_like_eager():
+    from stridex._transforms import ir
+
+    def f(x):
+        u = sx.unique_values(x)
+        return sx.sum(u) if bool(sx.all(u > 0)) else -sx.sum(u)
+
+    x = sx.asarray([3.0, 1.0, 3.0])
+    traced = sx.jit(f).trace(x)
+    ir.verify(traced.program)
+    out = ir.evaluate(traced.program, x)
+    assert float(out[0]) == 4.0  # the function's output, then the guarded values
+    assert [float(np.asarray(v).sum()) for v in out[1:]] == [2.0, 1.0]
