@@ -445,6 +445,18 @@ class JitTrace(Trace):
         finally:
             set_trace(saved)
 
+    def _process_write(self, prim, args, params):
+        # A write through boolean masks compiles as a select when one leading mask (not 0-D) meets a
+        # one-element value; any other, with graph breaks, writes at the masks' nonzero indices.
+        _, value, *indices = args
+        template = params["template"]
+        masks = [i for i in indices if getattr(i, "dtype", None) is _dtypes.bool]
+        if self.graph_breaks and masks and not (
+                len(indices) == 1 and masks[0].shape and template[0] == ("array", 0)
+                and all(e[0] == "ellipsis" for e in template[1:]) and getattr(value, "size", 1) == 1):
+            return self._without_masks(prim, args, params)
+        return super()._process_write(prim, args, params)
+
     def _without_masks(self, prim, args, params):
         """`x[mask]` / `x[mask] = v` with each boolean mask replaced by its nonzero indices (NumPy's meaning)."""
         if prim is assign:
@@ -459,7 +471,7 @@ class JitTrace(Trace):
             index = indices[entry[1]]
             if getattr(index, "dtype", None) is _dtypes.bool:
                 if not index.shape:  # a 0-D mask adds an axis of length 0 or 1: no nonzero to take
-                    return super().data_dependent(prim, args, params)
+                    return self._zero_d_mask(prim, args, params, entry)
                 parts = ops.nonzero(index)
             else:
                 parts = (index,)
@@ -469,6 +481,49 @@ class JitTrace(Trace):
         if prim is assign:
             return self.process(prim, (target, value, *arrays), {**params, "template": tuple(template)})
         return ops.gather(target, tuple(template), *arrays)
+
+    def _zero_d_mask(self, prim, args, params, mask_entry):
+        """`x[..., m, ...]` with a 0-D boolean `m` and otherwise basic entries (NumPy: a new axis there, of
+        length 1 where m is True and 0 where it is False): the mask's value is taken (a graph break)."""
+        template = params["template"]
+        indices = args[2:] if prim is assign else args[1:]
+        if sum(1 for e in template if e[0] == "array") != 1:
+            return super().data_dependent(prim, args, params)
+        keep = bool(indices[mask_entry[1]])
+        shape = ops.shape_of(args[0])
+        consumed = sum(1 for e in template if e[0] in ("int", "slice"))
+        basic, position, axis = [], None, 0  # the key with the mask as a new axis, in full (as View.index takes it)
+        if not any(e[0] == "ellipsis" for e in template):
+            template = (*template, ("ellipsis",))
+        for e in template:
+            if e is mask_entry:
+                position = len([b for b in basic if b[0] != "int"])
+                basic.append(("newaxis",))
+            elif e[0] == "ellipsis":
+                for _ in range(len(shape) - consumed):
+                    basic.append(("slice", 0, shape[axis], 1))
+                    axis += 1
+            else:
+                basic.append(e)
+                axis += e[0] in ("int", "slice")
+        basic = tuple(basic)
+        if prim is assign:
+            target, value = args[:2]
+            if not keep:
+                return target  # nothing is selected
+            rest = tuple(e for e in basic if e[0] != "newaxis")
+            region = len(shape) - sum(1 for e in rest if e[0] == "int")
+            value_shape = ops.shape_of(value)
+            while len(value_shape) > region and value_shape[0] == 1:  # (leading 1s: the new axis, broadcast)
+                value_shape = value_shape[1:]
+                value = ops.reshape(value, value_shape)
+            return self.process(prim, (target, value), {**params, "template": rest})
+        out = ops.index(args[0], basic)
+        if keep:
+            return out
+        empty = tuple(("slice", 0, 0, 1) if a == position else ("slice", 0, n, 1)
+                      for a, n in enumerate(ops.shape_of(out)))
+        return ops.index(out, empty)
 
 
 def trace_to_program(fn, in_avals, in_views=None, *, input_values=None,

@@ -333,3 +333,23 @@ def test_a_path_with_breaks_is_a_well_formed_program_that_evaluates_like_eager()
     out = ir.evaluate(traced.program, x)
     assert float(out[0]) == 4.0  # the function's output, then the guarded values
     assert [float(np.asarray(v).sum()) for v in out[1:]] == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("key", [(True,), (False,), (Ellipsis, True), (0, False), (slice(None), True, 1),
+                                 (False, Ellipsis), (1, True, slice(0, 2))])
+def test_zero_d_boolean_masks_read_and_write_like_eager(key):
+    def with_mask(m):
+        return tuple(m if isinstance(k, bool) else k for k in key)
+
+    mask = sx.asarray([k for k in key if isinstance(k, bool)][0])
+
+    def read(a, m):
+        return a[with_mask(m)]
+
+    def write(a, m):
+        a[with_mask(m)] = 7.0
+        return a * 1.0
+
+    x = sx.reshape(sx.arange(6.0), (2, 3))
+    check(sx.jit(read), read, x, mask)
+    check(sx.jit(write), write, x, mask)
