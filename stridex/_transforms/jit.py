@@ -714,7 +714,9 @@ class Branches:
         jitted.stats["calls_with_breaks"] += 1
         path = self.paths[0]
         fresh = False
+        tried = []  # each path runs at most once per call (two programs may round a guarded float differently)
         while True:
+            tried.append(path)
             try:
                 if path.traced.scalar_checks:
                     _check_scalar_arguments(path.traced.scalar_checks, sig.leaves)
@@ -727,7 +729,7 @@ class Branches:
                     guard = path.traced.guards[failure.index]
                     return jitted._eager_call(args, kwargs, f"at the graph break at {guard.where} ({guard.what}) "
                                                             "the compiled value differs from the eager one")
-                path = self._matching(failure)
+                path = self._matching(failure, tried)
                 if path is None:
                     jitted.stats["retraces"] += 1
                     with jitted._lock:  # (threads share the paths; each traces on its own arguments)
@@ -745,8 +747,10 @@ class Branches:
                     del self.paths[breaks.MAX_PATHS:]
             return result
 
-    def _matching(self, failure):
+    def _matching(self, failure, tried):
         for path in list(self.paths):
+            if any(path is t for t in tried):
+                continue
             guards = path.traced.guards
             if len(guards) > failure.index and all(
                     breaks.same_value(g.expected, seen) for g, seen in zip(guards, failure.observed)):

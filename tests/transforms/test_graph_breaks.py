@@ -341,7 +341,7 @@ def test_zero_d_boolean_masks_read_and_write_like_eager(key):
     def with_mask(m):
         return tuple(m if isinstance(k, bool) else k for k in key)
 
-    mask = sx.asarray([k for k in key if isinstance(k, bool)][0])
+    mask = sx.asarray(next(k for k in key if isinstance(k, bool)))
 
     def read(a, m):
         return a[with_mask(m)]
@@ -353,3 +353,35 @@ def test_zero_d_boolean_masks_read_and_write_like_eager(key):
     x = sx.reshape(sx.arange(6.0), (2, 3))
     check(sx.jit(read), read, x, mask)
     check(sx.jit(write), write, x, mask)
+
+
+def test_paths_that_keep_failing_each_other_end_in_a_fresh_trace():
+    """Two programs may compute a guarded float differently (fusion): path A's observed value can match path
+    B's guard and B's match A's. A call runs each path at most once, then traces afresh, so it cannot cycle."""
+    from stridex._transforms import jit as jit_module
+
+    def f(x):
+        return x * 2.0 if float(sx.sum(x)) > 0 else x
+
+    g = sx.jit(f)
+    x = sx.asarray([1.0, 2.0])
+    g(x)
+    (entry,) = [e for e in g._cache.values() if isinstance(e, jit_module.Branches)]
+
+    class Cycling:
+        pure, constants = True, []
+
+        def __init__(self, mine, theirs):
+            guard = breaks.Guard(None, np.array(mine), "float()", "here")
+            self.traced = type("T", (), {"guards": [guard], "scalar_checks": ()})()
+            self.theirs = theirs
+            self.runs = 0
+
+        def run(self, leaves):
+            self.runs += 1
+            raise breaks.GuardFailure(0, [np.array(self.theirs)])
+
+    a, b = Cycling(1.0, 2.0), Cycling(2.0, 1.0)
+    entry.paths[:] = [a, b]
+    _same(g(x), f(x))
+    assert a.runs == 1 and b.runs == 1
