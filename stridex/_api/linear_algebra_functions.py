@@ -12,6 +12,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.view import broadcast_shapes
 from stridex._lax import linalg as _p
+from stridex._lax import ops
 from stridex._lax import views as _views
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -59,18 +60,14 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if k1 != k2:
         raise ValueError(f"matmul: shapes {s1} and {s2} are not aligned: {k1} (last axis of x1) != {k2} "
                          f"({'first' if n2 == 1 else 'second-to-last'} axis of x2)")
-    if n2 <= 2:
-        # x2 is a vector or one matrix: x1's leading axes are free axes of a single contraction.
-        return _p.dot_general.bind(x1, x2, dimension_numbers=(((n1 - 1,), (0,)), ((), ())), out_dtype=dtype)
-    if n1 == 1:
-        # (K,) @ (..., K, N) -> (..., N): contract x1 against x2's second-to-last axis; x2's others are free.
-        return _p.dot_general.bind(x1, x2, dimension_numbers=(((0,), (n2 - 2,)), ((), ())), out_dtype=dtype)
-    batch = broadcast_shapes(s1[:-2], s2[:-2])
-    x1 = _broadcast_view(x1, batch + s1[-2:])
-    x2 = _broadcast_view(x2, batch + s2[-2:])
-    nb = len(batch)
-    b = tuple(range(nb))
-    return _p.dot_general.bind(x1, x2, dimension_numbers=(((nb + 1,), (nb,)), (b, b)), out_dtype=dtype)
+    n_batch = 0
+    if n1 > 1 and n2 > 2:  # stacks of matrices: their leading axes broadcast
+        batch = broadcast_shapes(s1[:-2], s2[:-2])
+        x1 = _broadcast_view(x1, batch + s1[-2:])
+        x2 = _broadcast_view(x2, batch + s2[-2:])
+        n_batch = len(batch)
+    return _p.dot_general.bind(x1, x2, dimension_numbers=ops.matmul_dimension_numbers(n1, n2, n_batch),
+                               out_dtype=dtype)
 
 
 def matrix_transpose(x: Array, /) -> Array:

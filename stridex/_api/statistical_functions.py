@@ -19,11 +19,7 @@ _NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
 # integer widen to int64 (signed) or uint64 (unsigned); floating dtypes stay as they are.
 # Note: bool is accepted as NumPy does, accumulating in the default integer dtype (the spec says inputs
 # "should" be numeric).
-_ACCUMULATION = {d: d for d in _dtypes.NUMERIC_DTYPES} | {
-    _dtypes.bool: _dtypes.int64,
-    _dtypes.int8: _dtypes.int64, _dtypes.int16: _dtypes.int64, _dtypes.int32: _dtypes.int64,
-    _dtypes.uint8: _dtypes.uint64, _dtypes.uint16: _dtypes.uint64, _dtypes.uint32: _dtypes.uint64,
-}
+_ACCUMULATION = _dtypes.ACCUMULATION
 
 # Reducing over every axis of an n-D array: the `axes` param, built once per rank.
 _ALL_AXES = [tuple(range(n)) for n in range(65)]

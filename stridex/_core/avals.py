@@ -51,8 +51,9 @@ def aval_of(x) -> ShapedArray:
 
 def value_aval(x) -> ShapedArray:
     """What a trace knows of `x`: a tracer's own aval (weak type included), else `aval_of(x)`."""
-    aval = getattr(x, "_aval", None)  # tracers carry one; concrete arrays have no such slot
-    return aval if aval is not None else aval_of(x)
+    if hasattr(type(x), "_aval"):  # tracers carry one (a slot of their class; concrete arrays have none)
+        return x._aval
+    return aval_of(x)
 
 
 def promote_avals(*avals: ShapedArray) -> tuple:

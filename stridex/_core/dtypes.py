@@ -64,6 +64,11 @@ FLOATING_DTYPES = REAL_FLOATING_DTYPES + COMPLEX_DTYPES
 REAL_DTYPES = INTEGER_DTYPES + REAL_FLOATING_DTYPES
 NUMERIC_DTYPES = REAL_DTYPES + COMPLEX_DTYPES
 
+# The dtype a sum or product accumulates in when none is asked for: integers and bool in 64 bits.
+ACCUMULATION = {d: d for d in NUMERIC_DTYPES} | {
+    bool: int64, int8: int64, int16: int64, int32: int64, uint8: uint64, uint16: uint64, uint32: uint64,
+}
+
 # Dtype kinds, as `DType.kind` spells them.
 FLOATING_KINDS = frozenset({"real floating", "complex floating"})
 # The Python scalar types an operand may be (bool first: it is also an int).

@@ -14,3 +14,24 @@ current_trace = _TRACE.get
 
 set_trace = _TRACE.set
 """Make a trace (or None) this thread's current one."""
+
+
+class TraceScope:
+    """A context in which a given trace (or None: eager execution) is this thread's current one."""
+
+    __slots__ = ("saved", "trace")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.saved = current_trace()
+        set_trace(self.trace)
+
+    def __exit__(self, *exc):
+        set_trace(self.saved)
+
+
+def push(trace) -> TraceScope:
+    """A context in which `trace` is the current trace (None: run eagerly)."""
+    return TraceScope(trace)

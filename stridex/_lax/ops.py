@@ -18,6 +18,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.avals import value_aval
+from stridex._core.view import normalize_axes, normalize_axis
 from stridex._lax.primitive import PRIMITIVES
 
 
@@ -44,16 +45,11 @@ def dtype_of(x):
     return value_aval(x).dtype
 
 
-def _axis(axis: int, ndim: int) -> int:
-    return axis + ndim if axis < 0 else axis
+_axis = normalize_axis
 
 
 def _axes(axes, ndim: int) -> tuple:
-    if axes is None:
-        return tuple(range(ndim))
-    if isinstance(axes, int):
-        axes = (axes,)
-    return tuple(sorted(_axis(a, ndim) for a in axes))
+    return tuple(sorted(normalize_axes(axes, ndim)))
 
 
 # --- creation ------------------------------------------------------------------------------------------
@@ -303,23 +299,26 @@ def where(condition, x, y):
 
 # --- reductions and contractions -----------------------------------------------------------------------
 
-# The dtype a sum accumulates in when none is asked for (the namespace's rule): integers in 64 bits.
-SUM_DTYPE = {d: d for d in _dtypes.NUMERIC_DTYPES} | {
-    _dtypes.bool: _dtypes.int64,
-    _dtypes.int8: _dtypes.int64, _dtypes.int16: _dtypes.int64, _dtypes.int32: _dtypes.int64,
-    _dtypes.uint8: _dtypes.uint64, _dtypes.uint16: _dtypes.uint64, _dtypes.uint32: _dtypes.uint64,
-}
-
-
 def sum(x, axes: int | tuple | None = None, keepdims: bool = False, dtype=None) -> Array:
     """The sum over `axes` (all when None), in `dtype` (by default the namespace's accumulation dtype)."""
     aval = value_aval(x)
     return _P.reduce_sum.bind(x, axes=_axes(axes, len(aval.shape)), keepdims=keepdims,
-                              dtype=SUM_DTYPE[aval.dtype] if dtype is None else dtype)
+                              dtype=_dtypes.ACCUMULATION[aval.dtype] if dtype is None else dtype)
 
 
 def argmax(x, axis: int | None = None, keepdims: bool = False) -> Array:
     return _P.argmax.bind(x, axis=None if axis is None else _axis(axis, len(shape_of(x))), keepdims=keepdims)
+
+
+def matmul_dimension_numbers(n1: int, n2: int, n_batch: int) -> tuple:
+    """`dot_general`'s dimension numbers for `x1 @ x2` of ranks n1 and n2 (NumPy's rules); when x1 is a
+    stack of matrices and x2 too, both have been broadcast to the same `n_batch` leading axes."""
+    if n2 <= 2:  # x2 is a vector or one matrix: x1's leading axes are free axes of a single contraction
+        return ((n1 - 1,), (0,)), ((), ())
+    if n1 == 1:  # (K,) @ (..., K, N) -> (..., N): contract x1 against x2's second-to-last axis
+        return ((0,), (n2 - 2,)), ((), ())
+    b = tuple(range(n_batch))
+    return ((n_batch + 1,), (n_batch,)), (b, b)
 
 
 def matmul(x, y) -> Array:
@@ -327,14 +326,12 @@ def matmul(x, y) -> Array:
     s1, s2 = shape_of(x), shape_of(y)
     n1, n2 = len(s1), len(s2)
     dtype = _dtypes.result_type_of(dtype_of(x), dtype_of(y))
-    if n2 <= 2:
-        return _P.dot_general.bind(x, y, dimension_numbers=(((n1 - 1,), (0,)), ((), ())), out_dtype=dtype)
-    if n1 == 1:
-        return _P.dot_general.bind(x, y, dimension_numbers=(((0,), (n2 - 2,)), ((), ())), out_dtype=dtype)
-    batch = np.broadcast_shapes(s1[:-2], s2[:-2])
-    x, y = broadcast_to(x, batch + s1[-2:]), broadcast_to(y, batch + s2[-2:])
-    b = tuple(range(len(batch)))
-    return _P.dot_general.bind(x, y, dimension_numbers=(((len(b) + 1,), (len(b),)), (b, b)), out_dtype=dtype)
+    n_batch = 0
+    if n1 > 1 and n2 > 2:
+        batch = np.broadcast_shapes(s1[:-2], s2[:-2])
+        x, y = broadcast_to(x, batch + s1[-2:]), broadcast_to(y, batch + s2[-2:])
+        n_batch = len(batch)
+    return _P.dot_general.bind(x, y, dimension_numbers=matmul_dimension_numbers(n1, n2, n_batch), out_dtype=dtype)
 
 
 # --- indexing ------------------------------------------------------------------------------------------

@@ -13,12 +13,12 @@ from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, value_aval
-from stridex._core.state import current_trace
+from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.storage import Storage, aligned_copy
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._transforms.batching import vmap
-from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
+from stridex._transforms.tracing import Trace, Tracer, user_frame
 
 
 def is_differentiable(x) -> bool:
@@ -157,7 +157,7 @@ def _trace_function(trace, fun, leaves, treedef, payloads, has_aux):
 
 def _below(trace):
 
-    return _TraceScope(trace.parent)
+    return TraceScope(trace.parent)
 
 
 def _primal_of(trace, x):
@@ -392,7 +392,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
 
 def _scope(trace):
 
-    return _TraceScope(trace)
+    return TraceScope(trace)
 
 
 def grad(fun, argnums=0, has_aux: bool = False):

@@ -11,12 +11,12 @@ from __future__ import annotations
 from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
-from stridex._core.state import current_trace
+from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.view import normalize_axis
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._lax.rule_shapes import move_to_front
-from stridex._transforms.tracing import Trace, Tracer, _TraceScope, push, user_frame
+from stridex._transforms.tracing import Trace, Tracer, user_frame
 
 
 class BatchPayload:
@@ -138,7 +138,7 @@ def vmap(fun, in_axes=0, out_axes=0):
         out_axes_list = _broadcast_prefix(out_axes, out) if not isinstance(out_axes, int) else \
             [out_axes] * len(out_leaves)
         results = []
-        with _TraceScope(trace.parent):
+        with TraceScope(trace.parent):
             for x, oax in zip(out_leaves, out_axes_list):
                 payload = trace.read(x) if isinstance(x, Tracer) and x._trace is trace else BatchPayload(x, None)
                 results.append(_place(payload, oax, axis_size))
@@ -164,6 +164,6 @@ def _write_back(trace, tracers, leaves, axes):
     for tracer, leaf, ax in zip(tracers, leaves, axes):
         if ax is not None and isinstance(tracer, Tracer) and tracer._buffer.version:
             payload = tracer._buffer.var
-            with _TraceScope(trace.parent):
+            with TraceScope(trace.parent):
                 value = move_to_front(payload.value, payload.dim, trace.axis_size)
                 assign.bind(leaf, ops.moveaxis(value, 0, ax) if ax else value, template=(("ellipsis",),))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.array import Array
-from stridex._core.state import current_trace, set_trace
+from stridex._core.state import push
 from stridex._transforms.ir import Literal
 
 # Breaks one trace may take before `jit` gives up on compiling the call (a loop whose trip count depends
@@ -105,9 +105,7 @@ class Evaluator:
         return self.values[id(var)]
 
     def _run(self, eqns: list) -> None:
-        saved = current_trace()
-        set_trace(None)  # the equations run eagerly, whatever trace is recording
-        try:
+        with push(None):  # the equations run eagerly, whatever trace is recording
             for eqn in eqns[self.done:]:
                 if all(id(v) in self.values for v in eqn.outputs):
                     continue  # (a data-dependent equation: evaluated when it was recorded)
@@ -116,8 +114,6 @@ class Evaluator:
                 for v, o in zip(eqn.outputs, out if eqn.prim.multiple_results else (out,)):
                     self.values[id(v)] = o
             self.done = len(eqns)
-        finally:
-            set_trace(saved)
 
 
 def snapshot(value) -> np.ndarray:

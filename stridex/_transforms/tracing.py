@@ -17,7 +17,7 @@ import sys
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, check_device
 from stridex._core.avals import ShapedArray, aval_of
-from stridex._core.state import current_trace, set_trace
+from stridex._core.state import TraceScope, push
 from stridex._core.view import View
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign, boolean_gather, scatter
@@ -292,26 +292,7 @@ class Trace:
 
     def below(self):
         """A context in which binds go to this trace's parent (where its payloads' values live)."""
-        return _TraceScope(self.parent)
-
-
-class _TraceScope:
-    __slots__ = ("saved", "trace")
-
-    def __init__(self, trace):
-        self.trace = trace
-
-    def __enter__(self):
-        self.saved = current_trace()
-        set_trace(self.trace)
-
-    def __exit__(self, *exc):
-        set_trace(self.saved)
-
-
-def push(trace: Trace) -> _TraceScope:
-    """A context in which `trace` is the current trace."""
-    return _TraceScope(trace)
+        return TraceScope(self.parent)
 
 
 class JitTrace(Trace):
@@ -414,12 +395,9 @@ class JitTrace(Trace):
         if prim.output_size is None:
             return super().data_dependent(prim, args, params)
         payloads = [self.read(a) for a in args]
-        saved = current_trace()
-        set_trace(None)
-        try:
-            outs = prim.bind(*[self.value(p) for p in payloads], **params)
-        finally:
-            set_trace(saved)
+        values = [self.value(p) for p in payloads]
+        with push(None):  # run eagerly: the lengths of this call's results
+            outs = prim.bind(*values, **params)
         outs = outs if prim.multiple_results else (outs,)
         outputs = [Var(ShapedArray(o.shape, o.dtype)) for o in outs]
         self.eqns.append(Eqn(prim, payloads, params, outputs))
@@ -437,13 +415,9 @@ class JitTrace(Trace):
         pairs = [(t, v) for t, v in zip(in_tracers, self._input_values) if isinstance(v, Array)]
         pairs += [(tracer, array) for _, array, tracer in self.constants.values()]
         writes = [(target, self.value(t._buffer.var)) for t, target in pairs if t._buffer.version]
-        saved = current_trace()
-        set_trace(None)
-        try:
+        with push(None):
             for target, value in writes:
                 assign.bind(target, value, template=(("ellipsis",),))
-        finally:
-            set_trace(saved)
 
     def _process_write(self, prim, args, params):
         # A write through boolean masks compiles as a select when one leading mask (not 0-D) meets a
