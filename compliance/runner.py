@@ -113,8 +113,13 @@ def selected_paths(suite: Path, names: list[str]) -> list[str]:
     return out
 
 
-def suite_env(version: str, mode: str) -> dict[str, str]:
+def suite_env(version: str, mode: str, device: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if device:  # arrays made without device= go there: the whole suite runs on that device
+        env["STRIDEX_DEFAULT_DEVICE"] = device
+        flag = "--xla_force_host_platform_device_count"
+        if device.startswith("cpu:") and flag not in env.get("XLA_FLAGS", ""):
+            env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {flag}=4".strip()
     # The suite tests the namespace a client gets for `version`: the mode's module itself for 2025.12, else
     # the namespace `__array_namespace__(api_version=version)` returns (lists where older versions want them).
     module = MODES[mode]
@@ -127,7 +132,7 @@ def suite_env(version: str, mode: str) -> dict[str, str]:
 
 
 def run_version(suite: Path, version: str, mode: str, paths: list[str], max_examples: int,
-                keyword: str | None, extra: list[str]) -> RunResult:
+                keyword: str | None, extra: list[str], device: str | None = None) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="stridex-compliance-") as tmp:
         json_path = Path(tmp) / "report.json"
         fallback_log = Path(tmp) / "fallbacks.json"
@@ -142,7 +147,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         print(f"compliance: version {version}, mode {mode}, max-examples {max_examples}: {' '.join(paths)}",
               flush=True)
         start = time.perf_counter()
-        env = suite_env(version, mode)
+        env = suite_env(version, mode, device)
         env["STRIDEX_FALLBACK_LOG"] = str(fallback_log)
         proc = subprocess.run(cmd, cwd=suite, env=env, check=False)
         duration = time.perf_counter() - start
@@ -153,7 +158,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
                                      "(see its output above)", mode=mode)
         data = json.loads(json_path.read_text())
     result = summarize(data, version, proc.returncode, duration)
-    result.mode = mode
+    result.mode = mode if not device else f"{mode} on {device}"
     result.max_examples = max_examples
     result.fallbacks = logged.get("eager", {})
     result.breaks = logged.get("breaks", {})
@@ -273,7 +278,7 @@ def render_report(results: list[RunResult], *, suite: Path, paths: list[str],
             lines += [f"- `{nodeid}`: {reason.replace('|', '/')}" for nodeid, reason in r.failures]
         else:
             lines.append("None.")
-        if r.mode == "jit":
+        if r.mode.startswith("jit"):
             lines += ["", f"### Graph breaks ({sum(r.breaks.values())} calls)", "",
                       ("Calls whose traced code needed a value (data-dependent output shapes, Python decisions on "
                        "values): compiled with graph breaks, their decisions guarded (number of calls in this run)."),
@@ -328,6 +333,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--report", default=str(DEFAULT_REPORT),
                         help="where to write the Markdown report (default compliance/REPORT.md); 'none' for no file")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression selecting tests")
+    parser.add_argument("--device", help="stridex's default device for the run (STRIDEX_DEFAULT_DEVICE), e.g. "
+                                         "cuda:0, or cpu:1 (JAX's second CPU device: 4 are made for the run)")
     args = parser.parse_args(argv)
     if args.max_examples < 1:
         parser.error("--max-examples must be at least 1")
@@ -344,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     def examples(mode: str) -> int:
         return args.jit_max_examples if mode == "jit" and args.jit_max_examples else args.max_examples
 
-    results = [run_version(suite, v, mode, paths, examples(mode), args.keyword, extra)
+    results = [run_version(suite, v, mode, paths, examples(mode), args.keyword, extra, args.device)
                for mode in args.modes for v in args.versions]
     command = "python -m compliance " + " ".join(argv)
     text = render_report(results, suite=suite, paths=paths,

@@ -75,7 +75,9 @@ def api_reference_page() -> str:
         *(block(f"stridex.{n}") for n in functions),
     ]
     parts.append("## Data types\n")
-    parts.append("The dtypes of the standard, as `stridex` attributes, with their kind (`stridex.isdtype`):\n")
+    parts.append("The dtypes of the standard, and the half-precision `float16` and `bfloat16` beyond it (see "
+                 "[design.md](design.md)), as `stridex` attributes, with their kind "
+                 "(`stridex.isdtype`):\n")
     kinds = ("bool", "signed integer", "unsigned integer", "real floating", "complex floating")
 
     def kind(name: str) -> str:

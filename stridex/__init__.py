@@ -23,17 +23,21 @@ from stridex._api import statistical_functions as _statistical
 from stridex._api import transcendental_functions as _transcendental
 from stridex._api import utility_functions as _utility
 from stridex import fft, linalg
-from stridex._core.array import Array, Device
+from stridex._core.array import Array
+from stridex._core.device import Device
+from stridex._lax.device import default_device
 from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from stridex._transforms.batching import vmap
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
 from stridex._core.dtypes import bool, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from stridex._core.dtypes import bfloat16, float16  # half precision, beyond the spec (outside info.dtypes())
 from stridex._api.elementwise_functions import *
 from stridex._api.indexing_functions import *
 from stridex._api.info import *
 from stridex._transforms.jit import jit, make_ir
+from stridex._lax.precision import get_matmul_precision, matmul_precision, set_matmul_precision  # beyond the spec
 from stridex._api.linear_algebra_functions import *
 from stridex._api.manipulation_functions import *
 from stridex._api.searching_functions import *
@@ -50,5 +54,5 @@ _CHAPTERS = (_constants, _creation, _data_type, _elementwise, _indexing, _info, 
              _searching, _set, _sorting, _statistical, _transcendental, _utility)
 __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-    "complex64", "complex128", "fft", "linalg", "Array", "Device", "jit", "make_ir", "grad", "value_and_grad",
+    "complex64", "complex128", "float16", "bfloat16", "fft", "linalg", "Array", "Device", "default_device", "jit", "make_ir", "grad", "value_and_grad",
     "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})

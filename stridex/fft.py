@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from stridex._api import manipulation_functions as _manip
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array, check_device
+from stridex._core.array import Array
 from stridex._core.dtypes import DType
 from stridex._core.view import as_count, normalize_axes, normalize_axis
+from stridex._lax import device as _device
 from stridex._lax import fft as _p
 from stridex._lax import ops
 
@@ -209,7 +210,7 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
 
 
 def _freq(name: str, n, d, dtype, device, real: bool) -> Array:
-    check_device(device)
+    target = _device.resolve(device)
     n = _length(name, n)
     if dtype is None:
         dtype = _dtypes.float64
@@ -217,7 +218,8 @@ def _freq(name: str, n, d, dtype, device, real: bool) -> Array:
         raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {dtype!r}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}: d must be a real number, got {type(d).__name__}")
-    return _p.fftfreq.bind(n=n, d=float(d), dtype=dtype, real=real)
+    with _device.default_device(target):  # (fftfreq takes no array: it is made on the default device)
+        return _p.fftfreq.bind(n=n, d=float(d), dtype=dtype, real=real)
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device=None) -> Array:

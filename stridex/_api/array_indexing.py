@@ -86,16 +86,16 @@ def getitem(x: Array, key) -> Array:
     key = _as_tuple(key)
     if _is_basic(key):
         return _views.basic_index.bind(x, entries=_normalize_basic(key, x.shape))
-    template, arrays, has_mask = _advanced_template(key, x.shape)
+    template, arrays, has_mask = _advanced_template(key, x.shape, x.device)
     prim = _ix.boolean_gather if has_mask else _ix.gather
     return prim.bind(x, *arrays, template=template)
 
 
-def _advanced_template(key: tuple, shape: tuple):
+def _advanced_template(key: tuple, shape: tuple, device=None):
     """Template + index arrays for a key with integer arrays, lists or masks (NumPy semantics)."""
 
     if any(isinstance(k, (np.ndarray, np.bool_)) for k in key):
-        key = tuple(_from_numpy_index(k) for k in key)
+        key = tuple(_from_numpy_index(k, device) for k in key)
     template, arrays, has_mask = [], [], False
     ndim = len(shape)
     consumed = 0
@@ -117,7 +117,7 @@ def _advanced_template(key: tuple, shape: tuple):
             axis += ndim - consumed
         elif type(k) is bool:
             template.append(("array", len(arrays)))
-            arrays.append(asarray(k))
+            arrays.append(asarray(k, device=device))
             has_mask = True
         elif isinstance(k, slice):
             if k.step == 0:
@@ -125,7 +125,7 @@ def _advanced_template(key: tuple, shape: tuple):
             template.append(("slice", *_slice_indices(k, shape[axis])))
             axis += 1
         elif isinstance(k, (Array, list, tuple)):
-            a = k if isinstance(k, Array) else asarray(k)
+            a = k if isinstance(k, Array) else asarray(k, device=device)
             if a.dtype is _dtypes.bool:
                 has_mask = True
                 want = shape[axis:axis + a.ndim]
@@ -160,9 +160,14 @@ def _advanced_template(key: tuple, shape: tuple):
 # another kind (float into an integer array, complex into a real one, signed into unsigned) are still refused.
 _ASSIGNABLE = frozenset((target, value) for target in _dtypes.ALL_DTYPES for value in _dtypes.ALL_DTYPES
                         if np.can_cast(value.np, target.np, "same_kind"))
+# The half types: the same-kind rule by kind (ml_dtypes registers complex -> bfloat16 as same-kind, NumPy does not
+# for float16): any real number into a half array, a half value into any floating array.
+_ASSIGNABLE |= {(target, value) for target in _dtypes.EXTENDED_DTYPES for value in _dtypes.EXTENDED_DTYPES
+                if (_dtypes.is_half(target) and value.kind != "complex floating")
+                or (_dtypes.is_half(value) and _dtypes.is_floating(target))}
 
 
-def _from_numpy_index(k):
+def _from_numpy_index(k, device=None):
     """A NumPy index array as a stridex one and a NumPy bool as Python's (NumPy integer scalars are already ints
     through __index__). The spec's index arrays are the namespace's own, but client libraries index with NumPy
     arrays (scikit-learn's cross-validation splits), as NumPy and JAX allow."""
@@ -174,7 +179,7 @@ def _from_numpy_index(k):
         raise IndexError(f"arrays used as indices must be of integer or boolean dtype, got a NumPy array of "
                          f"dtype {k.dtype}")
 
-    return asarray(k)
+    return asarray(k, device=device)  # (beside the indexed array: an index is part of the operation)
 
 
 _INEXACT_KINDS = frozenset({"real floating", "complex floating"})
@@ -228,7 +233,7 @@ def setitem(x: Array, key, value) -> None:
         entries = _normalize_basic(key, x.shape)
         _ix.assign.bind(x, value, template=entries)
         return
-    template, arrays, _ = _advanced_template(key, x.shape)
+    template, arrays, _ = _advanced_template(key, x.shape, x.device)
     _ix.assign.bind(x, value, *arrays, template=template)
 
 

@@ -17,7 +17,9 @@ from stridex._api import manipulation_functions as _manip
 from stridex._api import transcendental_functions as _tr
 from stridex._api.versions import namespace
 from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
+from stridex._core.device import HOST, OnDevice
 from stridex._core.state import current_trace
+from stridex._lax import device as _device
 from stridex._lax import ops
 
 # --- the table ---------------------------------------------------------------------------------------
@@ -78,7 +80,10 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
             names, prim = fast
             if self._dtype.name in names and other._dtype.name in names:
                 if current_trace() is None:  # what prim.bind would do, one call shorter
-                    return prim.eager(prim, (self, other), _NO_PARAMS)
+                    try:
+                        return prim.eager(prim, (self, other), _NO_PARAMS)
+                    except OnDevice:
+                        return _device.run(prim, (self, other), _NO_PARAMS)
                 return prim.bind(self, other)
         elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
             return _foreign(other, name)
@@ -132,11 +137,12 @@ def __setitem__(self, key, value) -> None:
         t = type(key)
         if (t is int or t is slice or (t is tuple and is_fast_key(key))) and self._fast_storage():
             value = _getitem.check_value(self, value)
-            w = window(self)
-            if 0 in w.strides:
-                refuse_broadcast_write(w)
-            w[key] = window(value) if isinstance(value, Array) else value
-            return
+            if not isinstance(value, Array) or value._storage is None or value._storage.device is None:
+                w = window(self)
+                if 0 in w.strides:
+                    refuse_broadcast_write(w)
+                w[key] = window(value) if isinstance(value, Array) else value
+                return
     _getitem.setitem(self, key, value)
 
 
@@ -179,6 +185,56 @@ def __deepcopy__(self, memo) -> Array:
     return ops.copy(self)  # an array holds numbers only: the shallow copy is already a deep one
 
 
+def to_device(self, device, /, *, stream=None) -> Array:
+    """This array on `device`: the same array when it lives there already, else a copy there (the one way
+    data moves between the host and a JAX device, or between devices)."""
+    if stream is not None:
+        raise ValueError(f"to_device: stridex takes no stream (JAX orders work on a device itself); got {stream!r}")
+    return _device.transfer(self, _device.resolve(device))
+
+
+_KDL_CPU = 1
+
+
+def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule over this array's memory (zero-copy, as the DLPack protocol asks).
+
+    A device array exports its JAX buffer (a CUDA capsule on a GPU). Asking for the host (`dl_device=(1, 0)`)
+    copies it there, unless `copy=False`, which raises BufferError. After an export a device storage is
+    marked borrowed, so a later write copies the buffer instead of updating the exported memory in place.
+    """
+    if stream is not None and stream != -1 and self.device is HOST:
+        raise BufferError("stridex's host arrays take no DLPack stream")
+    st = self._storage
+    if st is None or st.device is None:
+        return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+    if dl_device is not None and dl_device[0] == _KDL_CPU and self.__dlpack_device__()[0] != _KDL_CPU:
+        if copy is False:
+            raise BufferError(f"__dlpack__: this array lives on {st.device.name}; the host can have it only as a "
+                              "copy (copy=False was given)")
+        return _device.to_host(self).__dlpack__(max_version=max_version)
+    value = _device.materialized(self)
+    if value is st.owner:
+        st.readonly = True
+    kwargs = {"stream": stream} if stream is not None else {}
+    if max_version is not None and max_version[0] >= 1:  # (below 1.0 the consumer takes the legacy capsule,
+        kwargs["max_version"] = max_version               # which JAX gives without max_version)
+    if dl_device is not None and tuple(dl_device) != tuple(st.owner.__dlpack_device__()):
+        kwargs["dl_device"] = dl_device  # (JAX names its CPU devices' memory (kDLCPU, 0), whichever device it is)
+    if copy is not None:
+        kwargs["copy"] = copy
+    return value.__dlpack__(**kwargs)
+
+
+def __dlpack_device__(self) -> tuple:
+    """(device type, device id) in DLPack's numbering: (1, 0) for the host; a JAX device's own otherwise
+    ((2, n) for CUDA device n)."""
+    st = self._storage
+    if st is None or st.device is None:
+        return (_KDL_CPU, 0)
+    return st.owner.__dlpack_device__()
+
+
 def __array_namespace__(self, /, *, api_version: str | None = None):
     """The `stridex` namespace (for `api_version` None or one of the supported standard versions)."""
     return namespace(api_version)
@@ -194,7 +250,7 @@ def _install() -> None:
     for stem, fname in COMPARISON.items():
         setattr(Array, f"__{stem}__", _binary(f"__{stem}__", fname))
     for method in (__matmul__, __rmatmul__, __imatmul__, __getitem__, __setitem__, __copy__, __deepcopy__,
-                   __array_namespace__):
+                   __array_namespace__, to_device, __dlpack__, __dlpack_device__):
         method.__qualname__ = f"Array.{method.__name__}"
         setattr(Array, method.__name__, method)
     Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")

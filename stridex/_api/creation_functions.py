@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -11,11 +12,14 @@ from stridex._api.elementwise_functions import floor
 from stridex._api.manipulation_functions import concat, reshape
 from stridex._api.searching_functions import where
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array, adopt, check_device, python_scalar, raise_if_unsupported
+from stridex._core.array import Array, adopt, python_scalar, raise_if_unsupported
+from stridex._core.device import DEFAULT_DEVICE
 from stridex._core.dtypes import DType
+from stridex._core.state import current_trace
 from stridex._core.storage import aligned_copy, aligned_empty
 from stridex._core.view import normalize_shape
 from stridex._lax import creation as _p
+from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.data_type import convert_element_type
@@ -54,12 +58,43 @@ def _check_shape(shape, fname: str) -> tuple:
     return normalize_shape(shape, fname, allow_int=True)
 
 
-def _filled(fname: str, shape: tuple, dtype, device, value: int) -> Array:
+def _filled(fname: str, shape: tuple, dtype, value: int) -> Array:
     """`shape` filled with 0 or 1 (False or True for bool), float64 unless `dtype` says otherwise."""
     dtype = _check_dtype(dtype, fname) or _dtypes.float64
-    if device is not None:
-        check_device(device)
     return _p.full.bind(shape=shape, fill_value=bool(value) if dtype is _dtypes.bool else value, dtype=dtype)
+
+
+def _placed(like: bool = False):
+    """A creation function made on its `device=`: the host runs NumPy as usual; for a JAX device the
+    function runs with that device as the default, so its primitives (which take no array) run there, and
+    a result built on the host on the way (from Python values) is moved there once. `device=None` means
+    the default device, or with `like`, the device of the array argument (the spec's inference rule)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def placed(*args, device=None, **kwargs):
+            if device is None:
+                dev = args[0].device if like and args and isinstance(args[0], Array) else None
+            else:
+                dev = _device.resolve(device)
+            if dev is None:
+                if _device.placement() is None:
+                    return fn(*args, **kwargs)  # the usual case: the host, nothing to arrange
+                dev = _device.current_default()
+            if dev.is_host and _device.placement() is None:
+                return fn(*args, **kwargs)
+            token = DEFAULT_DEVICE.set(dev)
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                DEFAULT_DEVICE.reset(token)
+            if current_trace() is None and out.device != dev:
+                out = _device.transfer(out, dev)
+            return out
+
+        return placed
+
+    return decorate
 
 
 def _check_array(x, fname: str) -> Array:
@@ -96,15 +131,44 @@ def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | Non
     copied, unless `copy=True` or a dtype change needs a copy; `copy=False` raises ValueError when a copy
     cannot be avoided. Memory that must not be written (a JAX result, `bytes`) is copied on the first write.
 
+    `device=None` places the result where `obj` is when it is an array (a JAX array on a GPU stays there,
+    shared), else on the default device; another device means a copy there (ValueError with `copy=False`).
+
     >>> import stridex as sx
     >>> sx.asarray([[1, 2], [3, 4]], dtype=sx.float32).shape
     (2, 2)
     """
     dtype = _check_dtype(dtype, "asarray")
-    if device is not None:
-        check_device(device)
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
+    dev = None if device is None else _device.resolve(device)
+    if current_trace() is None:
+        if _device.is_jax_array(obj) and (not _device.is_host_jax_array(obj) or (dev is not None and not dev.is_host)):
+            out = _device.from_jax(obj, dev, copy)
+            if dtype is None or out._dtype is dtype:
+                return out
+            if copy is False:
+                raise ValueError(f"asarray(copy=False) cannot change dtype {out.dtype.name} to {dtype.name} without "
+                                 "a copy")
+            return _cast(out, dtype)
+        if isinstance(obj, Array):
+            if dev is not None and obj.device != dev:
+                if copy is False:
+                    raise ValueError(f"asarray(copy=False): the array lives on {obj.device.name}, not {dev.name}; "
+                                     "moving it is a copy")
+                obj, copy = _device.transfer(obj, dev), None
+            return _asarray_here(obj, dtype, copy)
+        dev = dev if dev is not None else _device.current_default()
+        if not dev.is_host:
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): host data cannot be shared with {dev.name}; moving it is a "
+                                 "copy")
+            return _device.transfer(_asarray_here(obj, dtype, copy), dev)
+    return _asarray_here(obj, dtype, copy)
+
+
+def _asarray_here(obj, dtype: DType | None, copy: bool | None) -> Array:
+    """asarray, with the result where `obj` is (an Array) or on the host."""
     if isinstance(obj, Array):
         if weak_scalar_example(obj) is not None:
             return _from_traced_scalar(obj, dtype, copy)
@@ -253,15 +317,29 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     >>> sx.from_dlpack(np.arange(3.0)).dtype
     stridex.float64
     """
-    if device is not None:
-        check_device(device)
+    dev = None if device is None else _device.resolve(device)
     if isinstance(x, Array):
+        if dev is not None and x.device != dev:
+            if copy is False:
+                raise BufferError(f"from_dlpack(copy=False): the array lives on {x.device.name}, not {dev.name}")
+            return _device.transfer(x, dev)
         return ops.copy(x) if copy else x
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: a {type(x).__name__} does not implement the DLPack protocol (__dlpack__ and "
                         "__dlpack_device__); use asarray for Python sequences, scalars and buffers")
+    if x.__dlpack_device__()[0] != _KDL_CPU or _device.is_jax_array(x) and dev is not None and not dev.is_host:
+        # Device memory (a CUDA producer): JAX takes it over DLPack without a copy.
+        return _device.from_dlpack_producer(x, dev, copy)
     a = np.from_dlpack(x, copy=False if copy is False else None)
-    return adopt(a, copy=bool(copy))
+    out = adopt(a, copy=bool(copy))
+    if dev is not None and not dev.is_host:
+        if copy is False:
+            raise BufferError(f"from_dlpack(copy=False): host memory cannot be shared with {dev.name}")
+        return _device.transfer(out, dev)
+    return out
+
+
+_KDL_CPU = 1
 
 
 # --- constructors -----------------------------------------------------------------------------------
@@ -271,6 +349,7 @@ def _number(value, fname: str, what: str):
     return _python_scalar(value, fname, what, (int, float))
 
 
+@_placed()
 def arange(start: float, /, stop: float | None = None, step: float = 1, *,
            dtype: DType | None = None, device=None) -> Array:
     """Evenly spaced values in the half-open interval [start, stop) (or [0, start) when `stop` is None).
@@ -280,8 +359,6 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     Array([1, 4, 7])
     """
     dtype = _check_dtype(dtype, "arange")
-    if device is not None:
-        check_device(device)
     # The length of the result depends on the bounds' values: a traced bound is a graph break under jit.
     start, stop, step = (_concrete_bound(v, what) for v, what in ((start, "start"), (stop, "stop"), (step, "step")))
     start = _number(start, "arange", "start")
@@ -309,6 +386,7 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     return _p.iota.bind(start=start, step=step, num=num, dtype=dtype)
 
 
+@_placed()
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
     """An uninitialised array of `shape` (float64 unless `dtype` says otherwise).
 
@@ -318,11 +396,10 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=No
     """
     shape = _check_shape(shape, "empty")
     dtype = _check_dtype(dtype, "empty") or _dtypes.float64
-    if device is not None:
-        check_device(device)
     return _p.empty.bind(shape=shape, dtype=dtype)
 
 
+@_placed(like=True)
 def empty_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
     """An uninitialised array with the shape of `x` (and its dtype unless `dtype` is given).
 
@@ -332,8 +409,6 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array
     """
     _check_array(x, "empty_like")
     dtype = _check_dtype(dtype, "empty_like") or x._dtype
-    if device is not None:
-        check_device(device)
     return _p.empty.bind(shape=x.shape, dtype=dtype)
 
 
@@ -372,6 +447,7 @@ def _fill_with_array(fname: str, shape: tuple, fill: Array, dtype: DType | None)
     return _copy_prim.bind(_views.broadcast_to.bind(fill, shape=shape))
 
 
+@_placed()
 def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DType | None = None,
          device=None) -> Array:
     """An array of `shape` filled with `fill_value` (dtype inferred from the scalar's type when None).
@@ -382,11 +458,10 @@ def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DTy
     """
     shape = _check_shape(shape, "full")
     dtype = _check_dtype(dtype, "full")
-    if device is not None:
-        check_device(device)
     return _fill("full", shape, fill_value, dtype)
 
 
+@_placed(like=True)
 def full_like(x: Array, /, fill_value: bool | complex, *, dtype: DType | None = None,
               device=None) -> Array:
     """An array with the shape of `x` filled with `fill_value` (dtype of `x` unless `dtype` is given).
@@ -397,11 +472,10 @@ def full_like(x: Array, /, fill_value: bool | complex, *, dtype: DType | None = 
     """
     _check_array(x, "full_like")
     dtype = _check_dtype(dtype, "full_like") or x._dtype
-    if device is not None:
-        check_device(device)
     return _fill("full_like", x.shape, fill_value, dtype)
 
 
+@_placed()
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
     """An array of `shape` filled with zeros (float64 unless `dtype` says otherwise).
 
@@ -409,9 +483,10 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=No
     >>> sx.zeros(3, dtype=sx.int32)
     Array([0, 0, 0], dtype=int32)
     """
-    return _filled("zeros", _check_shape(shape, "zeros"), dtype, device, 0)
+    return _filled("zeros", _check_shape(shape, "zeros"), dtype, 0)
 
 
+@_placed(like=True)
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
     """Zeros with the shape of `x` (and its dtype unless `dtype` is given).
 
@@ -419,9 +494,10 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array
     >>> sx.zeros_like(sx.asarray([1, 2]))
     Array([0, 0])
     """
-    return _filled("zeros_like", _check_array(x, "zeros_like").shape, dtype or x._dtype, device, 0)
+    return _filled("zeros_like", _check_array(x, "zeros_like").shape, dtype or x._dtype, 0)
 
 
+@_placed()
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
     """An array of `shape` filled with ones (float64 unless `dtype` says otherwise).
 
@@ -429,9 +505,10 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=Non
     >>> sx.ones((2,), dtype=sx.complex64)
     Array([1.+0.j, 1.+0.j], dtype=complex64)
     """
-    return _filled("ones", _check_shape(shape, "ones"), dtype, device, 1)
+    return _filled("ones", _check_shape(shape, "ones"), dtype, 1)
 
 
+@_placed(like=True)
 def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
     """Ones with the shape of `x` (and its dtype unless `dtype` is given).
 
@@ -439,7 +516,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
     >>> sx.ones_like(sx.asarray([True, False]))
     Array([ True,  True])
     """
-    return _filled("ones_like", _check_array(x, "ones_like").shape, dtype or x._dtype, device, 1)
+    return _filled("ones_like", _check_array(x, "ones_like").shape, dtype or x._dtype, 1)
 
 
 def _size(value, fname: str, what: str) -> int:
@@ -452,6 +529,7 @@ def _size(value, fname: str, what: str) -> int:
     return n
 
 
+@_placed()
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType | None = None,
         device=None) -> Array:
     """A 2-D array with ones on the `k`-th diagonal and zeros elsewhere.
@@ -468,8 +546,6 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType |
     except TypeError:
         raise TypeError(f"eye: k must be an integer, got {type(k).__name__}") from None
     dtype = _check_dtype(dtype, "eye") or _dtypes.float64
-    if device is not None:
-        check_device(device)
     # A diagonal wholly outside the matrix is all zeros whatever its offset: clamping k keeps it a
     # machine integer for the kernels (NumPy, XLA) without changing the result.
     k = max(-n_rows, min(k, n_cols))
@@ -511,6 +587,7 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return _triangle("triu", x, k, upper=True)
 
 
+@_placed()
 def linspace(start: complex, stop: complex, /, num: int, *,
              dtype: DType | None = None, device=None, endpoint: bool = True) -> Array:
     """`num` evenly spaced numbers from `start` to `stop` (included unless `endpoint=False`).
@@ -525,8 +602,6 @@ def linspace(start: complex, stop: complex, /, num: int, *,
     stop = _python_scalar(stop, "linspace", "stop", (int, float, complex))
     num = _size(num, "linspace", "num")
     dtype = _check_dtype(dtype, "linspace")
-    if device is not None:
-        check_device(device)
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
     is_complex = type(start) is complex or type(stop) is complex
@@ -571,8 +646,6 @@ def _traced_linspace(start, stop, num, dtype, device, endpoint) -> Array:
             raise TypeError(f"linspace: {what} must be a Python int/float/complex, got bool")
     num = _size(num, "linspace", "num")
     dtype = _check_dtype(dtype, "linspace")
-    if device is not None:
-        check_device(device)
     if not isinstance(endpoint, (bool, np.bool_)):
         raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
     is_complex = any(isinstance(b, complex) or getattr(b, "dtype", None) in _dtypes.COMPLEX_DTYPES for b in bounds)

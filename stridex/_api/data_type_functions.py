@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array, check_device
+from stridex._core.array import Array
 from stridex._core.dtypes import DType
+from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.data_type import convert_element_type
 
@@ -36,7 +38,10 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device=None) -> Arra
     if not isinstance(x, Array):
         raise TypeError(f"astype expects an array, got {type(x).__name__}")
     dtype = _check_dtype(dtype, "astype")
-    check_device(device)
+    if device is not None:  # (None: where x is)
+        moved = _device.transfer(x, _device.resolve(device))
+        if moved is not x:
+            x, copy = moved, False  # (already a copy)
     if dtype is x._dtype:
         return ops.copy(x) if copy else x
     if x._dtype.kind == "complex floating" and dtype.kind not in ("complex floating", "bool"):
@@ -63,8 +68,11 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
     return _CAN_CAST[from_, to]
 
 
-# Note: NumPy's safe-casting table equals the spec's lattice wherever the spec defines a promotion.
-_CAN_CAST = {(a, b): bool(np.can_cast(a.np, b.np, "safe")) for a in _dtypes.ALL_DTYPES for b in _dtypes.ALL_DTYPES}
+# Note: NumPy's safe-casting table equals the spec's lattice wherever the spec defines a promotion. For the
+# half types it is what `jax.numpy.can_cast` answers too (ml_dtypes registers bfloat16's safe casts): a cast
+# that keeps every value, so int8 casts to float16 but int16 does not, and float16 and bfloat16 not to each other.
+_CAN_CAST = {(a, b): bool(np.can_cast(a.np, b.np, "safe"))
+             for a in _dtypes.EXTENDED_DTYPES for b in _dtypes.EXTENDED_DTYPES}
 
 
 class finfo_object:
@@ -73,7 +81,7 @@ class finfo_object:
     __slots__ = ("bits", "dtype", "eps", "max", "min", "smallest_normal")
 
     def __init__(self, dtype: DType):
-        info = np.finfo(dtype.np)
+        info = ml_dtypes.finfo(dtype.np)  # NumPy's finfo, which ml_dtypes extends to bfloat16
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
@@ -102,7 +110,7 @@ class iinfo_object:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype.name})"
 
 
-_FINFO = {d: finfo_object(d) for d in _dtypes.REAL_FLOATING_DTYPES}
+_FINFO = {d: finfo_object(d) for d in _dtypes.EXTENDED_CATEGORIES["real floating"]}
 _FINFO.update({_dtypes.complex64: _FINFO[_dtypes.float32], _dtypes.complex128: _FINFO[_dtypes.float64]})
 _IINFO = {d: iinfo_object(d) for d in _dtypes.INTEGER_DTYPES}
 
@@ -142,9 +150,9 @@ _KINDS = {
     "signed integer": frozenset(d for d in _dtypes.INTEGER_DTYPES if d.kind == "signed"),
     "unsigned integer": frozenset(d for d in _dtypes.INTEGER_DTYPES if d.kind == "unsigned"),
     "integral": frozenset(_dtypes.INTEGER_DTYPES),
-    "real floating": frozenset(_dtypes.REAL_FLOATING_DTYPES),
+    "real floating": frozenset(_dtypes.EXTENDED_CATEGORIES["real floating"]),  # (the half types too)
     "complex floating": frozenset(_dtypes.COMPLEX_DTYPES),
-    "numeric": frozenset(_dtypes.NUMERIC_DTYPES),
+    "numeric": frozenset(_dtypes.EXTENDED_CATEGORIES["numeric"]),
 }
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._lax import elementwise as _p
+from stridex._lax import ops
 from stridex._transforms.tracing import note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
 
 _PY_SCALARS = (bool, int, float, complex)
-_ALLOWED = {category: frozenset(dtypes) for category, dtypes in _dtypes.CATEGORIES.items()}
-_ALLOWED["logical"] = frozenset((_dtypes.bool,) + _dtypes.REAL_DTYPES)
+# (The extended categories: the half types are accepted wherever the spec's floating types are.)
+_ALLOWED = {category: frozenset(dtypes) for category, dtypes in _dtypes.EXTENDED_CATEGORIES.items()}
+_ALLOWED["logical"] = frozenset((_dtypes.bool,) + _dtypes.REAL_DTYPES + _dtypes.HALF_DTYPES)
 _NUMERIC = _ALLOWED["numeric"]
 
 
@@ -56,8 +58,25 @@ def _binary(prim, allowed: frozenset, category: str, x1, x2):
         if d1 not in allowed or d2 not in allowed:
             bad = d1 if d1 not in allowed else d2
             raise TypeError(f"{prim.name} requires {category} dtypes, got {bad.name}")
+        if d1 is not d2 and (d1 in _HALF or d2 in _HALF):
+            x1, x2 = _common_dtype(x1, x2)
         return prim.bind(x1, x2)
     return _binary_slow(prim, allowed, category, x1, x2)
+
+
+_HALF = frozenset(_dtypes.HALF_DTYPES)
+
+
+def _common_dtype(x1: Array, x2: Array) -> tuple:
+    """Two arrays of different dtypes, one of them a half type, cast to the dtype they promote to.
+
+    The half types promote as JAX does (float16 with int32 gives float16), which NumPy's kernels would not
+    follow (they widen to float64, or find no common type for bfloat16), so the operands are converted
+    first, as `jax.numpy` converts them before calling `lax`. Spec dtypes never come here: NumPy's kernels
+    promote them by the table already.
+    """
+    dtype = _dtypes.promote(x1.dtype, x2.dtype)
+    return ops.astype(x1, dtype), ops.astype(x2, dtype)
 
 
 def _binary_slow(prim, allowed, category, x1, x2):
@@ -93,6 +112,8 @@ def _binary_slow(prim, allowed, category, x1, x2):
     if len(arrays) == 1:
         array = arrays[0]
         _check_operands(prim, allowed, category, array, x2 if array is x1 else x1)
+    elif x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):
+        x1, x2 = _common_dtype(x1, x2)
     return prim.bind(x1, x2)
 
 
@@ -126,8 +147,9 @@ def _docstring(summary: str, example: str, result: str) -> str:
 def _binary_function(name: str, category: str, summary: str, example: str, result: str):
     prim = getattr(_p, name)
     allowed = _ALLOWED[category]
-    # The fast path tests dtype *names*: str hashes are cached in C, DType.__hash__ runs Python code.
-    names = frozenset(d.name for d in allowed)
+    # The fast path tests dtype *names*: str hashes are cached in C, DType.__hash__ runs Python code. Two half
+    # arrays take the slow path, which converts operands of different dtypes first (see `_common_dtype`).
+    names = frozenset(d.name for d in allowed if d not in _HALF)
     scalar_ok = frozenset((d.name, kind) for d, kind in _scalar_pairs(allowed))
     bind, array = prim.bind, Array  # closure cells: cheaper than global and attribute lookups
 

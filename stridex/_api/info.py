@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import CPU, check_device
+from stridex._lax import device as _device
 
 __all__ = ["__array_namespace_info__"]
 
@@ -34,12 +34,14 @@ class Info:
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self):
-        """The CPU device, where every eager stridex array lives."""
-        return CPU
+        """The device arrays are created on when no `device=` is given: the host (`Device('cpu')`) unless
+        `with stridex.default_device(d):` or the environment variable STRIDEX_DEFAULT_DEVICE says otherwise."""
+        return _device.current_default()
 
     def devices(self) -> tuple:
-        """The devices arrays can be created on: the CPU only (`jit` reaches other devices through JAX)."""
-        return (CPU,)
+        """The devices arrays can be created on: the host, then every JAX device (GPUs, and JAX's CPU devices,
+        named "cpu:0", "cpu:1", ...). A tuple, as the 2025.12 standard has it (2024.12 returned a list)."""
+        return _device.devices()
 
     def default_dtypes(self, *, device=None) -> dict:
         """The default dtypes: float64, complex128, int64, and int64 for indexing.
@@ -48,7 +50,7 @@ class Info:
         >>> sx.__array_namespace_info__().default_dtypes()["indexing"]
         stridex.int64
         """
-        check_device(device)
+        _device.resolve(device)
         return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
                 "integral": _dtypes.int64, "indexing": _dtypes.int64}
 
@@ -59,7 +61,7 @@ class Info:
         >>> list(sx.__array_namespace_info__().dtypes(kind="real floating"))
         ['float32', 'float64']
         """
-        check_device(device)
+        _device.resolve(device)
         if kind is None:
             chosen = set(_dtypes.ALL_DTYPES)
         else:
@@ -84,7 +86,7 @@ def __array_namespace_info__() -> Info:
     """The inspection utilities of the stridex namespace.
 
     >>> import stridex as sx
-    >>> sx.__array_namespace_info__().devices()
-    (Device('cpu'),)
+    >>> sx.__array_namespace_info__().default_device()
+    Device('cpu')
     """
     return _INFO

@@ -17,7 +17,7 @@ from stridex._lax import views as _views
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
-_NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
+_NUMERIC = frozenset(_dtypes.EXTENDED_CATEGORIES["numeric"])  # (the half types too)
 
 
 _PROMOTION = _dtypes.PROMOTION
@@ -37,6 +37,10 @@ def _check_numeric(name: str, x1, x2) -> _dtypes.DType:
 
 def _broadcast_view(x: Array, shape: tuple) -> Array:
     return x if x.shape == shape else _views.broadcast_to.bind(x, shape=shape)
+
+
+def _squeeze_view(x: Array, axes: tuple) -> Array:
+    return _views.squeeze.bind(x, axes=axes) if axes else x
 
 
 def _permute_view(x: Array, axes: tuple) -> Array:
@@ -63,6 +67,20 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     n_batch = 0
     if n1 > 1 and n2 > 2:  # stacks of matrices: their leading axes broadcast
         batch = broadcast_shapes(s1[:-2], s2[:-2])
+        # One side a single matrix (its leading axes all 1) is not broadcast into a stack: a broadcast operand
+        # is a copy in compiled code (XLA materialises it), and one contraction over the other's axes is
+        # the same product. What remains broadcast below only gains leading axes of size 1 (no copy).
+        if all(n == 1 for n in s2[:-2]):
+            x2 = _squeeze_view(x2, tuple(range(n2 - 2)))
+            return _p.dot_general.bind(_broadcast_view(x1, batch + s1[-2:]), x2, out_dtype=dtype,
+                                       dimension_numbers=ops.matmul_dimension_numbers(len(batch) + 2, 2, 0))
+        if all(n == 1 for n in s1[:-2]):
+            # (M, K) with (..., K, N): the result's axes are (M, ..., N); M moves into place as a view.
+            x1 = _squeeze_view(x1, tuple(range(n1 - 2)))
+            nb = len(batch)
+            out = _p.dot_general.bind(x1, _broadcast_view(x2, batch + s2[-2:]), out_dtype=dtype,
+                                      dimension_numbers=(((1,), (nb,)), ((), ())))
+            return _permute_view(out, (*range(1, nb + 1), 0, nb + 1))
         x1 = _broadcast_view(x1, batch + s1[-2:])
         x2 = _broadcast_view(x2, batch + s2[-2:])
         n_batch = len(batch)

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from stridex._api.elementwise_functions import _python_scalar
+from stridex._api.elementwise_functions import _HALF, _common_dtype, _python_scalar
 from stridex._api.statistical_functions import reduction_axes
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
@@ -151,6 +151,8 @@ def where(condition: Array, x1, x2, /) -> Array:
         if scalar is not None:
             _check_scalar(dtype, scalar, "where")
             _check_int_fits(x, _dtypes.scalar_result_dtype(dtype, scalar))
+    if len(arrays) == 2 and x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):
+        x1, x2 = _common_dtype(x1, x2)
     return _s.where.bind(condition, x1, x2)
 
 

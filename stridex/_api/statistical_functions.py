@@ -13,7 +13,7 @@ from stridex._lax import statistical as _r
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
-_NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
+_NUMERIC = frozenset(_dtypes.EXTENDED_CATEGORIES["numeric"])  # (the half types too)
 
 # The spec's default accumulation dtype of sum/prod/cumulative_*: integers narrower than the default
 # integer widen to int64 (signed) or uint64 (unsigned); floating dtypes stay as they are.

@@ -15,9 +15,10 @@ __all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cos", "c
 
 # Note: the spec asks for floating-point inputs here; integer and boolean arrays raise TypeError (as in
 # array-api-strict) instead of being computed in float64 as NumPy does.
-_FLOATING = frozenset(_dtypes.FLOATING_DTYPES)
-_REAL_FLOATING = frozenset(_dtypes.REAL_FLOATING_DTYPES)
-_NUMERIC = frozenset(_dtypes.NUMERIC_DTYPES)
+# (The extended categories: the half types are accepted wherever the spec's floating types are.)
+_FLOATING = frozenset(_dtypes.EXTENDED_CATEGORIES["floating-point"])
+_REAL_FLOATING = frozenset(_dtypes.EXTENDED_CATEGORIES["real floating"])
+_NUMERIC = frozenset(_dtypes.EXTENDED_CATEGORIES["numeric"])
 _FLOATING_NAME = "floating-point"
 _REAL_FLOATING_NAME = "real-valued floating-point"
 

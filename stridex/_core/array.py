@@ -10,43 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
+from stridex._core.device import HOST, Device
 from stridex._core.dtypes import FROM_NUMPY, DType
 from stridex._core.storage import Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
-
-
-class Device:
-    """A stridex device. Eager arrays live on the CPU; `jit` can place computations elsewhere via JAX."""
-
-    __slots__ = ("id", "platform")
-
-    def __init__(self, platform: str = "cpu", id: int = 0):
-        self.platform = platform
-        self.id = id
-
-    def __repr__(self):
-        return f"Device({self.platform!r}, {self.id})" if self.id else f"Device({self.platform!r})"
-
-    def __str__(self):
-        return self.platform if not self.id else f"{self.platform}:{self.id}"
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            return other == str(self)
-        return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
-
-    def __hash__(self):
-        return hash((self.platform, self.id))
-
-
-CPU = Device("cpu")
-
-
-def check_device(device) -> None:
-    """Accept None, the CPU device, or the string "cpu"; ValueError for anything else."""
-    if device is None or device is CPU or device == CPU:
-        return
-    raise ValueError(f"unsupported device {device!r}: stridex arrays live on {CPU!r}")
 
 
 class Array:
@@ -109,7 +76,7 @@ class Array:
         st = self._storage
         if st is None:
             st = self._storage_view()[0]
-        return not st.readonly
+        return not st.readonly and st.device is None
 
     # --- attributes ----------------------------------------------------------------------------
 
@@ -120,8 +87,9 @@ class Array:
 
     @property
     def device(self) -> Device:
-        """The device the array's storage lives on (the host CPU)."""
-        return CPU
+        """The device the array's storage lives on: the host (`Device('cpu')`) or a JAX device."""
+        st = self._storage
+        return HOST if st is None or st.device is None else st.device
 
     @property
     def shape(self) -> tuple:
@@ -162,13 +130,13 @@ class Array:
                     f"take its one element first: x[{', '.join(['0'] * len(shape))}]" if self.size == 1 else
                     "index one element first")
             raise TypeError(f"{kind}() of an array requires a 0-D array, got shape {shape}; {hint}")
-        return window(self)[()].item()
+        return host_window(self)[()].item()
 
     def __bool__(self) -> bool:
         if self.shape and self.size == 1:
             # The spec describes 0-D arrays only; NumPy and JAX also take the truth value of any one-element
             # array (`if x[:, :1].all(keepdims=True): ...`), and so does stridex. int()/float() stay 0-D only, as there.
-            return bool(window(self).item())
+            return bool(host_window(self).item())
         return bool(self._scalar("bool"))
 
     def __int__(self) -> int:
@@ -190,7 +158,7 @@ class Array:
         return int(self._scalar("__index__"))
 
     def __array__(self, dtype=None, copy=None):
-        w = window(self)
+        w = host_window(self)
         if dtype is not None and np.dtype(dtype) != w.dtype:
             if copy is False:
                 raise ValueError(f"converting {self._dtype.name} to {np.dtype(dtype)} requires a copy")
@@ -202,7 +170,7 @@ class Array:
         # read through stridex, so a JAX result not read yet is read with its own dtype (the JAX owner
         # itself would unpickle narrowed to 32 bits when JAX's global x64 mode is off). As with NumPy,
         # a copy shares no memory with the original.
-        return (_unpickle, (np.array(window(self), order="C"),))
+        return (_unpickle, (np.array(host_window(self), order="C"),))
 
     def block_until_ready(self) -> Array:
         """Wait until this array's value exists, and return the array (as JAX's method of that name).
@@ -211,39 +179,23 @@ class Array:
         asynchronously); every read waits for it anyway, so this is only needed for timing.
         """
         st = self._storage
-        if st is not None and st.buf is None:  # a JAX result not yet read as NumPy memory
+        if st is not None and st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
             st.owner.block_until_ready()
         return self
-
-    def to_device(self, device, /, *, stream=None) -> Array:
-        """This array on `device` (the same array: stridex arrays live on the CPU); ValueError for another device."""
-        if stream is not None:
-            raise ValueError("stridex's CPU device has no streams; pass stream=None")
-        check_device(device)
-        return self
-
-    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule over this array's memory (zero-copy, as the DLPack protocol asks)."""
-        if stream is not None and stream != -1:
-            raise BufferError("stridex's CPU arrays take no DLPack stream")
-        return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
-
-    def __dlpack_device__(self) -> tuple:
-        """(device type, device id) in DLPack's numbering: (1, 0), the CPU."""
-        return (1, 0)  # kDLCPU, device 0
 
     # --- printing ------------------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        w = window(self)
+        w = host_window(self)
         prefix = "Array("
         body = np.array2string(w, separator=", ", prefix=prefix)
+        where = "" if self.device is HOST else f", device={self.device.name!r}"
         if w.size == 0 or self._dtype not in (_dtypes.float64, _dtypes.int64, _dtypes.bool, _dtypes.complex128):
-            return f"{prefix}{body}, dtype={self._dtype.name})"
-        return f"{prefix}{body})"
+            return f"{prefix}{body}, dtype={self._dtype.name}{where})"
+        return f"{prefix}{body}{where})"
 
     def __str__(self) -> str:
-        return np.array2string(window(self))
+        return np.array2string(host_window(self))
 
     def __format__(self, format_spec: str) -> str:
         # As NumPy: a 0-D array formats as its Python scalar (f"{x:.3g}"); an empty spec is str(x).
@@ -284,6 +236,15 @@ def _view_of_window(w: np.ndarray, buf: np.ndarray) -> View:
     return View(w.shape, tuple(s // itemsize for s in w.strides), offset // itemsize)
 
 
+def host_window(a: Array) -> np.ndarray:
+    """`window(a)` for a host array; for a device array, its values copied to the host (what an explicit
+    conversion — `np.asarray(x)`, `float(x)`, `repr(x)` — asks for)."""
+    st = a._storage
+    if st is not None and st.device is not None and a._np is None:
+        return st.host_values(a)
+    return window(a)
+
+
 def window(a: Array) -> np.ndarray:
     """A NumPy ndarray over exactly the memory `a` views (no copy)."""
     w = a._np
@@ -291,12 +252,12 @@ def window(a: Array) -> np.ndarray:
         return w
     storage, view = a._storage, a._view
     np_dtype = a._dtype.np
+    buf = storage.buf
+    if buf is None:
+        buf = storage.numpy_buffer()  # (a device storage raises OnDevice here, an empty one too)
     if 0 in view.shape:
         return np.empty(view.shape, np_dtype)
     itemsize = np_dtype.itemsize
-    buf = storage.buf
-    if buf is None:
-        buf = storage.numpy_buffer()
     w = np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize,
                    tuple(s * itemsize for s in view.strides))
     if not storage.readonly:
@@ -323,7 +284,8 @@ def _unpickle(values: np.ndarray) -> Array:
 
 def raise_if_unsupported(np_dtype) -> None:
     if np.dtype(np_dtype) not in FROM_NUMPY:
-        raise TypeError(f"dtype {np_dtype} is not one of the 13 Array API dtypes")
+        raise TypeError(f"dtype {np_dtype} is not one of stridex's dtypes (the 13 Array API dtypes, float16 and "
+                        "bfloat16)")
 
 
 def _aligned_copy(a):

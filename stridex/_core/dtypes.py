@@ -1,19 +1,28 @@
 """The vocabulary of types: the 13 Array API dtypes, their sets and categories, the Python scalar types,
-and the type-promotion rules (spec table + NEP 50). Every module names these from here."""
+and the type-promotion rules (spec table + NEP 50). Every module names these from here.
+
+Beyond the spec, two half-precision types, `float16` and `bfloat16` (stored as ml_dtypes' bfloat16, the
+type JAX uses), promote as JAX defines it. They are kept out of the spec-facing sets (`ALL_DTYPES`,
+`CATEGORIES`, and so `info.dtypes()`), which the conformance suite enumerates; what must know every dtype
+(conversion from NumPy, pickling, promotion, casting, validation) uses `EXTENDED_DTYPES` and
+`EXTENDED_CATEGORIES`."""
 
 from __future__ import annotations
 
 import builtins as _builtins
 
+import ml_dtypes as _ml_dtypes  # bfloat16's NumPy dtype (NumPy only, no JAX; about 3% of `import stridex`)
 import numpy as np
 
 _pybool = _builtins.bool
 
 __all__ = [
     "DType",
+    "bfloat16",
     "bool",
     "complex64",
     "complex128",
+    "float16",
     "float32",
     "float64",
     "int8",
@@ -32,10 +41,10 @@ class DType:
 
     __slots__ = ("__weakref__", "itemsize", "kind", "name", "np")
 
-    def __init__(self, name: str, kind: str):
+    def __init__(self, name: str, kind: str, np_dtype=None):
         self.name = name
         self.kind = kind  # "bool" | "signed" | "unsigned" | "real floating" | "complex floating"
-        self.np = np.dtype(name)
+        self.np = np.dtype(name if np_dtype is None else np_dtype)
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
@@ -55,6 +64,9 @@ uint8, uint16, uint32, uint64 = (DType(f"uint{n}", "unsigned") for n in (8, 16, 
 float32, float64 = DType("float32", "real floating"), DType("float64", "real floating")
 complex64, complex128 = DType("complex64", "complex floating"), DType("complex128", "complex floating")
 
+# Half precision, beyond the spec (see the module docstring).
+float16, bfloat16 = DType("float16", "real floating"), DType("bfloat16", "real floating", _ml_dtypes.bfloat16)
+
 ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               float32, float64, complex64, complex128)
 INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
@@ -63,9 +75,11 @@ COMPLEX_DTYPES = (complex64, complex128)
 FLOATING_DTYPES = REAL_FLOATING_DTYPES + COMPLEX_DTYPES
 REAL_DTYPES = INTEGER_DTYPES + REAL_FLOATING_DTYPES
 NUMERIC_DTYPES = REAL_DTYPES + COMPLEX_DTYPES
+HALF_DTYPES = (float16, bfloat16)
+EXTENDED_DTYPES = ALL_DTYPES + HALF_DTYPES
 
 # The dtype a sum or product accumulates in when none is asked for: integers and bool in 64 bits.
-ACCUMULATION = {d: d for d in NUMERIC_DTYPES} | {
+ACCUMULATION = {d: d for d in NUMERIC_DTYPES + HALF_DTYPES} | {
     bool: int64, int8: int64, int16: int64, int32: int64, uint8: uint64, uint16: uint64, uint32: uint64,
 }
 
@@ -79,8 +93,19 @@ def is_floating(dtype: DType) -> _pybool:
     return dtype.kind in FLOATING_KINDS
 
 
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
-FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+def is_half(dtype: DType) -> _pybool:
+    return dtype is float16 or dtype is bfloat16
+
+
+def np_kind(np_dtype) -> str:
+    """NumPy's kind letter of a NumPy (or JAX) dtype, with ml_dtypes' bfloat16, which NumPy files under "V"
+    (void: a user-defined type), as "f"."""
+    np_dtype = np.dtype(np_dtype)
+    return "f" if np_dtype == bfloat16.np else np_dtype.kind
+
+
+_BY_NAME = {d.name: d for d in EXTENDED_DTYPES}
+FROM_NUMPY = {d.np: d for d in EXTENDED_DTYPES}
 
 
 def _by_name(name: str) -> DType:
@@ -117,6 +142,12 @@ CATEGORIES = {
     "any": ALL_DTYPES,
 }
 
+# The same categories with the half types where the spec's floating types are: what functions validate
+# their arguments against (the spec's `CATEGORIES` stay what `info.dtypes()` and the test suite see).
+EXTENDED_CATEGORIES = {
+    category: dtypes + tuple(h for h in HALF_DTYPES if float32 in dtypes) for category, dtypes in CATEGORIES.items()
+}
+
 # --- promotion -------------------------------------------------------------------------------
 # The spec defines promotion within a kind; across kinds (int with float, int64 with uint64) it is
 # unspecified, and we follow NumPy 2 (NEP 50) so that client libraries that assume it keep working.
@@ -126,7 +157,21 @@ PROMOTION: dict[tuple[DType, DType], DType] = {
     (a, b): FROM_NUMPY[np.promote_types(a.np, b.np)] for a in ALL_DTYPES for b in ALL_DTYPES
 }
 
-# Spec-defined (same-kind) promotions; anything else is a NumPy-2 extension.
+# A half type with any dtype promotes as JAX defines it (`jax.numpy.promote_types` with 64-bit types on;
+# tests/api/test_half_precision.py checks this table against it): bool and every integer take the half type
+# (NumPy would widen float16 with int16 and wider to float32/float64), float16 with bfloat16 meets at float32,
+# and wider floating types win. Written out so that no JAX import is needed.
+_HALF_WITH = {float32: float32, float64: float64, complex64: complex64, complex128: complex128}
+for _half in HALF_DTYPES:
+    for _other in EXTENDED_DTYPES:
+        if _other is _half:
+            _out = _half
+        elif is_half(_other):
+            _out = float32
+        else:
+            _out = _HALF_WITH.get(_other, _half)  # bool and integers: the half type
+        PROMOTION[_half, _other] = PROMOTION[_other, _half] = _out
+del _half, _other, _out
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -151,7 +196,7 @@ def scalar_result_dtype(array_dtype: DType, scalar) -> DType:
     if isinstance(scalar, complex):
         if array_dtype.kind == "complex floating":
             return array_dtype
-        return complex64 if array_dtype is float32 else complex128
+        return complex_of(array_dtype)
     raise TypeError(f"unsupported Python scalar type {type(scalar).__name__}")
 
 
@@ -161,7 +206,8 @@ def default_float_for(dtype: DType) -> DType:
 
 
 def complex_of(dtype: DType) -> DType:
-    return complex64 if dtype is float32 or dtype is complex64 else complex128
+    """The complex dtype holding `dtype`'s values: complex64 for float32 and the half types (as in JAX)."""
+    return complex64 if dtype is float32 or dtype is complex64 or is_half(dtype) else complex128
 
 
 def real_of(dtype: DType) -> DType:

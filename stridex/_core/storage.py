@@ -68,26 +68,35 @@ def is_aligned(a: np.ndarray) -> bool:
 
 
 class Storage:
-    """A 1-D NumPy buffer plus what the arrays viewing it need to know about its ownership.
+    """A flat buffer plus what the arrays viewing it need to know about its ownership and place.
 
-    `readonly` marks borrowed memory that must not be written (a JAX result, a read-only NumPy array):
-    the first write replaces `buf` with an aligned private copy, which every array sharing this Storage
-    then sees. `owner` keeps a producer (DLPack capsule, JAX array) alive as long as the buffer is used.
+    On the host (`device` None) the buffer is a 1-D NumPy array, `buf`. `readonly` marks borrowed memory
+    that must not be written (a JAX result, a read-only NumPy array): the first write replaces `buf` with
+    an aligned private copy, which every array sharing this Storage then sees. `owner` keeps a producer
+    (DLPack capsule, JAX array) alive as long as the buffer is used.
+
+    On a JAX device (`device` a `Device`; the subclass `stridex._lax.device.DeviceStorage`), `buf` is None
+    and `owner` is the buffer: a C-contiguous JAX
+    array on that device whose elements, in order, are the storage (kept in the shape it was made in, so
+    that whole-array reads need no reshape and a sharded array keeps its sharding). A write replaces
+    `owner` with the updated buffer (see `stridex._lax.device`); `readonly` there marks a JAX array the
+    user handed in, which stridex must not donate, so the first write copies it.
     """
 
     # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
     # dict, made on first use, with None as the class default: a new Storage costs two stores less.
-    __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner", "readonly")
+    __slots__ = ("__dict__", "__weakref__", "buf", "device", "jax_view", "owner", "readonly")
     # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
     # `jit` passes that JAX array again instead of converting the window on every call.
     jax_alias = None
     # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _handover._snapshot).
     jax_copy = None
 
-    def __init__(self, buf: np.ndarray, readonly: bool = False, owner=None):
+    def __init__(self, buf: np.ndarray | None, readonly: bool = False, owner=None, device=None):
         self.buf = buf
         self.readonly = readonly
         self.owner = owner
+        self.device = device
         # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
         # `jit` then hands JAX its own array back instead of converting the NumPy window.
         self.jax_view = None

@@ -32,6 +32,8 @@ def copy_to_integers(out: np.ndarray, x: np.ndarray) -> None:
     """Cast floating `x` (complex: its real part, as XLA) into the integer array `out`, saturating as XLA does."""
     if x.dtype.kind == "c":
         x = x.real
+    elif x.dtype.itemsize == 2:  # float16 or bfloat16: as float32, exactly (the checks below assume NumPy's loops)
+        x = x.astype(np.float32)
     if out.dtype in _FLAGGED_TARGETS:
         try:
             with np.errstate(invalid="raise", over="ignore"):
@@ -70,7 +72,7 @@ def _saturate(out: np.ndarray, x: np.ndarray) -> None:
 
 def _convert_impl(x, *, new_dtype):
     out = output_buffer(x.shape, new_dtype.np)
-    if x.dtype.kind in "fc" and new_dtype.kind in ("signed", "unsigned"):
+    if _dtypes.np_kind(x.dtype) in "fc" and new_dtype.kind in ("signed", "unsigned"):
         copy_to_integers(out, x)
     else:
         np.copyto(out, x, casting="unsafe")

@@ -20,18 +20,21 @@ from stridex._core.avals import ShapedArray, aval_of, promote_avals
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned_empty, output_buffer
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
+from stridex._lax.half import BFLOAT16_NP, bfloat16_scalars, in_float32, lower_in_float32
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
 
 # What `ufunc.resolve_dtypes` accepts for a Python scalar operand (it takes no `bool`; a strong bool
-# promotes exactly like a weak one because bool is the lowest type).
+# promotes exactly like a weak one because bool is the lowest type). A NumPy scalar (the bfloat16 one that
+# `bfloat16_scalars` makes of a Python float) gives its dtype.
 _RESOLVE_PY = {bool: np.dtype(bool), int: int, float: float, complex: complex}
 
 
 def call_ufunc(ufunc, *args, **kwargs):
     """Run a ufunc and return an ndarray (never a NumPy scalar); large results go to aligned storage."""
     shape = None
+    bfloat16 = False
     for a in args:
         if type(a) is np.ndarray:
             s = a.shape
@@ -39,12 +42,23 @@ def call_ufunc(ufunc, *args, **kwargs):
                 shape = s
             elif s != shape:
                 shape = np.broadcast_shapes(shape, s)
+            if a.dtype is BFLOAT16_NP:
+                bfloat16 = True
+    if bfloat16:
+        # ml_dtypes' loops: a Python float must be made weak by hand, and ordered comparisons with NaN raise
+        # the "invalid" flag (signalling comparisons, where NumPy's own loops are quiet), so it is ignored.
+        with np.errstate(invalid="ignore"):
+            return _run_ufunc(ufunc, shape, bfloat16_scalars(args), kwargs)
+    return _run_ufunc(ufunc, shape, args, kwargs)
+
+
+def _run_ufunc(ufunc, shape, args, kwargs):
     # (NumPy's own allocation below the storage policy's threshold: resolving the dtype costs more there.)
     if shape is None or prod(shape) < ALIGNED_OUTPUT_ELEMENTS:
         return ufunc(*args, out=..., **kwargs)
     dtype = kwargs.get("dtype")
     if dtype is None:
-        dtype = ufunc.resolve_dtypes(tuple(a.dtype if type(a) is np.ndarray else _RESOLVE_PY[type(a)] for a in args)
+        dtype = ufunc.resolve_dtypes(tuple(a.dtype if hasattr(a, "dtype") else _RESOLVE_PY[type(a)] for a in args)
                                      + (None,) * ufunc.nout)[-1]
     out = aligned_empty(shape, dtype)
     ufunc(*args, out=out, **kwargs)
@@ -91,12 +105,20 @@ def unary_abstract(dtype_rule=None):
 def ufunc_binary_impl(ufunc):
     """The eager rule `ufunc(x1, x2)`, with a lean path for small operands (the dispatch-bound case)."""
 
-    ndarray, small = np.ndarray, ALIGNED_OUTPUT_ELEMENTS  # closure cells: cheaper than global lookups
+    # (closure cells: cheaper than global lookups)
+    ndarray, small, bfloat16 = np.ndarray, ALIGNED_OUTPUT_ELEMENTS, BFLOAT16_NP
 
     def impl(x1, x2):
         # A broadcast result has at most size(x1) * size(x2) elements, so small products are safe to
-        # leave in NumPy's own (unaligned) allocation.
-        if (x1.size if type(x1) is ndarray else 1) * (x2.size if type(x2) is ndarray else 1) < small:
+        # leave in NumPy's own (unaligned) allocation. bfloat16 goes to call_ufunc, which handles ml_dtypes'
+        # loops (the operands have one dtype: the namespace converts mixed ones with a half type first).
+        if type(x1) is ndarray:
+            if type(x2) is ndarray:
+                if x1.size * x2.size < small and x1.dtype is not bfloat16:
+                    return ufunc(x1, x2, out=...)
+            elif x1.size < small and x1.dtype is not bfloat16:
+                return ufunc(x1, x2, out=...)
+        elif type(x2) is ndarray and x2.size < small and x2.dtype is not bfloat16:
             return ufunc(x1, x2, out=...)
         return call_ufunc(ufunc, x1, x2)
 
@@ -169,7 +191,7 @@ def _is_complex(x) -> bool:
 
 
 def _is_float(x) -> bool:
-    return np.dtype(x.dtype).kind == "f"
+    return _dtypes.np_kind(x.dtype) == "f"
 
 
 def _zeros_like(x):
@@ -190,7 +212,7 @@ def _select(cond, a, b):
 def _signbit(x):
     """The sign bit of a real floating JAX value (NaN payload signs included)."""
     L = lax()
-    bits = {4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
     return L.lt(L.bitcast_convert_type(x, bits), L.full_like(x, 0, bits))
 
 
@@ -198,7 +220,7 @@ def _copysign(magnitude, sign):
     """Bitwise copysign: |magnitude| with the sign bit of `sign` (exact for NaN and signed zeros)."""
     L = lax()
     size = np.dtype(magnitude.dtype).itemsize
-    ubits = {4: np.uint32, 8: np.uint64}[size]
+    ubits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
     mask = np.array(1 << (8 * size - 1), ubits)
     m = L.bitcast_convert_type(magnitude, ubits)
     s = L.bitcast_convert_type(sign, ubits)
@@ -407,7 +429,7 @@ floor_divide = Primitive(
     "floor_divide",
     impl=_quiet(_floor_divide_impl),
     abstract_eval=binary_abstract(),
-    lower=_lower_floor_divide,
+    lower=lower_in_float32(_lower_floor_divide),  # (half types: one rounding, as NumPy's kernel)
     jvp=_constant_jvp,
     vjp=_zero_vjp(2),
     batch=batch_elementwise,
@@ -451,7 +473,7 @@ remainder = Primitive(
     "remainder",
     impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
     abstract_eval=binary_abstract(),
-    lower=_lower_remainder,
+    lower=lower_in_float32(_lower_remainder),  # (half types: one rounding, as NumPy's kernel)
     jvp=_remainder_jvp,
     vjp=_remainder_vjp,
     batch=batch_elementwise,
@@ -1020,7 +1042,7 @@ def _clip_vjp(ct, x, low, high, *, out):
 # and an operand without a tangent stays None instead of entering maximum's JVP as zeros.
 clip = Primitive(
     "clip",
-    impl=_clip_impl,
+    impl=in_float32(_clip_impl, _clip_abstract),  # (NumPy's clip has no bfloat16 loop)
     abstract_eval=_clip_abstract,
     lower=_lower_clip,
     jvp=_clip_jvp,

@@ -22,8 +22,10 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty, aligned_result
 from stridex._lax import ops
+from stridex._lax import precision as _precision
+from stridex._lax.half import BFLOAT16_NP, FLOAT16_NP
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
-from stridex._lax.primitive import Primitive, RuleShape
+from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
 
 # --- dot_general: contraction of two arrays over given axes, with batch axes -------------------------------
@@ -65,6 +67,11 @@ def _is_matmul_layout(ndim1: int, ndim2: int, dimension_numbers) -> bool:
     return b1 == b2 == tuple(range(len(b1))) and ndim1 == ndim2 == len(b1) + 2
 
 
+def _is_matrix_times_stack(ndim1: int, ndim2: int, dimension_numbers) -> bool:
+    """Whether dot_general contracts a matrix x1 (M, K) with each matrix of a stack x2 (..., K, N)."""
+    return ndim1 == 2 and ndim2 > 2 and dimension_numbers == (((1,), (ndim2 - 2,)), ((), ()))
+
+
 def _matmul_into(a, b, shape, dtype):
     """`np.matmul(a, b)` reshaped to `shape` (the dot_general result), written into aligned memory when large.
 
@@ -81,12 +88,21 @@ def _matmul_into(a, b, shape, dtype):
 
 def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
     dtype = out_dtype.np
+    if dtype is FLOAT16_NP or dtype is BFLOAT16_NP:  # multiplied in float32, rounded once (stridex._lax.half)
+        out = _dot_general_impl(x1, x2, dimension_numbers=dimension_numbers, out_dtype=_dtypes.float32)
+        return aligned_result(out, dtype)
     if x1.dtype is not dtype:
         x1 = x1.astype(dtype, copy=False)
     if x2.dtype is not dtype:
         x2 = x2.astype(dtype, copy=False)
     if _is_matmul_layout(x1.ndim, x2.ndim, dimension_numbers):
         return _matmul_into(x1, x2, _dot_general_shape(x1.shape, x2.shape, dimension_numbers), dtype)
+    if _is_matrix_times_stack(x1.ndim, x2.ndim, dimension_numbers):
+        # (M, K) with (..., K, N) gives (M, ..., N): NumPy's broadcasting matmul, its M axis moved to the
+        # front (a view; matmul's caller moves it back, so the product is written once, in its final order).
+        shape = x2.shape[:-2] + x1.shape[:1] + x2.shape[-1:]
+        out = aligned_empty(shape, dtype) if prod(shape) >= ALIGNED_OUTPUT_ELEMENTS else None
+        return np.moveaxis(np.matmul(x1, x2, out=out), -2, 0)
     (c1, c2), (b1, b2) = dimension_numbers
     f1, f2 = _free_axes(x1.ndim, c1, b1), _free_axes(x2.ndim, c2, b2)
     # Lay both out as stacks of matrices, (batch, free1, contract) @ (batch, contract, free2): one matmul.
@@ -101,9 +117,13 @@ def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
 
 
 def _dot_general_lower(ctx, x1, x2, *, dimension_numbers, out_dtype):
-    L = lax()
-    return L.dot_general(as_dtype(x1, out_dtype), as_dtype(x2, out_dtype), dimension_numbers,
-                         precision=L.Precision.HIGHEST, preferred_element_type=out_dtype.np)
+    # The precision is read when JAX traces this rule, so every cache of compiled lowerings keys on
+    # `precision.matmul_key()` (stridex/_lax/precision.py says which setting wins). Half types accumulate in
+    # float32 and are rounded once, as eagerly; their operands stay half, for the GPU's half-precision units.
+    accumulate = _dtypes.float32 if _dtypes.is_half(out_dtype) else out_dtype
+    out = lax().dot_general(as_dtype(x1, out_dtype), as_dtype(x2, out_dtype), dimension_numbers,
+                            precision=_precision.lax_precision(out_dtype), preferred_element_type=accumulate.np)
+    return as_dtype(out, out_dtype)
 
 
 def _dot_general_jvp(primals, tangents, *, dimension_numbers, out_dtype):
@@ -900,3 +920,10 @@ qr = Primitive(
     batch=_batch_leading,
     multiple_results=True,
 )
+
+
+# The primitives whose lowering reads the matmul precision (`stridex._lax.precision`): every one lowered in
+# this module (dot_general, and the decompositions, whose JAX lowerings multiply matrices). A compiled
+# program without them is served under any precision setting (`jit`'s memo path).
+PRECISION_SENSITIVE = frozenset(name for name, p in PRIMITIVES.items()
+                                if p.lower is not None and p.lower.__module__ == __name__)

@@ -4,7 +4,8 @@ A `Primitive` is one record holding all of an operation's rules, each given when
 (abstract evaluation, eager implementation, JAX lowering, JVP, VJP or transpose, batching, and for a
 view its write-back and folding rules); nothing outside the record decides how it behaves. `bind` hands
 it to the current interpreter: with no trace active, the eager interpreter runs it now on strided
-NumPy windows.
+NumPy windows — or, when an argument lives on a JAX device (its storage raises `OnDevice` as NumPy
+reaches for it), `stridex._lax.device` runs the primitive's lowering there.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.array import Array, refuse_broadcast_write, window
+from stridex._core.device import OnDevice
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
+from stridex._lax import device as _device
 
 # --- primitives --------------------------------------------------------------------------------
 
@@ -118,7 +121,10 @@ class Primitive:
     def bind(self, *args, **params):
         trace = current_trace()
         if trace is None:
-            return self.eager(self, args, params)
+            try:
+                return self.eager(self, args, params)
+            except OnDevice:  # an argument lives on a JAX device: run the primitive there
+                return _device.run(self, args, params)
         return trace.process(self, args, params)
 
 
@@ -132,12 +138,16 @@ def _eager_compute(prim, args, params):
         if type(a) is Array:
             wa = a._np
             if wa is None:
+                if a._storage.device is not None:  # (on a JAX device: run there, without OnDevice's detour)
+                    return _device.run(prim, args, params)
                 wa = window(a)
         else:
             wa = _eager_operand(prim, a)
         if type(b) is Array:
             wb = b._np
             if wb is None:
+                if b._storage.device is not None:
+                    return _device.run(prim, args, params)
                 wb = window(b)
         else:
             wb = _eager_operand(prim, b)
@@ -150,6 +160,8 @@ def _eager_compute(prim, args, params):
             result._dtype = FROM_NUMPY[out.dtype]
             return result
         return _wrap(out, (wa, wb))
+    if not args and _device.placement() is not None:  # creation (no array inputs) on a default JAX device
+        return _device.run(prim, args, params)
     wins = _windows(prim, args)
     out = prim.impl(*wins, **params) if params else prim.impl(*wins)
     if type(out) is np.ndarray and out.base is None:

@@ -13,6 +13,7 @@ from stridex._core.avals import ShapedArray, aval_of, promote_avals
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
+from stridex._lax.half import bfloat16_scalars, in_float32
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_by_loop, batch_elementwise, batch_unary_axes, move_to_front
@@ -30,7 +31,7 @@ def sort_key(x):
     lax_ = lax()
     if x.dtype == np.bool_:
         return lax_.convert_element_type(x, np.uint8)
-    if x.dtype.kind != "f":
+    if _dtypes.np_kind(x.dtype) != "f":
         return x
     zero = lax_.full_like(x, 0)
     x = lax_.select(lax_.eq(x, zero), zero, x)
@@ -195,7 +196,7 @@ def _batch_searchsorted(values, dims, *, axis_size, side):
 
 searchsorted = Primitive(
     "searchsorted",
-    impl=_searchsorted_impl,
+    impl=in_float32(_searchsorted_impl),  # (ml_dtypes' bfloat16 comparisons misplace NaN: search in float32)
     abstract_eval=_searchsorted_abstract,
     lower=_lower_searchsorted,
     batch=_batch_searchsorted,
@@ -207,6 +208,8 @@ searchsorted = Primitive(
 
 
 def _where_impl(condition, x1, x2):
+    if type(x1) is float or type(x2) is float:
+        x1, x2 = bfloat16_scalars((x1, x2))
     shape = broadcast_shapes(*(np.shape(a) for a in (condition, x1, x2)))
     size = 1
     for n in shape:

@@ -9,6 +9,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray, aval_of, promote_avals
 from stridex._lax import ops
+from stridex._lax.half import in_float32
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
@@ -71,7 +72,7 @@ def _lower_unique(ctx, x, *, with_indices, with_inverse, with_counts):
 
 unique = Primitive(
     "unique",
-    impl=_unique_impl,
+    impl=in_float32(_unique_impl),  # (ml_dtypes' bfloat16 comparisons misplace NaN: sort in float32, exactly)
     abstract_eval=None,
     lower=_lower_unique,
     output_size=lambda x, **flags: ops.count_distinct(x),

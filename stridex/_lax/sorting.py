@@ -11,6 +11,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._lax import ops
+from stridex._lax.half import in_float32
 from stridex._lax.jax_bridge import lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes
@@ -57,7 +58,7 @@ def _sort_vjp(ct, x, *, out, axis, descending):
 
 sort = Primitive(
     "sort",
-    impl=_sort_impl,
+    impl=in_float32(_sort_impl),  # (ml_dtypes' bfloat16 comparisons misplace NaN: sort in float32, exactly)
     abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, x.dtype),
     lower=_lower_sort,
     jvp=_sort_jvp,
@@ -92,7 +93,7 @@ def _lower_argsort(ctx, x, *, axis, descending):
 
 argsort = Primitive(
     "argsort",
-    impl=_argsort_impl,
+    impl=in_float32(_argsort_impl),
     abstract_eval=lambda x, *, axis, descending: ShapedArray(x.shape, _dtypes.int64),
     lower=_lower_argsort,
     batch=batch_unary_axes("axis"),

@@ -10,6 +10,10 @@ NaNs). The gradients of prod and cumulative_prod are exact at zeros (products of
 division). var and std follow `correction` (M - correction in the denominator); std's gradient is
 infinite or NaN where std is 0, and both are NaN where M - correction <= 0, like their values.
 
+The half types (float16, bfloat16) are summed, multiplied and averaged in float32 and rounded once at the
+end, eagerly and lowered alike (`stridex._lax.half`), as `jax.numpy` does: accumulating in the half type
+would lose most digits over a few thousand elements.
+
 Transformation rules compute with internal operations (`stridex._lax.ops`) and these primitives, so they
 are traced, differentiated again and batched like any user code.
 """
@@ -20,8 +24,9 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
-from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, output_buffer
+from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_result, output_buffer
 from stridex._lax import ops
+from stridex._lax.half import BFLOAT16_NP, FLOAT16_NP, FLOAT32_NP, in_float32, lower_in_float32
 from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
@@ -34,7 +39,13 @@ def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
 
 
 def reduce_with(ufunc, x, axes, keepdims, np_dtype):
-    """`ufunc.reduce` over `axes` as a fresh ndarray (0-D for a full reduction); large outputs aligned."""
+    """`ufunc.reduce` over `axes` as a fresh ndarray (0-D for a full reduction); large outputs aligned.
+
+    A half-precision result is accumulated in float32 and rounded once (see `stridex._lax.half`).
+    """
+    target = x.dtype if np_dtype is None else np_dtype
+    if target is FLOAT16_NP or target is BFLOAT16_NP:
+        return aligned_result(reduce_with(ufunc, x, axes, keepdims, FLOAT32_NP), target)
     if x.size >= ALIGNED_OUTPUT_ELEMENTS and len(axes) < x.ndim:  # else the output is small (or 0-D)
         out = output_buffer(reduced_shape(x.shape, axes, keepdims), np_dtype if np_dtype is not None else x.dtype)
         ufunc.reduce(x, axes, np_dtype, out, keepdims)
@@ -99,7 +110,7 @@ reduce_sum = Primitive(
     "reduce_sum",
     impl=lambda x, *, axes, keepdims, dtype: reduce_with(np.add, x, axes, keepdims, dtype.np),
     abstract_eval=_accumulating_abstract,
-    lower=_lower_accumulating("reduce_sum"),
+    lower=lower_in_float32(_lower_accumulating("reduce_sum")),
     jvp=linear_jvp,
     vjp=lambda ct, x, *, out, axes, keepdims, dtype: (_restore(ct, x.shape, axes, keepdims),),
     batch=batch_unary_axes(),
@@ -142,7 +153,7 @@ reduce_prod = Primitive(
     "reduce_prod",
     impl=lambda x, *, axes, keepdims, dtype: reduce_with(np.multiply, x, axes, keepdims, dtype.np),
     abstract_eval=_accumulating_abstract,
-    lower=_lower_accumulating("reduce_prod"),
+    lower=lower_in_float32(_lower_accumulating("reduce_prod")),
     jvp=_prod_jvp,
     vjp=_prod_vjp,
     batch=batch_unary_axes(),
@@ -237,9 +248,9 @@ def _lower_mean(ctx, x, *, axes, keepdims):
 
 reduce_mean = Primitive(
     "reduce_mean",
-    impl=_mean_impl,
+    impl=in_float32(_mean_impl, _float_abstract),
     abstract_eval=_float_abstract,
-    lower=_lower_mean,
+    lower=lower_in_float32(_lower_mean),
     jvp=linear_jvp,
     vjp=lambda ct, x, *, out, axes, keepdims: (_restore(ct, x.shape, axes, keepdims) / _count(x.shape, axes),),
     batch=batch_unary_axes(),
@@ -321,9 +332,9 @@ def _std_vjp(ct, x, *, out, axes, keepdims, correction):
 
 reduce_var = Primitive(
     "reduce_var",
-    impl=_var_impl,
+    impl=in_float32(_var_impl, _float_abstract),
     abstract_eval=_float_abstract,
-    lower=_lower_var,
+    lower=lower_in_float32(_lower_var),
     jvp=_var_jvp,
     vjp=_var_vjp,
     batch=batch_unary_axes(),
@@ -331,9 +342,9 @@ reduce_var = Primitive(
 
 reduce_std = Primitive(
     "reduce_std",
-    impl=_std_impl,
+    impl=in_float32(_std_impl, _float_abstract),
     abstract_eval=_float_abstract,
-    lower=_lower_std,
+    lower=lower_in_float32(_lower_std),
     jvp=_std_jvp,
     vjp=_std_vjp,
     batch=batch_unary_axes(),
@@ -395,9 +406,9 @@ def _cumsum_vjp(ct, x, *, out, axis, dtype, include_initial):
 
 cumulative_sum = Primitive(
     "cumulative_sum",
-    impl=_cumulative_impl(np.add, 0),
+    impl=in_float32(_cumulative_impl(np.add, 0), _cumulative_abstract),
     abstract_eval=_cumulative_abstract,
-    lower=_lower_cumulative("cumsum", 0),
+    lower=lower_in_float32(_lower_cumulative("cumsum", 0)),
     jvp=linear_jvp,
     vjp=_cumsum_vjp,
     batch=batch_unary_axes("axis"),
@@ -454,9 +465,9 @@ def _cumprod_vjp(ct, x, *, out, axis, dtype, include_initial):
 
 cumulative_prod = Primitive(
     "cumulative_prod",
-    impl=_cumulative_impl(np.multiply, 1),
+    impl=in_float32(_cumulative_impl(np.multiply, 1), _cumulative_abstract),
     abstract_eval=_cumulative_abstract,
-    lower=_lower_cumulative("cumprod", 1),
+    lower=lower_in_float32(_lower_cumulative("cumprod", 1)),
     jvp=_cumprod_jvp,
     vjp=_cumprod_vjp,
     batch=batch_unary_axes("axis"),

@@ -2,7 +2,9 @@
 
 The shared rule shapes come first (eager kernels and their spec fix-ups, the layered complex lowering, the
 chain-rule JVP/VJP); then one block per primitive, or per group of related ones, gives each record its
-special cases, its derivative and its lowering.
+special cases, its derivative and its lowering. The lowerings compute the half types in float32 and round once
+(`stridex._lax.half`), as NumPy's kernels do: composed in the half type (log2 as log(x) / log(2), logaddexp
+from max, exp and log1p) they would round at each step and differ from eager by a few units in the last place.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.storage import output_buffer
 from stridex._lax import ops
 from stridex._lax.elementwise import binary_abstract, call_ufunc, unary_abstract
+from stridex._lax.half import lower_in_float32
 from stridex._lax.jax_bridge import broadcast_to_aval, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise, scaled, sum_terms
@@ -76,7 +79,7 @@ def _k(x, value):
 
 def _signbit(x):
     L = lax()
-    int_type = np.int32 if x.dtype == np.float32 else np.int64
+    int_type = {2: np.int16, 4: np.int32, 8: np.int64}[np.dtype(x.dtype).itemsize]
     return L.lt(L.bitcast_convert_type(x, int_type), int_type(0))
 
 
@@ -218,8 +221,8 @@ def _unary(name: str, impl, complex_lower, derivative, real_lower=None):
     def vjp(ct, x, *, out):
         return (ops.multiply(ct, derivative(x, out)),)
 
-    prim = Primitive(name, impl=impl, abstract_eval=unary_abstract(), lower=lower, jvp=jvp, vjp=vjp,
-                     batch=batch_elementwise)
+    prim = Primitive(name, impl=impl, abstract_eval=unary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
+                     vjp=vjp, batch=batch_elementwise)
     return prim
 
 
@@ -238,8 +241,8 @@ def _binary(name: str, impl, lower, partials):
         d1, d2 = partials(x1, x2, out, not _scalar(x1), not _scalar(x2))
         return tuple(None if d is None else ops.multiply(ct, d) for d in (d1, d2))
 
-    prim = Primitive(name, impl=impl, abstract_eval=binary_abstract(), lower=lower, jvp=jvp, vjp=vjp,
-                     batch=batch_elementwise)
+    prim = Primitive(name, impl=impl, abstract_eval=binary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
+                     vjp=vjp, batch=batch_elementwise)
     return prim
 
 

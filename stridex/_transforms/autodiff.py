@@ -15,6 +15,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.storage import Storage, aligned_copy
+from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._transforms.batching import vmap
@@ -119,6 +120,11 @@ def jvp(fun, primals, tangents, *, has_aux: bool = False):
         if value_aval(p).shape != value_aval(t).shape:
             raise ValueError(f"jvp: a tangent of shape {value_aval(t).shape} does not match its primal of shape "
                              f"{value_aval(p).shape}")
+    with _device.placing(p_leaves):
+        return _jvp(fun, p_leaves, p_def, t_leaves, has_aux)
+
+
+def _jvp(fun, p_leaves, p_def, t_leaves, has_aux):
     trace = JVPTrace(current_trace())
     payloads = [JVPPayload(p, t if is_differentiable(p) else None) for p, t in zip(p_leaves, t_leaves)]
     out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
@@ -302,7 +308,8 @@ def vjp(fun, *primals, has_aux: bool = False):
     trace = VJPTrace(current_trace())
     input_nodes = [Node(None, None, [], [], [p]) for p in p_leaves]
     payloads = [VJPPayload(p, n if is_differentiable(p) else None) for p, n in zip(p_leaves, input_nodes)]
-    out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
+    with _device.placing(p_leaves):
+        out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
     out_payloads = [trace.read(x) if isinstance(x, Tracer) and x._trace is trace else VJPPayload(x, None)
                     for x in out_leaves]
     primal_out = _tree.unflatten(out_def, [p.primal for p in out_payloads])
@@ -315,13 +322,14 @@ def vjp(fun, *primals, has_aux: bool = False):
             if value_aval(ct).shape != value_aval(p.primal).shape:
                 raise ValueError(f"vjp: cotangent of shape {value_aval(ct).shape} for an output of shape "
                                  f"{value_aval(p.primal).shape}")
-        cts = trace.backward(list(zip(out_payloads, ct_leaves)))
-        grads = []
-        for p, node in zip(p_leaves, input_nodes):
-            g = cts.get((id(node), 0))
-            if g is None and isinstance(p, Array):
-                g = ops.zeros_like(p)
-            grads.append(g)
+        with _device.placing(p_leaves):
+            cts = trace.backward(list(zip(out_payloads, ct_leaves)))
+            grads = []
+            for p, node in zip(p_leaves, input_nodes):
+                g = cts.get((id(node), 0))
+                if g is None and isinstance(p, Array):
+                    g = ops.zeros_like(p)
+                grads.append(g)
         return _tree.unflatten(p_def, grads)
 
     return (primal_out, pullback, aux) if has_aux else (primal_out, pullback)
@@ -381,7 +389,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
         if not isinstance(out, Array) or out.shape != () or out.dtype.kind != "real floating":
             raise TypeError("grad requires a function returning a real floating-point 0-D array, got "
                             f"{getattr(out, 'dtype', type(out).__name__)} of shape {getattr(out, 'shape', None)}")
-        with _scope(current_trace()):
+        with _scope(current_trace()), _device.placing([out]):
             seed = ops.ones((), out.dtype)
         grads = pullback(seed)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)

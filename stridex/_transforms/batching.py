@@ -13,6 +13,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.view import normalize_axis
+from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._lax.rule_shapes import move_to_front
@@ -95,6 +96,10 @@ def vmap(fun, in_axes=0, out_axes=0):
     """
 
     def batched(*args):
+        with _device.placing(_tree.flatten(args)[0]):
+            return _batched(*args)
+
+    def _batched(*args):
         if isinstance(in_axes, list):
             axes_spec = tuple(in_axes)
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.state import push
 from stridex._transforms.ir import Literal
@@ -75,7 +76,7 @@ def same_value(a: np.ndarray, b: np.ndarray) -> bool:
     sign of zero significant (a Python float taken from it would differ)."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    if a.dtype.kind not in "fc":
+    if _dtypes.np_kind(a.dtype) not in "fc":  # (bfloat16 is a floating type NumPy files under "V")
         return bool(np.array_equal(a, b))
     if not np.array_equal(a, b, equal_nan=True):
         return False

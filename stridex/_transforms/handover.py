@@ -14,6 +14,7 @@ from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.storage import Storage
 from stridex._core.view import View
+from stridex._lax import device as _device
 from stridex._lax.jax_bridge import jax, x64
 
 
@@ -102,30 +103,13 @@ def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
     return Array._make(Storage(flat, readonly=readonly), View((span,), (1,), 0), root.dtype)
 
 
-def adopt_as(out, view: View, dtype) -> Array:
-    """`adopt_jax` for an output whose View and dtype are known (the program fixes them).
-
-    A read-only Storage owned by the JAX array, its NumPy buffer made on first use (numpy_buffer); built
-    field by field because this is on every jit call's path."""
-    storage = _new(Storage)
-    storage.buf = None
-    storage.readonly = True
-    storage.owner = out
-    storage.jax_view = view
-    result = _new(Array)
-    result._storage = storage
-    result._view = view
-    result._dtype = dtype
-    result._np = None
-    return result
+adopt_as = _device.adopt_out  # (out, view, dtype, device=None): a JAX output whose View and dtype are known
 
 
-_new = object.__new__
-
-
-def adopt_jax(out) -> Array:
-    """A stridex array over a JAX output buffer: zero-copy, read-only, copied on the first write."""
-    return adopt_as(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype])  # (JAX dtypes are NumPy's)
+def adopt_jax(out, device=None) -> Array:
+    """A stridex array over a JAX output buffer: on the host zero-copy, read-only, copied on the first
+    write; on a device (`device`), the storage's own buffer."""
+    return adopt_as(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype], device)  # (JAX dtypes are NumPy's)
 
 
 def jax_argument(x: Array):
@@ -135,6 +119,8 @@ def jax_argument(x: Array):
     st = x._storage
     if st is not None and st.jax_view is not None and x._view is st.jax_view:
         return st.owner
+    if st is not None and st.device is not None:  # a device array: its View, read on the device
+        return _device.materialized(x)
     w = x._np
     if w is None:
         w = window(x)
@@ -150,6 +136,16 @@ def jax_argument(x: Array):
             and view.offset == 0 and view.size == storage.buf.size):
         return _alias(storage, view, w)
     return w
+
+
+def donated_argument(x: Array):
+    """What JAX receives for array x when the program donates its inputs: a buffer of its own (the NumPy
+    window, which JAX copies; for a device array a copy on the device, never the storage's buffer)."""
+    st = x._storage
+    if st is not None and st.device is not None:
+        with x64():
+            return jax().numpy.array(_device.materialized(x), copy=True)
+    return window(x)
 
 
 # Windows up to this size are snapshotted (`_snapshot`); larger ones JAX aliases or converts.

@@ -24,8 +24,11 @@ from stridex._core.state import current_trace
 from stridex._core.storage import Storage
 from stridex._core.tree import freeze
 from stridex._core.view import View
+from stridex._lax import device as _device
 from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax
+from stridex._lax.linalg import PRECISION_SENSITIVE
+from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
 from stridex._transforms.ir import Program
@@ -83,14 +86,17 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
 
 
 def _jax_device(device):
-    """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; stridex's
-    CPU device, or a platform name ("cpu", "gpu", "cpu:1", ...), as that platform's JAX device; else ValueError."""
+    """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; a stridex
+    Device as its JAX device (the host as JAX's first CPU device); a platform name ("cpu", "gpu", "cpu:1",
+    ...) as that platform's JAX device; else ValueError."""
 
     j = jax()
     if isinstance(device, j.Device):
         return device
     if isinstance(device, Device):
-        platform, index = device.platform, device.id
+        if device.jax is not None:  # a JAX device (or sharding: JAX places the program over it)
+            return device.jax
+        platform, index = "cpu", 0  # the host: JAX's first CPU device, whose memory is host memory
     elif isinstance(device, str):
         platform, _, number = device.partition(":")
         index = int(number) if number.isdigit() else 0 if not number else -1
@@ -117,7 +123,7 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("conflict", "groups", "key", "leaves", "n_user", "statics", "treedef")
+    __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "statics", "treedef")
 
 
 class Jitted:
@@ -177,8 +183,17 @@ class Jitted:
         sigs = []
         storages = {}
         alias = []
+        device = None  # the device of the arguments that live on a JAX device (one for all of them)
         for j, leaf in enumerate(leaves):
-            if isinstance(leaf, Array) and not isinstance(leaf, Tracer):
+            st = leaf._storage if isinstance(leaf, Array) else None
+            if st is not None and st.device is not None and not isinstance(leaf, Tracer):
+                if device is not None and st.device is not device:
+                    raise ValueError(f"jit: arguments live on different devices ({device.name} and {st.device.name});"
+                                     " move them to one with x.to_device(...) first")
+                device = st.device
+                sigs.append((leaf.shape, leaf._dtype, device))
+                alias.append(storages.setdefault(id(st), j) if leaf.size else j)
+            elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
                 w = window(leaf) if leaf._np is None else leaf._np
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
@@ -204,10 +219,13 @@ class Jitted:
         sig.groups = handover.alias_groups(leaves, alias, shifts)
         if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
             sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
-        sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias))
+        # (with the matmul precision in force: the lowering reads it, so a program compiled under one setting
+        # is never served under another)
+        sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias), matmul_key())
         if constants:
             sig.key += (tuple(map(id, constants)),)
         sig.leaves = leaves
+        sig.device = device
         sig.n_user = n_user
         sig.treedef = treedef
         sig.statics = statics
@@ -273,12 +291,13 @@ class Jitted:
     # --- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         memo = self._memo  # set only for functions without static arguments
-        if memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]:
-            # The last call's arguments again (the same windows or Views): its entry, no key built.
-            # On the way, collect each argument's JAX array when one is ready (a whole JAX result, or
-            # a small window whose bytes match its snapshot); with all of them ready, call the
-            # compiled executable directly.
-            _, layouts, dtypes, snapshots, entry, call, view, dtype = memo
+        if (memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]
+                and (memo[11] is None or memo[11] is matmul_key())):  # (compiled under this matmul precision)
+            # The last call's arguments again (the same windows or Views, on the same devices): its entry, no
+            # key built. On the way, collect each argument's JAX array when one is ready (a whole JAX result
+            # or device buffer, or a small window whose bytes match its snapshot); with all of them ready,
+            # call the compiled executable directly.
+            _, layouts, dtypes, snapshots, devices, entry, call, view, dtype, out_device, storage_type, _ = memo
             jax_args = []
             i = 0  # (a counter: zip or enumerate would cost more than the rest of this loop)
             for a in args:
@@ -290,6 +309,8 @@ class Jitted:
                     if v is not layouts[i]:
                         break
                     st = a._storage
+                    if st.device is not devices[i]:
+                        break
                     if st.jax_view is v:
                         jax_args.append(st.owner)
                 elif w is not layouts[i]:
@@ -305,10 +326,11 @@ class Jitted:
                     if entry.may_call_directly:  # snapshots or the direct call may be ready now
                         self._memo = _memo(args, entry, adopt=True)
                     return result
-                # handover.adopt_as, inlined: with the loop above, this is all of a steady call's own work.
-                storage = _new(Storage)
+                # device.adopt_out, inlined: with the loop above, this is all of a steady call's own work.
+                storage = _new(storage_type)
                 storage.buf = None
-                storage.readonly = True
+                storage.device = out_device
+                storage.readonly = out_device is None
                 storage.owner = call(*jax_args)
                 storage.jax_view = view
                 result = _new(Array)
@@ -416,7 +438,9 @@ def _fast_key(args):
             key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
         else:
             view = a._view
-            key.append((view.shape, a._dtype, view.strides, 0))
+            device = a._storage.device  # (None on the host; a program for host arrays is not one for a device's)
+            key.append((view.shape, a._dtype, view.strides, 0 if device is None else device.name))
+    key.append(matmul_key())
     return tuple(key)
 
 
@@ -427,9 +451,10 @@ def _memo(args, entry, adopt: bool = False) -> tuple | None:
 
     None when an argument has a large window: the memo holds its windows, and must not keep the memory of
     a large input alive after the call (nor does that call need the time the memo saves)."""
-    layouts, dtypes, snapshots = [], [], []
+    layouts, dtypes, snapshots, devices = [], [], [], []
     for a in args:
         w = a._np
+        devices.append(a._storage.device if w is None else None)
         if w is not None and w.nbytes > handover.SNAPSHOT_MAX_BYTES:
             return None
         layouts.append(a._view if w is None else w)
@@ -439,8 +464,10 @@ def _memo(args, entry, adopt: bool = False) -> tuple | None:
         seen = a._storage.jax_copy if w is not None and a._storage is not None else None
         ready = seen is not None and seen[0] is w and seen[2] is not None
         snapshots.append((seen[1], seen[2]) if ready else None)
-    direct = entry.direct or (None, None, None)
-    return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), entry, *direct)
+    call, view, dtype, out_device = entry.direct or (None, None, None, None)
+    storage_type = Storage if out_device is None else _device.DeviceStorage
+    return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), tuple(devices), entry, call, view, dtype,
+            out_device, storage_type, entry.matmul_key)
 
 
 def _numpy_scalar_value(leaf, j: int):
@@ -471,6 +498,7 @@ class Traced:
     """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
 
     def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
+        self.device = sig.device  # where the arguments that live on a JAX device are (None: the host)
         out_leaves, self.out_treedef = _tree.flatten(out)
         input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
         const_entries = list(trace.constants.values())
@@ -549,6 +577,13 @@ class Compiled:
 
         self.traced = traced
         self.constants = traced.constants
+        # Where the outputs stay: the arguments' device; for host arguments, the host when the program runs
+        # on a JAX CPU device (whose memory NumPy shares), else the accelerator it runs on (a GPU).
+        self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._device)
+        # What its matmuls are lowered under (checked by the memo path); None for a program without any,
+        # which any precision setting may reuse.
+        self.matmul_key = matmul_key() if any(e.prim.name in PRECISION_SENSITIVE for e in traced.program.eqns) \
+            else None
         run = lower_program(traced.program)
         n_consts = len(traced.constants)
         options = {}
@@ -601,7 +636,7 @@ class Compiled:
         # first call; calling that callable directly saves a Python frame on every later call.
         self.aot = getattr(executable, "_call", None) or executable
         if self.may_call_directly:
-            self.direct = (self.aot, self.out_view, self.out_dtype)
+            self.direct = (self.aot, self.out_view, self.out_dtype, self.out_device)
         return out
 
     def _inputs(self, leaves):
@@ -624,9 +659,9 @@ class Compiled:
         return out
 
     def _arguments(self, inputs):
-        if self.donates:  # a donated buffer is consumed by XLA: hand over plain windows, cache nothing
-            return [window(c) for c in self.traced.constants] + [
-                window(x) if isinstance(x, Array) else x for x in inputs]
+        if self.donates:  # a donated buffer is consumed by XLA: hand over buffers of their own, cache nothing
+            return [handover.donated_argument(c) for c in self.traced.constants] + [
+                handover.donated_argument(x) if isinstance(x, Array) else x for x in inputs]
         return [handover.jax_argument(c) for c in self.traced.constants] + [
             handover.jax_argument(x) if isinstance(x, Array) else x for x in inputs]
 
@@ -637,7 +672,7 @@ class Compiled:
         if traced.guards:
             _check_guards(traced.guards, outs)  # before any effect of the call is kept
         leaves = inputs
-        bases = [handover.adopt_jax(o) for o in outs]
+        bases = [handover.adopt_jax(o, self.out_device) for o in outs]
         for i, k in traced.input_writes:
             assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
         for j, k in traced.const_writes:
@@ -668,7 +703,14 @@ class Compiled:
             out = self.aot(*args) if self.aot is not None else self._call_aot(args)
         else:
             out = self._call(args)
-        return handover.adopt_as(out, self.out_view, self.out_dtype)
+        return handover.adopt_as(out, self.out_view, self.out_dtype, self.out_device)
+
+
+def _host_call_device(jax_device):
+    """The device a program on host arguments leaves its outputs on: None (the host) when it runs on a JAX
+    CPU device, else that device (`jax_device`, or JAX's default device)."""
+    d = jax_device if jax_device is not None else jax().devices()[0]
+    return None if d.platform == "cpu" else _device.of_jax(d)
 
 
 def _check_conflict(sig: _Signature, entry) -> None:

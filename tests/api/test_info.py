@@ -27,7 +27,9 @@ def test_capabilities():
 
 def test_devices():
     info = sx.__array_namespace_info__()
-    assert info.devices() == (info.default_device(),)
+    devices = info.devices()
+    assert isinstance(devices, tuple) and devices[0] == info.default_device() == "cpu"  # the host comes first
+    assert len({d.name for d in devices}) == len(devices)
     assert info.default_device() == sx.asarray(1).device
     assert sx.zeros(2, device=info.devices()[0]).device == info.default_device()
 

@@ -1,0 +1,63 @@
+"""`Device`: where an array's storage lives — host memory (NumPy executes) or a JAX device — and the default.
+
+The host is `HOST` (named "cpu"). A JAX device is named after its platform and id: "cuda:0" for a GPU
+("gpu:0" is accepted too), "cpu:1" for one of the extra CPU devices JAX exposes with
+`--xla_force_host_platform_device_count`. "cpu:0" is JAX's first CPU device, which is not the host:
+arrays there are JAX buffers and every eager operation on them runs a compiled executable, as on a GPU.
+A device may also stand for a JAX `Sharding` (one array spread over several devices).
+
+Resolving names needs JAX, so it lives one layer up (`stridex._lax.device`); this module holds only the
+value type and the per-context default, which `with sx.default_device(d):` sets.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+ENV_DEFAULT_DEVICE = "STRIDEX_DEFAULT_DEVICE"
+
+
+class Device:
+    """A stridex device: the host CPU, one JAX device, or a JAX sharding over several.
+
+    `jax` is None for the host, else the JAX `Device` (or `Sharding`) that arrays on this device live on.
+    Devices compare equal to their name (`x.device == "cuda:0"`).
+    """
+
+    __slots__ = ("id", "jax", "name", "platform")
+
+    def __init__(self, platform: str = "cpu", id: int = 0, jax=None, name: str | None = None):
+        self.platform = platform
+        self.id = id
+        self.jax = jax
+        self.name = name if name is not None else platform if jax is None else f"{platform}:{id}"
+
+    @property
+    def is_host(self) -> bool:
+        return self.jax is None
+
+    def __repr__(self):
+        return f"Device({self.name!r})"
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == self.name or (self.platform == "cuda" and other == f"gpu:{self.id}")
+        return isinstance(other, Device) and self.name == other.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+HOST = Device("cpu")
+
+# The default device of this context: None means the process default (the environment variable
+# STRIDEX_DEFAULT_DEVICE, else the host), which `stridex._lax.device.default_device()` resolves.
+DEFAULT_DEVICE: ContextVar = ContextVar("stridex_default_device", default=None)
+
+
+class OnDevice(Exception):
+    """Raised when eager NumPy code reaches for the memory of an array that lives on a JAX device:
+    `Primitive.bind` catches it and runs the primitive on that device instead."""

@@ -1,0 +1,727 @@
+"""Arrays on JAX devices: naming devices, moving data between them, and running primitives there eagerly.
+
+A device array's Storage holds one C-contiguous JAX buffer on its device (`Storage.owner`); its Views are
+the same metadata as on the host. Eager work on such arrays runs each primitive's JAX lowering as a small
+compiled executable, made once per (primitive, params, input buffers' shapes and dtypes, input Views,
+device) and cached — JAX's op-by-op model with stridex's views and writes on top:
+
+- a read of a View happens inside the executable (`read_view`: the whole buffer as it is, a slice and
+  reshape, or a gather — never a copy of the whole storage for a small view);
+- a write (`assign`) is one executable that reads the target View, applies the update, writes the View
+  back into the flat buffer (`write_view`: dynamic_update_slice or scatter) and returns the new buffer;
+  the old buffer is donated, so XLA updates it in place and the cost is O(view), not O(storage). Every
+  Array sharing the Storage sees the new buffer. A buffer stridex does not own (a JAX array handed in) is
+  never donated: its first write copies it (copy-on-write, as on the host).
+
+Nothing here moves data to the host, except `to_host` (an explicit transfer) and primitives whose output
+shape depends on the data (`unique_*`, `nonzero`, boolean masks), which bring their inputs to the host,
+run there, and send the result back, as `jax.numpy` and PyTorch synchronise for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import sys
+import threading
+
+import numpy as np
+
+from stridex._core.array import Array, window
+from stridex._core.array import adopt as adopt_host
+from stridex._core.avals import ShapedArray, aval_of
+from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
+from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
+from stridex._core.storage import Storage
+from stridex._core.view import View, contiguous_strides
+from stridex._lax.jax_bridge import LoweringContext, jax, jnp, lax, x64
+from stridex._lax.precision import matmul_key
+
+# --- naming and resolving devices ---------------------------------------------------------------
+
+_BY_JAX: dict = {}  # JAX device or sharding -> its stridex Device (one object each, so `is` compares)
+
+
+def of_jax(d) -> Device:
+    """The stridex Device of a JAX device or sharding."""
+    dev = _BY_JAX.get(d)
+    if dev is None:
+        if hasattr(d, "platform") and hasattr(d, "id"):
+            platform = d.platform
+            if platform == "gpu":
+                version = str(getattr(getattr(d, "client", None), "platform_version", "")).lower()
+                platform = "rocm" if "rocm" in version else "cuda"
+            dev = Device(platform, d.id, d)
+        else:
+            members = sorted(d.device_set, key=lambda x: (x.platform, x.id))
+            name = "sharded(" + ",".join(of_jax(x).name for x in members) + ")"
+            dev = Device("sharded", 0, d, name=name)
+        _BY_JAX[d] = dev
+    return dev
+
+
+def devices() -> tuple:
+    """The host, then every JAX device: the default backend's (GPUs where there are), then JAX's CPUs."""
+    j = jax()
+    found = [HOST]
+    seen = set()
+    for backend in (None, "cpu"):
+        try:
+            ds = j.devices() if backend is None else j.devices(backend)
+        except RuntimeError:  # a backend JAX does not have here
+            ds = []
+        for d in ds:
+            if d not in seen:
+                seen.add(d)
+                found.append(of_jax(d))
+    return tuple(found)
+
+
+def resolve(device, what: str = "device") -> Device:
+    """`device` (None for the default, a Device, a name such as "cpu", "cuda:0" or "cpu:1", a JAX device or
+    a JAX sharding) as a stridex Device; ValueError naming the available ones for anything else."""
+    if device is None:
+        return current_default()
+    if type(device) is Device:
+        return device
+    if isinstance(device, str):
+        if device == "cpu":
+            return HOST
+        if ":" not in device:  # a platform alone ("cuda", "gpu"): its first device
+            device += ":0"
+        for d in devices():
+            if d == device:
+                return d
+    elif type(device).__module__.startswith(("jax", "jaxlib")):
+        j = jax()
+        if isinstance(device, (j.Device, j.sharding.Sharding)):
+            return of_jax(device)
+    available = ", ".join(repr(d.name) for d in devices()) if _jax_loaded() or isinstance(device, str) else "'cpu'"
+    raise ValueError(f"unknown {what} {device!r}; the available devices are {available} (or a JAX device or "
+                     "sharding)")
+
+
+def _jax_loaded() -> bool:
+    return "jax" in sys.modules
+
+
+_process_default: list = []  # [Device]: STRIDEX_DEFAULT_DEVICE resolved on first use
+
+
+def current_default() -> Device:
+    """The default device here: the innermost `default_device(d)` block's, else the process default
+    (the environment variable STRIDEX_DEFAULT_DEVICE, e.g. "cuda:0"; the host when it is unset)."""
+    d = DEFAULT_DEVICE.get()
+    if d is not None:
+        return d
+    if not _process_default:
+        name = os.environ.get(ENV_DEFAULT_DEVICE, "").strip()
+        _process_default.append(resolve(name, f"device in ${ENV_DEFAULT_DEVICE}") if name else HOST)
+    return _process_default[0]
+
+
+def placement() -> Device | None:
+    """The default device when it is a JAX device (where arrays made from no array go), else None."""
+    d = DEFAULT_DEVICE.get()
+    if d is None:
+        d = _process_default[0] if _process_default else current_default()
+    return None if d.jax is None else d
+
+
+@contextlib.contextmanager
+def default_device(device):
+    """Within the block, arrays created without `device=` are created on `device`.
+
+    >>> import stridex as sx
+    >>> with sx.default_device("cpu"):
+    ...     sx.zeros(3).device
+    Device('cpu')
+    """
+    token = DEFAULT_DEVICE.set(resolve(device))
+    try:
+        yield DEFAULT_DEVICE.get()
+    finally:
+        DEFAULT_DEVICE.reset(token)
+
+
+def placing(values):
+    """A context in which arrays made from nothing (a gradient's seed, zeros for a missing cotangent) go to
+    the device of the device arrays among `values`: what a transformation over them makes on the way must
+    live beside them. A no-op when they all live on the host."""
+    for v in values:
+        st = v._storage if isinstance(v, Array) else None
+        if st is not None and st.device is not None:
+            return default_device(st.device)
+    return contextlib.nullcontext()
+
+
+def device_of(x) -> Device:
+    st = x._storage
+    return HOST if st is None or st.device is None else st.device
+
+
+# --- storages on a device -----------------------------------------------------------------------
+
+
+class DeviceStorage(Storage):
+    """A Storage whose buffer is a JAX array on a device (see `Storage`): NumPy cannot reach its memory."""
+
+    __slots__ = ()
+
+    def numpy_buffer(self):
+        raise OnDevice(self.device)  # the caller (`Primitive.bind`) runs the work on the device instead
+
+    def host_values(self, a: Array) -> np.ndarray:
+        """Array `a`'s values (a View of this storage), copied to the host: an explicit transfer."""
+        return to_host(a)
+
+
+def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
+    """An Array over JAX array `buffer` (on `dev`), whose storage it becomes; `readonly` when stridex does
+    not own it (the first write then copies instead of donating)."""
+    view = View.contiguous(tuple(buffer.shape))
+    storage = DeviceStorage(None, readonly=readonly, owner=buffer, device=dev)
+    storage.jax_view = view
+    return Array._make(storage, view, dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)])
+
+
+def put(a: np.ndarray, dev: Device) -> Array:
+    """A copy of host ndarray `a` on `dev` (an explicit transfer)."""
+    with x64():
+        buffer = jax().device_put(a, dev.jax)
+    return adopt(buffer, dev, dtype=FROM_NUMPY[a.dtype])
+
+
+def is_jax_array(x) -> bool:
+    """Whether `x` is a JAX array (told without importing JAX: JAX is loaded when one exists)."""
+    return type(x).__module__.startswith("jax") and hasattr(x, "sharding") and hasattr(x, "devices")
+
+
+def is_host_jax_array(x) -> bool:
+    """Whether JAX array `x` lives in host memory (JAX's CPU devices), which NumPy can share."""
+    return all(d.platform == "cpu" for d in x.devices())
+
+
+def from_dlpack_producer(x, dev: Device | None, copy: bool | None) -> Array:
+    """A stridex array over the device memory of DLPack producer `x` (a JAX array, a CUDA tensor), taken over
+    by JAX without a copy (read-only: copied on the first write), moved to `dev` when that is elsewhere."""
+    if not is_jax_array(x):
+        try:
+            x = jax().dlpack.from_dlpack(x)
+        except (RuntimeError, TypeError, ValueError) as exc:  # a device JAX does not have here, say
+            raise BufferError(f"from_dlpack: cannot import a {type(x).__name__} on DLPack device "
+                              f"{x.__dlpack_device__()}: {exc}") from exc
+    return from_jax(x, dev, copy)
+
+
+def from_jax(x, dev: Device | None, copy: bool | None) -> Array:
+    """A stridex array over JAX array `x`: shared (read-only: copied on the first write) when it already
+    lives on `dev` (None: where it is), else transferred."""
+    here = of_jax(x.sharding) if len(x.sharding.device_set) > 1 else of_jax(next(iter(x.devices())))
+    if dev is None or dev is here or dev == here:
+        if copy:
+            with x64():
+                return adopt(jnp().array(x, copy=True), here)
+        return adopt(x, here, readonly=True)
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): the JAX array is on {here.name}, not {dev.name}; moving it is a copy")
+    if dev.is_host:
+        return _host_array(np.asarray(x))
+    with x64():
+        return adopt(jax().device_put(x, dev.jax), dev)
+
+
+def _host_array(a: np.ndarray) -> Array:
+    return adopt_host(a, copy=True)
+
+
+def materialized(x: Array):
+    """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
+    device (one compiled gather or slice)."""
+    st, view = x._storage, x._view
+    buffer = st.owner
+    if st.jax_view is view or (view.offset == 0 and view.shape == tuple(buffer.shape)
+                               and view.strides == contiguous_strides(view.shape)):
+        return buffer
+    return run(_READ, (x,), {})._storage.owner
+
+
+def to_host(x: Array) -> np.ndarray:
+    """The values of device array `x` as a new host ndarray (an explicit device-to-host transfer)."""
+    return np.asarray(jax().device_get(materialized(x)))
+
+
+def transfer(x: Array, dev: Device) -> Array:
+    """`x` on `dev`: the same array when it is there already, else a copy there."""
+    here = device_of(x)
+    if here is dev or here == dev:
+        return x
+    if here.is_host:
+        return put(np.asarray(window(x), order="C"), dev)
+    if dev.is_host:
+        return _host_array(to_host(x))
+    with x64():
+        return adopt(jax().device_put(materialized(x), dev.jax), dev, dtype=x._dtype)
+
+
+# --- reading and writing a View of a flat buffer, inside a compiled program ---------------------
+
+
+def _normalised(view: View):
+    """(offset, kept axes as (axis, length, stride>0), flipped axes) of `view`: negative strides turned
+    positive (the offset moved to the lowest element), broadcast (stride 0) and length-1 axes set apart."""
+    offset, kept, flips = view.offset, [], []
+    for axis, (n, s) in enumerate(zip(view.shape, view.strides)):
+        if n == 1:
+            continue
+        if s < 0:
+            offset += (n - 1) * s
+            s = -s
+            flips.append(axis)
+        if s:
+            kept.append((axis, n, s))
+    return offset, kept, flips
+
+
+def _positions(offset: int, ordered: list):
+    """The flat positions of a strided block (axes in `ordered`, outermost first), as an int64 array."""
+    L = lax()
+    shape = tuple(n for _, n, _ in ordered)
+    idx = None
+    for d, (_, _, s) in enumerate(ordered):
+        term = L.broadcasted_iota(np.int64, shape, d) * np.int64(s)
+        idx = term if idx is None else idx + term
+    return idx + np.int64(offset) if idx is not None else None
+
+
+def _block(ordered: list):
+    """(length, step) when the axes in `ordered` (outermost first) walk one arithmetic progression of
+    positions — a contiguous range or a strided 1-D slice, possibly transposed — else None."""
+    for (_, _, s), (_, n_in, s_in) in itertools.pairwise(ordered):
+        if s != n_in * s_in:
+            return None
+    length = 1
+    for _, n, _ in ordered:
+        length *= n
+    return length, (ordered[-1][2] if ordered else 1)
+
+
+def is_whole(buffer_shape: tuple, view: View) -> bool:
+    """Whether `view` is all of a buffer of `buffer_shape`, in order (its read is the buffer itself)."""
+    return view.offset == 0 and view.shape == buffer_shape and view.strides == contiguous_strides(view.shape)
+
+
+def read_view(buffer, view: View, offset=None):
+    """The array `view` selects from `buffer` (a JAX value whose C-order elements are the storage).
+
+    With `offset` (a traced int64 scalar), the View's own offset is ignored and `offset` is used: one
+    executable then serves every View of that shape and those strides, wherever it starts."""
+    L = lax()
+    shape = view.shape
+    if 0 in shape:
+        return jnp().zeros(shape, buffer.dtype)
+    if offset is None and is_whole(tuple(buffer.shape), view):
+        return buffer
+    flat = buffer.reshape(-1) if buffer.ndim != 1 else buffer
+    start, kept, flips = _normalised(view)
+    if offset is not None:
+        start = offset + (start - view.offset)  # (flipped axes move the start by a static amount)
+    ordered = sorted(kept, key=lambda t: -t[2])
+    block = _block(ordered)
+    if block is not None:
+        length, step = block
+        span = (length - 1) * step + 1
+        part = L.slice(flat, (start,), (start + span,)) if offset is None else L.dynamic_slice(flat, (start,), (span,))
+        if step > 1:
+            part = L.slice(part, (0,), (span,), (step,))
+        part = part.reshape(tuple(n for _, n, _ in ordered))
+    else:
+        part = jnp().take(flat, _positions(0, ordered) + start, mode="clip")
+    # `part` has the kept axes in stride order: put them in axis order, then add the others back.
+    rank = {t[0]: i for i, t in enumerate(ordered)}
+    axes = [t[0] for t in kept]
+    perm = tuple(rank[a] for a in axes)
+    if perm != tuple(range(len(perm))):
+        part = L.transpose(part, perm)
+    out = L.broadcast_in_dim(part, shape, tuple(axes))
+    return L.rev(out, tuple(flips)) if flips else out
+
+
+def write_view(buffer, view: View, value, offset=None):
+    """`buffer` with the elements `view` selects replaced by `value` (of the view's shape); `offset` as in
+    `read_view`."""
+    L = lax()
+    shape = view.shape
+    if 0 in shape:
+        return buffer
+    if offset is None and is_whole(tuple(buffer.shape), view):
+        return value
+    flat = buffer.reshape(-1) if buffer.ndim != 1 else buffer
+    start, kept, flips = _normalised(view)
+    if offset is not None:
+        start = offset + (start - view.offset)
+    if flips:
+        value = L.rev(value, tuple(flips))
+    ordered = sorted(kept, key=lambda t: -t[2])
+    # Drop length-1 axes, then lay the kept axes out in stride order (broadcast axes were refused before).
+    value = value.reshape(tuple(n for _, n, _ in kept))
+    rank = {t[0]: i for i, t in enumerate(kept)}
+    order = tuple(rank[t[0]] for t in ordered)
+    if order != tuple(range(len(order))):
+        value = L.transpose(value, order)
+    block = _block(ordered)
+    if block is not None and block[1] == 1:
+        flat = L.dynamic_update_slice(flat, value.reshape(-1), (start,))
+    else:
+        positions = _positions(0, ordered) + start
+        flat = flat.at[positions.reshape(-1)].set(value.reshape(-1), mode="promise_in_bounds")
+    return flat.reshape(buffer.shape)
+
+
+# --- values that live on a device for the executables' sake -----------------------------------------
+
+_INDICES: dict = {}  # (device name, offset) -> that int64 on the device; also the scalars written (_scalar_on)
+_INDICES_MAX = 1 << 16
+
+
+def _index_on(dev: Device, value: int):
+    """`value` as an int64 JAX scalar on `dev`, made once (an explicit transfer) and kept: the View offsets
+    an executable takes as arguments, so that x[0], x[1], ... share one executable instead of compiling one
+    each, and no call transfers anything implicitly."""
+    key = (dev.name, value)
+    index = _INDICES.get(key)
+    if index is None:
+        if len(_INDICES) >= _INDICES_MAX:
+            _INDICES.clear()
+        with x64():
+            index = _INDICES[key] = jax().device_put(np.int64(value), _sharding(dev))
+    return index
+
+
+def _scalar_on(dev: Device, value, dtype):
+    """Python scalar `value` stored as `dtype` (as NumPy stores it into an array), on `dev` (an explicit
+    transfer, made once per value and kept like the indices): the value of `x[key] = value`, passed to the
+    write's executable rather than compiled into it."""
+    key = (dev.name, dtype, type(value), repr(value))
+    scalar = _INDICES.get(key)
+    if scalar is None:
+        if len(_INDICES) >= _INDICES_MAX:
+            _INDICES.clear()
+        with x64():
+            scalar = _INDICES[key] = jax().device_put(np.asarray(value, dtype=dtype.np), _sharding(dev))
+    return scalar
+
+
+# --- eager primitives on a device ---------------------------------------------------------------
+
+_CACHE: dict = {}
+_LOCK = threading.Lock()
+
+
+class _Read:
+    """The primitive-like record `materialized` runs: a View of a device buffer as its own array."""
+
+    name = "read_view"
+    kind = "compute"
+    multiple_results = False
+    data_dependent = False
+
+    @staticmethod
+    def abstract_eval(aval):
+        return aval
+
+    @staticmethod
+    def lower(ctx, x):
+        return x
+
+
+_READ = _Read()
+
+
+def _freeze(value):
+    """A hashable stand-in for a parameter value (lists, dicts and ndarrays included)."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        pass
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("seq", tuple(_freeze(v) for v in value))
+    return ("id", id(value))
+
+
+def run(prim, args, params):
+    """Run primitive `prim` eagerly on the device its array arguments live on (all on one device)."""
+    # One pass over the arguments: their device, the cache key of this call and the buffers to pass.
+    dev = None
+    key = [prim, _params_key(params) if params else (), matmul_key()]  # (a lowering may read the precision)
+    buffers, offsets = [], []
+    for a in args:
+        if isinstance(a, Array):
+            st = a._storage
+            d = st.device if st is not None else None
+            if d is None:
+                d = HOST
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev:
+                raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
+                                 f"{d.name}); move them to one with x.to_device(...) first")
+            if d is HOST:
+                continue
+            v = a._view
+            buffers.append(st.owner)
+            if v is st.jax_view or is_whole(st.jax_view.shape, v):
+                key.append((st.jax_view.shape, a._dtype, v.shape, True))
+            else:  # (the offset is an argument: every View of this shape and these strides shares the executable)
+                key.append((st.jax_view.shape, a._dtype, v.shape, v.strides))
+                offsets.append(v.offset)
+        elif type(a) in PY_SCALARS:
+            key.append((type(a), repr(a)))  # (1, 1.0 and True apart, -0.0 from 0.0; NaN keys equal)
+        else:
+            raise TypeError(f"{prim.name}: an eager operation on a device array got a {type(a).__name__} operand; "
+                            "pass stridex arrays on that device or Python scalars")
+    if dev is None:
+        dev = current_default()
+    if dev.is_host:  # (no array on a device after all: creation with the host as the default)
+        return prim.bind(*args, **params)
+    if prim.kind != "compute" or prim.data_dependent:
+        if prim.data_dependent:
+            return _through_host(prim, args, params, dev)
+        if prim.kind == "write":
+            return _write(prim, args, params, dev)
+        raise AssertionError("views of device arrays are metadata; they never reach the device executor")
+    key.append(dev.name)
+    key = tuple(key)
+    if offsets:
+        buffers += [_index_on(dev, o) for o in offsets]
+    entry = _CACHE.get(key)
+    if entry is None:
+        entry = _compile(prim, args, params, buffers, dev, key)
+    call, dtypes, views, settled = entry
+    outs = call(*buffers)
+    if not settled:
+        _settle(entry, call)
+    if prim.multiple_results:
+        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, dtypes, views))
+    return adopt_out(outs[0], views[0], dtypes[0], dev)
+
+
+def _params_key(params: dict):
+    items = tuple(params.items())
+    try:
+        hash(items)
+        return items
+    except TypeError:
+        return _freeze(items)
+
+
+def _settle(entry: list, call) -> None:
+    """JAX's `Compiled` makes a C++ call on its first call: that call replaces it in the cache entry (a Python
+    frame less on every later call)."""
+    entry[0] = getattr(call, "_call", None) or call
+    entry[3] = True
+
+
+_new = object.__new__
+
+
+def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
+    """An Array over a JAX result `buffer` whose View and dtype are known (an executable's or a jit program's
+    output). On a device (`dev`): a DeviceStorage whose buffer only this storage holds (writes may donate it).
+    On the host (`dev` None): a read-only Storage owned by the JAX array, its NumPy buffer made on first use.
+    Built field by field: this is on every eager device operation's and every jit call's path."""
+    storage = _new(Storage if dev is None else DeviceStorage)
+    storage.buf = None
+    storage.readonly = dev is None
+    storage.owner = buffer
+    storage.device = dev
+    storage.jax_view = view
+    out = _new(Array)
+    out._storage = storage
+    out._view = view
+    out._dtype = dtype
+    out._np = None
+    return out
+
+
+def _layout(a: Array) -> tuple:
+    """(View, whole, None) of an array argument as its executable reads it: all of its buffer, or its View
+    at an offset the call passes."""
+    st, v = a._storage, a._view
+    return (v, v is st.jax_view or is_whole(st.jax_view.shape, v), None)
+
+
+def _avals(args) -> list:
+    return [ShapedArray(a._view.shape, a._dtype) if isinstance(a, Array) else aval_of(a) for a in args]
+
+
+def _out_avals(prim, avals, params) -> tuple:
+    out = prim.abstract_eval(*avals, **params)
+    return tuple(out) if prim.multiple_results else (out,)
+
+
+def _compile(prim, args, params, buffers, dev, key) -> list:
+    """Compile `prim`'s lowering for these arguments (their Views read inside) on `dev`; cache and return
+    the entry [call, output dtypes, output Views, settled]."""
+    if prim.lower is None:
+        raise NotImplementedError(f"{prim.name} has no JAX lowering, so it cannot run on {dev.name}")
+    avals = _avals(args)
+    avals_out = _out_avals(prim, avals, params)
+    ctx = LoweringContext(avals, avals_out)
+    layout = [_layout(a) if isinstance(a, Array) else (None, False, a) for a in args]
+    n_arrays = sum(1 for a in args if isinstance(a, Array))
+
+    def program(*buffers_in):
+        arrays, offsets = iter(buffers_in[:n_arrays]), iter(buffers_in[n_arrays:])
+        values = [scalar if view is None else read_view(next(arrays), view, None if whole else next(offsets))
+                  for view, whole, scalar in layout]
+        out = prim.lower(ctx, *values, **params)
+        return tuple(out) if prim.multiple_results else (out,)
+
+    options = {} if buffers else {"out_shardings": _sharding(dev)}
+    with x64():
+        compiled = jax().jit(program, **options).lower(*buffers).compile()
+    entry = [compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out), False]
+    with _LOCK:
+        _CACHE[key] = entry
+    return entry
+
+
+def _sharding(dev: Device):
+    """Where an array made from no array goes on `dev`: that device; on a mesh, replicated over it."""
+    j = jax()
+    if not isinstance(dev.jax, j.sharding.Sharding):
+        return j.sharding.SingleDeviceSharding(dev.jax)
+    if isinstance(dev.jax, j.sharding.NamedSharding):
+        return j.sharding.NamedSharding(dev.jax.mesh, j.sharding.PartitionSpec())
+    raise ValueError(f"cannot create an array from nothing on {dev.name}: give it a NamedSharding")
+
+
+def _write(prim, args, params, dev):
+    """`prim` (`assign`) into its target's device buffer, in place (the old buffer donated); returns the target.
+
+    A basic key (ints, slices) is folded into the target's View, and the View's offset and a Python scalar
+    value are arguments of the executable: x[0] = 1.5, x[7] = -2.0, ... run one executable."""
+    from stridex._lax.primitive import PRIMITIVES  # (the registry: `scatter` is defined after this module)
+
+    target, value, *indices = args
+    st = target._storage
+    template = params["template"]
+    view = target._view if indices else _basic_view(target._view, template)
+    if view is None:
+        view = target._view
+    elif not indices:
+        template = ()  # (the key is in the View now: the write covers all of it)
+    for n, stride in zip(view.shape, view.strides):
+        if stride == 0 and n > 1:
+            raise ValueError(f"cannot write into a broadcast view of shape {view.shape}: its elements share memory "
+                             "(stride 0); write into the array it was broadcast from instead")
+    if any(isinstance(i, Array) and i._dtype.kind == "bool" for i in indices) and getattr(value, "size", 1) != 1:
+        return _through_host(prim, args, params, dev)  # x[mask] = values: how many are selected depends on the data
+    if type(value) in PY_SCALARS:
+        value = _scalar_on(dev, value, target._dtype)
+        value_layout = (View.contiguous(()), True, None)
+        value_aval = ShapedArray((), target._dtype)
+    else:
+        if value.device is not dev and value.device != dev:
+            raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
+                             f"{value.device.name}); move them to one with x.to_device(...) first")
+        value_layout, value_aval = _layout(value), ShapedArray(value.shape, value._dtype)
+        value = value._storage.owner
+    whole = view is st.jax_view or is_whole(st.jax_view.shape, view)
+    buffers, offsets = [value], [] if whole else [view.offset]
+    key = ["write", _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
+           True if whole else view.strides, not st.readonly, dev.name, value_aval.shape, value_aval.dtype,
+           value_layout[1] or value_layout[0].strides]
+    if not value_layout[1]:
+        offsets.append(value_layout[0].offset)
+    layouts = [value_layout]
+    for i in indices:
+        if i.device is not dev and i.device != dev:
+            raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
+                             f"{i.device.name}); move them to one with x.to_device(...) first")
+        layouts.append(_layout(i))
+        buffers.append(i._storage.owner)
+        key.append((i._storage.jax_view.shape, i._dtype, i.shape, layouts[-1][1] or i._view.strides))
+        if not layouts[-1][1]:
+            offsets.append(i._view.offset)
+    donate = not st.readonly
+    key = tuple(key)
+    entry = _CACHE.get(key)
+    if entry is None:
+        scatter = PRIMITIVES["scatter"]
+        target_aval = ShapedArray(view.shape, target._dtype)
+        ctx = LoweringContext([target_aval, value_aval, *_avals(indices)], [target_aval])
+        n_in = len(layouts)
+
+        def program(buffer, *rest):
+            arrays, dynamic = iter(rest[:n_in]), iter(rest[n_in:])
+            start = None if whole else next(dynamic)
+            values = [read_view(next(arrays), v, None if w else next(dynamic)) for v, w, _ in layouts]
+            updated = scatter.lower(ctx, read_view(buffer, view, start), *values, template=template)
+            return write_view(buffer, view, updated, start)
+
+        example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
+        with x64():
+            compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
+        entry = [compiled, None, None, False]
+        with _LOCK:
+            _CACHE[key] = entry
+    call = entry[0]
+    st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
+    if not entry[3]:
+        _settle(entry, call)
+    st.readonly = False
+    return target
+
+
+def _basic_view(view: View, template: tuple) -> View | None:
+    """The View a basic key (a template of ints, slices, newaxis and at most one ellipsis) selects from
+    `view`, or None for a key that is not basic."""
+    tags = [entry[0] for entry in template]
+    if not set(tags) <= {"int", "slice", "newaxis", "ellipsis"} or tags.count("ellipsis") > 1:
+        return None
+    indexing = sum(1 for t in tags if t in ("int", "slice"))
+    entries = []
+    axis = 0
+    for entry in template:
+        if entry[0] == "ellipsis":
+            for _ in range(len(view.shape) - indexing):
+                entries.append(("slice", 0, view.shape[axis], 1))
+                axis += 1
+        else:
+            entries.append(entry)
+            axis += entry[0] != "newaxis"
+    while axis < len(view.shape):
+        entries.append(("slice", 0, view.shape[axis], 1))
+        axis += 1
+    return view.index(tuple(entries))
+
+
+def _through_host(prim, args, params, dev):
+    """A primitive whose output shape depends on the data: its inputs go to the host, it runs there, and its
+    results come back to `dev` (the sizes must be known on the host, as in jax.numpy and PyTorch)."""
+    host_args = [transfer(a, HOST) if isinstance(a, Array) else a for a in args]
+    if prim.kind == "write":
+        target = args[0]
+        written = host_args[0]
+        prim.bind(written, *host_args[1:], **params)
+        moved = transfer(written, dev)
+        return _write_whole(target, moved)
+    out = prim.bind(*host_args, **params)
+    if prim.multiple_results:
+        return tuple(transfer(o, dev) for o in out)
+    return transfer(out, dev)
+
+
+def _write_whole(target: Array, value: Array) -> Array:
+    """Write all of `value` (on target's device, of target's shape) into target's View."""
+    from stridex._lax.primitive import PRIMITIVES  # (primitive.py imports this module: the registry, at call time)
+
+    return _write(PRIMITIVES["assign"], (target, value), {"template": ()}, device_of(target))

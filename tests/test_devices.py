@@ -1,0 +1,354 @@
+"""Arrays on JAX devices, against the same program on host memory (NumPy) and an `np.arange` shadow.
+
+tests/conftest.py gives JAX 4 CPU devices; "cpu:1" stands in for a GPU: its arrays are JAX buffers, and
+every eager operation on them runs a compiled executable there, as on "cuda:0". On a GPU machine,
+STRIDEX_TEST_DEVICE=cuda:0 runs the same tests on the GPU (benchmarks/gpu_check.sh does).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import jax
+import numpy as np
+import pytest
+
+import stridex as sx
+from stridex._transforms import handover
+
+DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+OTHER = "cpu:2"  # a second device, for transfers and mixing
+SIZES = [5, 3000]  # both sides of the aligned-output threshold (2048 elements)
+
+
+def on_dev(a, device=DEV):
+    return sx.asarray(np.asarray(a), device=device)
+
+
+def check(x, expected, device=DEV, rtol=1e-12):
+    assert x.device == device, f"result on {x.device}, expected {device}"
+    got = np.asarray(x)
+    expected = np.asarray(expected)
+    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.dtype)
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=0, equal_nan=True)
+
+
+# --- naming -----------------------------------------------------------------------------------------
+
+
+def test_devices_are_listed_named_and_resolved():
+    info = sx.__array_namespace_info__()
+    names = [d.name for d in info.devices()]
+    assert names[0] == "cpu" and {"cpu:0", "cpu:1", "cpu:2", "cpu:3"} <= set(names)
+    d = info.devices()[names.index(DEV)]
+    assert d == DEV and str(d) == DEV and repr(d) == f"Device({DEV!r})"
+    assert sx.zeros(2, device=d).device is d
+    assert sx.zeros(2, device=d.jax).device is d  # a JAX device names it too
+    with pytest.raises(ValueError, match="available devices are .*cpu:1"):
+        sx.zeros(2, device="tpu:7")
+    with pytest.raises(ValueError, match="unknown device"):
+        sx.asarray([1.0], device=object())
+
+
+def test_default_device_for_a_block_and_for_the_process():
+    info = sx.__array_namespace_info__()
+    assert info.default_device() == "cpu"
+    with sx.default_device(DEV) as d:
+        assert info.default_device() is d
+        assert sx.ones(3).device == DEV and sx.arange(4).device == DEV and sx.asarray([1, 2]).device == DEV
+        assert sx.asarray(sx.asarray(np.ones(2), device="cpu")).device == "cpu"  # an array keeps its device
+        with sx.default_device("cpu"):
+            assert sx.ones(3).device == "cpu"
+    assert sx.ones(3).device == "cpu"
+    code = "import stridex as sx; x = sx.linspace(0, 1, 5); print(x.device, sx.__array_namespace_info__().default_device())"
+    env = dict(os.environ, STRIDEX_DEFAULT_DEVICE="cpu:3")
+    if "--xla_force_host_platform_device_count" not in env.get("XLA_FLAGS", ""):
+        env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["cpu:3", "cpu:3"]
+
+
+# --- storage, transfers, DLPack -------------------------------------------------------------------------
+
+
+def test_creation_and_transfers():
+    a = np.arange(12.0).reshape(3, 4)
+    x = on_dev(a)
+    assert type(x._storage).__name__ == "DeviceStorage" and x._storage.owner.devices() == {x.device.jax}
+    check(x, a)
+    assert x.to_device(DEV) is x
+    check(x.to_device(OTHER), a, OTHER)
+    h = x.to_device("cpu")
+    assert h.device == "cpu" and np.array_equal(np.asarray(h), a)
+    check(sx.full((2, 3), 7, dtype=sx.int32, device=DEV), np.full((2, 3), 7, np.int32))
+    check(sx.eye(3, k=1, device=DEV), np.eye(3, k=1))
+    check(sx.linspace(0, 1, 7, device=DEV), np.linspace(0, 1, 7))
+    check(sx.zeros_like(x), np.zeros_like(a))  # device=None: the device of x
+    check(sx.astype(x, sx.float32), a.astype(np.float32))
+    with pytest.raises(ValueError, match="copy"):
+        sx.asarray(x, device=OTHER, copy=False)
+
+
+def test_jax_arrays_are_shared_and_copied_on_write():
+    dev = sx.asarray(0.0, device=DEV).device
+    with jax.enable_x64(True):
+        j = jax.device_put(np.arange(6.0), dev.jax)
+    # JAX's CPU devices hold host memory: by default a JAX array there comes to the host, shared with NumPy;
+    # on a GPU it stays where it is. Naming its device keeps it a device array.
+    assert sx.asarray(j).device == ("cpu" if dev.platform == "cpu" else DEV)
+    x = sx.asarray(j, device=DEV)
+    assert x.device == DEV and x._storage.owner is j  # zero-copy
+    y = sx.from_dlpack(j, device=DEV)
+    assert y._storage.owner is j
+    x[0] = 100.0  # the caller's JAX array is never written, nor donated
+    assert not j.is_deleted() and float(j[0]) == 0.0 and float(x[0]) == 100.0
+    assert x.__dlpack_device__() == j.__dlpack_device__()
+    back = jax.dlpack.from_dlpack(x)
+    assert np.array_equal(np.asarray(back), np.asarray(x))
+
+
+# --- eager operations, against NumPy ---------------------------------------------------------------------
+
+UNARY = [sx.sin, sx.exp, sx.abs, sx.negative, sx.sqrt, sx.floor, sx.isnan, sx.square]
+BINARY = [sx.add, sx.multiply, sx.divide, sx.maximum, sx.less, sx.atan2, sx.pow]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_elementwise_families(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)
+    x, y = on_dev(a), on_dev(b)
+    for f in UNARY:
+        check(f(x), np.asarray(f(sx.asarray(a))))
+    for f in BINARY:
+        check(f(x, y), np.asarray(f(sx.asarray(a), sx.asarray(b))))
+    check(x * 2 + 1, a * 2 + 1)
+    check(2.5 - x, 2.5 - a)
+    check(sx.where(x > 1, x, -y), np.where(a > 1, a, -b))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_reductions_sorting_linalg_and_manipulation(n):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((n // 5 + 1, 5))
+    x = on_dev(a)
+    check(sx.sum(x, axis=0), a.sum(axis=0))
+    check(sx.mean(x), np.asarray(a.mean()))
+    check(sx.max(x, axis=1), a.max(axis=1))
+    check(sx.cumulative_sum(x, axis=0), np.cumsum(a, axis=0))
+    check(sx.sort(x, axis=0), np.sort(a, axis=0))
+    check(sx.argmax(x, axis=0), a.argmax(axis=0))
+    check(x.T @ x, a.T @ a, rtol=1e-10)
+    check(sx.concat([x, x], axis=1), np.concatenate([a, a], axis=1))
+    check(sx.reshape(x, (-1,)), a.reshape(-1))
+    check(sx.stack([x[0], x[1]]), np.stack([a[0], a[1]]))
+    check(sx.linalg.vector_norm(x), np.asarray(np.linalg.norm(a)))
+    check(sx.fft.fft(sx.astype(x, sx.complex128), axis=0), np.fft.fft(a, axis=0), rtol=1e-9)
+
+
+def test_data_dependent_shapes_run_through_the_host():
+    a = np.array([3.0, 1.0, 3.0, 0.0, 2.0])
+    x = on_dev(a)
+    check(sx.unique_values(x), np.unique(a))
+    (idx,) = sx.nonzero(x)
+    check(idx, np.nonzero(a)[0])
+    check(x[x > 1], a[a > 1])
+
+
+# --- views and writes, against an np.arange shadow ------------------------------------------------------
+
+VIEWS = [
+    lambda t: t[1:3],
+    lambda t: t[::2, ::-1],
+    lambda t: t[..., 1],
+    lambda t: t.T,
+    lambda t: t[None, 2:, 1:4],
+    lambda t: t[::-2],
+    lambda t: t[:, 3:4],
+]
+
+
+@pytest.mark.parametrize("n", [6, 600])
+@pytest.mark.parametrize("k", range(len(VIEWS)))
+def test_views_are_metadata_and_writes_reach_every_view(n, k):
+    shadow = np.arange(n * 5, dtype=np.float64).reshape(n, 5)
+    x = on_dev(shadow)
+    view = VIEWS[k]
+    v = view(x)
+    assert v._storage is x._storage and v.device == DEV  # O(1): the same storage, nothing read
+    check(v, view(shadow))
+    check(sx.sin(v) + v, np.sin(view(shadow)) + view(shadow))
+    other = x[1:]  # another view of the same storage, made before the write
+    v[...] = -7.0
+    view(shadow)[...] = -7.0
+    check(x, shadow)
+    check(other, shadow[1:])
+    v += 1
+    view(shadow)[...] += 1
+    check(x, shadow)
+
+
+def test_setitem_keys_and_broadcast_write_refused():
+    shadow = np.arange(40.0).reshape(8, 5)
+    x = on_dev(shadow)
+    for key, value in [((2, 3), 100.0), ((slice(1, 7, 2), slice(None, None, -2)), -1.0),
+                       ((np.array([0, 5]),), 9.0), ((shadow > 30,), 0.5)]:
+        x[key] = value
+        shadow[key] = value
+        check(x, shadow)
+    x[1:3] = on_dev(np.ones((2, 5)))
+    shadow[1:3] = 1
+    check(x, shadow)
+    b = sx.broadcast_to(x[0], (3, 5))
+    with pytest.raises(ValueError, match="broadcast view"):
+        b[...] = 1.0
+
+
+def test_writes_donate_the_buffer_so_a_small_write_is_in_place():
+    x = on_dev(np.zeros(100_000))
+    old = x._storage.owner
+    x[10:12] = 1.0
+    assert old.is_deleted()  # donated: XLA updated the buffer in place
+    assert float(sx.sum(x)) == 2.0
+
+
+def test_mixing_devices_is_an_error():
+    x, y = on_dev([1.0, 2.0]), sx.asarray([1.0, 2.0])
+    with pytest.raises(ValueError, match=rf"different devices \({DEV} and cpu\)"):
+        sx.add(x, y)
+    with pytest.raises(ValueError, match="different devices"):
+        x + on_dev([1.0, 2.0], OTHER)
+    with pytest.raises(ValueError, match="different devices"):
+        sx.jit(lambda a, b: a + b)(x, on_dev([1.0, 2.0], OTHER))
+
+
+def test_nothing_crosses_to_the_host():
+    with jax.transfer_guard("disallow"):
+        with sx.default_device(DEV):
+            x = sx.arange(12.0)
+            m = sx.reshape(x, (3, 4))
+        m[1, ::2] = 5.0
+        y = sx.sum(sx.sin(m.T) * 2, axis=0)
+        f = sx.jit(lambda a: sx.cos(a) @ a.T)
+        z = f(m)
+        g = sx.grad(lambda a: sx.sum(a * a))(m)
+        w = sx.jit(sx.grad(lambda a: sx.sum(sx.exp(a))))(m)
+        v = sx.vmap(lambda r: sx.sum(r * r))(m)
+        for r in (y, z, g, w, v):
+            assert r.device == DEV
+    shadow = np.arange(12.0).reshape(3, 4)
+    shadow[1, ::2] = 5.0
+    np.testing.assert_allclose(np.asarray(y), np.sum(np.sin(shadow.T) * 2, axis=0))
+    np.testing.assert_allclose(np.asarray(z), np.cos(shadow) @ shadow.T)
+    np.testing.assert_allclose(np.asarray(g), 2 * shadow)
+    np.testing.assert_allclose(np.asarray(w), np.exp(shadow))
+    np.testing.assert_allclose(np.asarray(v), (shadow * shadow).sum(axis=1))
+
+
+# --- jit ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_jit_takes_device_inputs_without_a_copy_and_leaves_outputs_there(n):
+    a = np.linspace(0, 1, n)
+    x = on_dev(a)
+    assert handover.jax_argument(x) is x._storage.owner
+    f = sx.jit(lambda t: sx.sin(t) * 2 + t[::-1])
+    for _ in range(3):  # first call, then the memo's direct path
+        check(f(x), np.sin(a) * 2 + a[::-1])
+    h = sx.asarray(a)  # the same function on host memory still gives host results
+    r = f(h)
+    assert r.device == "cpu" and np.allclose(np.asarray(r), np.sin(a) * 2 + a[::-1])
+    check(f(x), np.sin(a) * 2 + a[::-1])  # and back on the device: the memo does not mix them up
+
+
+def test_jit_writes_into_device_arguments():
+    shadow = np.arange(20.0).reshape(4, 5)
+    x = on_dev(shadow)
+    view = x[1:]
+
+    def g(t):
+        t[0, :2] = -1.0
+        return sx.sum(t)
+
+    out = sx.jit(g)(x)
+    shadow[0, :2] = -1.0
+    check(out, np.asarray(shadow.sum()))
+    check(x, shadow)
+    check(view, shadow[1:])
+
+
+# --- sharding ------------------------------------------------------------------------------------------------
+
+
+def test_a_sharded_array_runs_spmd():
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:4]), ("i",))
+    sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+    a = np.arange(16.0).reshape(8, 2)
+    x = sx.asarray(a, device=sharding)
+    assert x.device.name == "sharded(cpu:0,cpu:1,cpu:2,cpu:3)"
+    assert len(x._storage.owner.sharding.device_set) == 4
+    y = sx.sin(x) * 2
+    assert y._storage.owner.sharding.is_equivalent_to(sharding, 2)  # elementwise keeps the sharding
+    check(y, np.sin(a) * 2, x.device)
+    check(sx.sum(x, axis=0), a.sum(axis=0), x.device)
+    check(sx.jit(lambda t: t @ t.T)(x), a @ a.T, x.device)
+    x[3] = 0.0
+    a[3] = 0.0
+    check(x, a, x.device)
+
+
+def test_repr_names_the_device():
+    assert repr(on_dev([1.0, 2.0])) == f"Array([1., 2.], device={DEV!r})"
+    assert float(on_dev(2.5)) == 2.5 and bool(on_dev([True]))
+
+
+def test_jit_transfers_host_arguments_once_and_visibly():
+    a = np.arange(6.0)
+    x, h = on_dev(a), sx.asarray(a * 10)
+    f = sx.jit(lambda p, q: p + q)
+    check(f(x, h), a + a * 10)  # the host argument goes to the device for the call (JAX's rule)
+    with jax.transfer_guard("disallow"), pytest.raises(Exception, match="[Dd]isallowed host-to-device transfer"):
+        f(x, sx.asarray(a * 20))
+    g = sx.jit(lambda p: p * 2, device="cpu:2")  # jit's own placement still works for host arguments
+    r = g(sx.asarray(a))
+    assert np.array_equal(np.asarray(r), a * 2)
+
+
+def test_jit_caches_keep_host_and_device_programs_apart():
+    # One View object, two storages: a jit result on the host and an array on the device, alternating through
+    # the fast cache and the memo (whose keys hold Views and windows): each call runs where its input lives.
+    f = sx.jit(lambda t: t * 3)
+    h = f(sx.asarray(np.arange(4.0)))  # a host array whose storage is a JAX result
+    d = on_dev(np.arange(4.0))
+    for _ in range(3):
+        assert f(h).device == "cpu" and f(d).device == DEV
+        check(f(d), np.arange(4.0) * 3)
+
+
+def test_writes_that_need_the_data_or_index_arrays():
+    a = np.arange(10.0)
+    x = on_dev(a)
+    x[x > 4] = on_dev(-np.arange(5.0))  # how many elements the mask selects depends on the data
+    a[a > 4] = -np.arange(5.0)
+    check(x, a)
+    b = np.arange(12.0).reshape(3, 4)
+    y = on_dev(b)
+    y[on_dev(np.array([0, 2])), 1:3] = on_dev(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    b[[0, 2], 1:3] = [[1.0, 2.0], [3.0, 4.0]]
+    check(y, b)
+    check(sx.repeat(on_dev([1.0, 2.0]), on_dev(np.array([2, 3]))), np.repeat([1.0, 2.0], [2, 3]))
+
+
+def test_element_writes_share_one_executable():
+    from stridex._lax import device as device_module
+
+    x = sx.zeros(64, device=DEV)
+    x[0] = 0.25
+    before = len(device_module._CACHE)
+    for i in range(1, 64):
+        x[i] = i * 0.5  # another offset and another value each time: arguments, not constants
+    assert len(device_module._CACHE) == before
+    check(x, np.r_[0.25, np.arange(1, 64) * 0.5])
