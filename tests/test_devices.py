@@ -352,3 +352,14 @@ def test_element_writes_share_one_executable():
         x[i] = i * 0.5  # another offset and another value each time: arguments, not constants
     assert len(device_module._CACHE) == before
     check(x, np.r_[0.25, np.arange(1, 64) * 0.5])
+
+
+def test_jit_of_a_function_given_no_array_runs_on_the_default_device():
+    f = sx.jit(lambda: sx.arange(3.0) * 2)
+    assert f().device == "cpu"
+    with sx.default_device(DEV):
+        for _ in range(2):  # the fast cache and the signature both keep the default device apart
+            check(f(), np.arange(3.0) * 2)
+    with sx.default_device(OTHER):
+        check(f(), np.arange(3.0) * 2, OTHER)
+    assert f().device == "cpu"

@@ -395,7 +395,7 @@ def _index_on(dev: Device, value: int):
         if len(_INDICES) >= _INDICES_MAX:
             _INDICES.clear()
         with x64():
-            index = _INDICES[key] = jax().device_put(np.int64(value), _sharding(dev))
+            index = _INDICES[key] = jax().device_put(np.int64(value), creation_sharding(dev))
     return index
 
 
@@ -409,7 +409,7 @@ def _scalar_on(dev: Device, value, dtype):
         if len(_INDICES) >= _INDICES_MAX:
             _INDICES.clear()
         with x64():
-            scalar = _INDICES[key] = jax().device_put(np.asarray(value, dtype=dtype.np), _sharding(dev))
+            scalar = _INDICES[key] = jax().device_put(np.asarray(value, dtype=dtype.np), creation_sharding(dev))
     return scalar
 
 
@@ -584,7 +584,7 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
         out = prim.lower(ctx, *values, **params)
         return tuple(out) if prim.multiple_results else (out,)
 
-    options = {} if buffers else {"out_shardings": _sharding(dev)}
+    options = {} if buffers else {"out_shardings": creation_sharding(dev)}
     with x64():
         compiled = jax().jit(program, **options).lower(*buffers).compile()
     entry = [compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out), False]
@@ -593,8 +593,9 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
     return entry
 
 
-def _sharding(dev: Device):
-    """Where an array made from no array goes on `dev`: that device; on a mesh, replicated over it."""
+def creation_sharding(dev: Device):
+    """Where an array made from no array goes on `dev` (eagerly, or by a jitted program given no array):
+    that device; on a mesh, replicated over it."""
     j = jax()
     if not isinstance(dev.jax, j.sharding.Sharding):
         return j.sharding.SingleDeviceSharding(dev.jax)

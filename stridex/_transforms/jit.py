@@ -123,7 +123,7 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "statics", "treedef")
+    __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "statics", "treedef")
 
 
 class Jitted:
@@ -224,6 +224,14 @@ class Jitted:
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias), matmul_key())
         if constants:
             sig.key += (tuple(map(id, constants)),)
+        sig.placed = False
+        if device is None and not any(isinstance(leaf, Array) for leaf in leaves):
+            # No array comes in (a creation function, say): the program runs on the default device, as the
+            # same code run eagerly makes its arrays there.
+            device = _device.placement()
+            if device is not None:
+                sig.placed = True
+                sig.key += (device.name,)
         sig.leaves = leaves
         sig.device = device
         sig.n_user = n_user
@@ -441,6 +449,9 @@ def _fast_key(args):
             device = a._storage.device  # (None on the host; a program for host arrays is not one for a device's)
             key.append((view.shape, a._dtype, view.strides, 0 if device is None else device.name))
     key.append(matmul_key())
+    if not args:  # (a program given no array runs on the default device)
+        placed = _device.placement()
+        key.append(None if placed is None else placed.name)
     return tuple(key)
 
 
@@ -451,6 +462,8 @@ def _memo(args, entry, adopt: bool = False) -> tuple | None:
 
     None when an argument has a large window: the memo holds its windows, and must not keep the memory of
     a large input alive after the call (nor does that call need the time the memo saves)."""
+    if entry.traced.placed:
+        return None  # (the default device may differ on the next call: the signature says which program)
     layouts, dtypes, snapshots, devices = [], [], [], []
     for a in args:
         w = a._np
@@ -499,6 +512,7 @@ class Traced:
 
     def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
         self.device = sig.device  # where the arguments that live on a JAX device are (None: the host)
+        self.placed = sig.placed  # no array comes in, and the program runs on the default device (`device`)
         out_leaves, self.out_treedef = _tree.flatten(out)
         input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
         const_entries = list(trace.constants.values())
@@ -594,6 +608,8 @@ class Compiled:
             options["out_shardings"] = jitted._out_shardings
         if jitted._device is not None:
             options["device"] = jitted._device
+        elif traced.placed and jitted._out_shardings is None:
+            options["out_shardings"] = _device.creation_sharding(traced.device)
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
