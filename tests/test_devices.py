@@ -29,6 +29,8 @@ def on_dev(a, device=DEV):
 
 def check(x, expected, device=DEV, rtol=1e-12):
     assert x.device == device, f"result on {x.device}, expected {device}"
+    if not isinstance(x.device.jax, jax.sharding.Sharding):  # the label is where the buffer really is
+        assert x._storage.owner.devices() == {x.device.jax}, (x.device, x._storage.owner.devices())
     got = np.asarray(x)
     expected = np.asarray(expected)
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.dtype)
@@ -363,3 +365,18 @@ def test_jit_of_a_function_given_no_array_runs_on_the_default_device():
     with sx.default_device(OTHER):
         check(f(), np.arange(3.0) * 2, OTHER)
     assert f().device == "cpu"
+
+
+def test_results_that_read_no_input_stay_on_the_device():
+    # XLA drops arguments a program does not read (here: empty ones); the results must still be made on the
+    # device the arguments live on, not on JAX's default one.
+    for r in (sx.linalg.cholesky(sx.zeros((0, 0), device=DEV)), sx.sum(sx.zeros((3, 0), device=DEV), axis=1),
+              sx.zeros((0, 2), device=DEV) * 2):
+        assert r.device == DEV and r._storage.owner.devices() == {r.device.jax}
+
+
+def test_a_jitted_program_that_reads_no_argument_runs_where_its_arguments_are():
+    f = sx.jit(lambda a: sx.zeros(3) + 1)  # `a` is not read: JAX would drop it
+    for _ in range(3):
+        r = f(on_dev([1.0, 2.0]))
+        assert r.device == DEV and r._storage.owner.devices() == {r.device.jax}

@@ -584,7 +584,9 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
         out = prim.lower(ctx, *values, **params)
         return tuple(out) if prim.multiple_results else (out,)
 
-    options = {} if buffers else {"out_shardings": creation_sharding(dev)}
+    # JAX would drop arguments a program does not read (an empty input's), and an executable left with none
+    # runs on JAX's default device: the arguments are kept, so that the program runs where they are.
+    options = {"keep_unused": True} if buffers else {"out_shardings": creation_sharding(dev)}
     with x64():
         compiled = jax().jit(program, **options).lower(*buffers).compile()
     entry = [compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out), False]

@@ -610,6 +610,9 @@ class Compiled:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
             options["out_shardings"] = _device.creation_sharding(traced.device)
+        elif traced.device is not None:
+            # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
+            options["keep_unused"] = True
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
@@ -632,7 +635,7 @@ class Compiled:
         # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
         self.aot = None
         self.direct = None
-        self.plain = not options
+        self.plain = not options.keys() - {"keep_unused"}
         # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
         self.may_call_directly = self.single_output and self.plain and not self.constants
 
