@@ -180,10 +180,10 @@ class DeviceStorage(Storage):
 def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     """An Array over JAX array `buffer` (on `dev`), whose storage it becomes; `readonly` when stridex does
     not own it (the first write then copies instead of donating)."""
-    view = View.contiguous(tuple(buffer.shape))
-    storage = DeviceStorage(None, readonly=readonly, owner=buffer, device=dev)
-    storage.jax_view = view
-    return Array._make(storage, view, dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)])
+    dtype = dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)]
+    out = adopt_out(buffer, View.contiguous(tuple(buffer.shape)), dtype, dev)
+    out._storage.readonly = readonly
+    return out
 
 
 def put(a: np.ndarray, dev: Device) -> Array:

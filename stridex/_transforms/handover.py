@@ -103,13 +103,10 @@ def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
     return Array._make(Storage(flat, readonly=readonly), View((span,), (1,), 0), root.dtype)
 
 
-adopt_as = _device.adopt_out  # (out, view, dtype, device=None): a JAX output whose View and dtype are known
-
-
 def adopt_jax(out, device=None) -> Array:
     """A stridex array over a JAX output buffer: on the host zero-copy, read-only, copied on the first
     write; on a device (`device`), the storage's own buffer."""
-    return adopt_as(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype], device)  # (JAX dtypes are NumPy's)
+    return _device.adopt_out(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype], device)  # (JAX dtypes: NumPy's)
 
 
 def jax_argument(x: Array):

@@ -184,6 +184,7 @@ class Jitted:
         storages = {}
         alias = []
         device = None  # the device of the arguments that live on a JAX device (one for all of them)
+        any_array = False
         for j, leaf in enumerate(leaves):
             st = leaf._storage if isinstance(leaf, Array) else None
             if st is not None and st.device is not None and not isinstance(leaf, Tracer):
@@ -191,9 +192,11 @@ class Jitted:
                     raise ValueError(f"jit: arguments live on different devices ({device.name} and {st.device.name});"
                                      " move them to one with x.to_device(...) first")
                 device = st.device
+                any_array = True
                 sigs.append((leaf.shape, leaf._dtype, device))
                 alias.append(storages.setdefault(id(st), j) if leaf.size else j)
             elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
+                any_array = True
                 w = window(leaf) if leaf._np is None else leaf._np
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
@@ -225,7 +228,7 @@ class Jitted:
         if constants:
             sig.key += (tuple(map(id, constants)),)
         sig.placed = False
-        if device is None and not any(isinstance(leaf, Array) for leaf in leaves):
+        if not any_array:
             # No array comes in (a creation function, say): the program runs on the default device, as the
             # same code run eagerly makes its arrays there.
             device = _device.placement()
@@ -722,7 +725,7 @@ class Compiled:
             out = self.aot(*args) if self.aot is not None else self._call_aot(args)
         else:
             out = self._call(args)
-        return handover.adopt_as(out, self.out_view, self.out_dtype, self.out_device)
+        return _device.adopt_out(out, self.out_view, self.out_dtype, self.out_device)
 
 
 def _host_call_device(jax_device):
