@@ -25,6 +25,7 @@ import datetime
 import platform
 import statistics
 import sys
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,22 @@ def _median(stats) -> float:
 
 def _pair(name, sx_fn, jax_fn, rows, cfg, note=""):
     res = measure({"stridex": sx_fn, "jax": jax_fn}, repeats=cfg["repeats"], target_s=cfg["target_s"])
-    rows.append((name, _median(res["stridex"]), _median(res["jax"]), note or res["stridex"].note or ""))
+    _row(rows, (name, _median(res["stridex"]), _median(res["jax"]), note or res["stridex"].note or ""))
+
+
+def _row(rows, row):
+    """Record a result and print it at once: a device run that is cut short still reports what it measured."""
+    rows.append(row)
+    print(format_rows([row]).splitlines()[-1], flush=True)
+
+
+def _case(rows, name, body):
+    """Run one case; a case that fails is a row saying so (with its exception), and the later cases still run."""
+    try:
+        body()
+    except Exception as exc:  # noqa: BLE001 - the table reports it, the traceback goes to stderr
+        traceback.print_exc()
+        _row(rows, (name, float("nan"), float("nan"), f"FAILED: {type(exc).__name__}: {str(exc)[:200]}"))
 
 
 def run(device: str, quick: bool) -> tuple[list, str]:
@@ -61,90 +77,101 @@ def run(device: str, quick: bool) -> tuple[list, str]:
         return jax.device_put(a, jd)
 
     # 1. 40 elementwise ops under jit
-    f_sx = sx.jit(lambda a, b: chain(sx, a, b, 40))
-    f_jax = jax.jit(lambda a, b: chain(jnp, a, b, 40))
-    for n in sizes:
-        a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
-        xs, ys = sx.asarray(a, device=dev), sx.asarray(b, device=dev)
-        xj, yj = put(a), put(b)
-        _pair(f"40 elementwise ops, {n:.0e} float32, inputs on the device (target <= 1.1x)",
-              lambda xs=xs, ys=ys: block(f_sx(xs, ys)), lambda xj=xj, yj=yj: f_jax(xj, yj).block_until_ready(),
-              rows, cfg)
-        hs, hy = sx.asarray(a), sx.asarray(b)
-        _pair("same, inputs in host memory (copied in per call; JAX given the NumPy arrays)",
-              lambda hs=hs, hy=hy: block(f_sx(hs, hy)), lambda a=a, b=b: f_jax(a, b).block_until_ready(), rows, cfg)
+    def elementwise():
+        f_sx = sx.jit(lambda a, b: chain(sx, a, b, 40))
+        f_jax = jax.jit(lambda a, b: chain(jnp, a, b, 40))
+        for n in sizes:
+            a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+            xs, ys = sx.asarray(a, device=dev), sx.asarray(b, device=dev)
+            xj, yj = put(a), put(b)
+            _pair(f"40 elementwise ops, {n:.0e} float32, inputs on the device (target <= 1.1x)",
+                  lambda xs=xs, ys=ys: block(f_sx(xs, ys)), lambda xj=xj, yj=yj: f_jax(xj, yj).block_until_ready(),
+                  rows, cfg)
+            hs, hy = sx.asarray(a), sx.asarray(b)
+            _pair("same, inputs in host memory (copied in per call; JAX given the NumPy arrays)",
+                  lambda hs=hs, hy=hy: block(f_sx(hs, hy)), lambda a=a, b=b: f_jax(a, b).block_until_ready(),
+                  rows, cfg)
 
     # 2. matmul at equal precision, then JAX's default against stridex's switch
-    m = 512 if quick else 4096
-    a = rng.standard_normal((m, m)).astype(np.float32)
-    xs, xj = sx.asarray(a, device=dev), put(a)
-    mm_sx = sx.jit(lambda p, q: p @ q)
-    mm_hi = jax.jit(lambda p, q: jnp.matmul(p, q, precision=jax.lax.Precision.HIGHEST))
-    mm_default = jax.jit(lambda p, q: p @ q)
-    _pair(f"matmul {m}x{m} float32, both HIGHEST (target <= 1.1x)", lambda: block(mm_sx(xs, xs)),
-          lambda: mm_hi(xj, xj).block_until_ready(), rows, cfg)
-    with sx.matmul_precision("default"):
-        mm_fast = sx.jit(lambda p, q: p @ q)
-        _pair(f"matmul {m}x{m} float32, both at JAX's default precision (TF32 on a GPU)",
-              lambda: block(mm_fast(xs, xs)), lambda: mm_default(xj, xj).block_until_ready(), rows, cfg)
+    def matmul():
+        m = 512 if quick else 4096
+        a = rng.standard_normal((m, m)).astype(np.float32)
+        xs, xj = sx.asarray(a, device=dev), put(a)
+        mm_sx = sx.jit(lambda p, q: p @ q)
+        mm_hi = jax.jit(lambda p, q: jnp.matmul(p, q, precision=jax.lax.Precision.HIGHEST))
+        mm_default = jax.jit(lambda p, q: p @ q)
+        _pair(f"matmul {m}x{m} float32, both HIGHEST (target <= 1.1x)", lambda: block(mm_sx(xs, xs)),
+              lambda: mm_hi(xj, xj).block_until_ready(), rows, cfg)
+        with sx.matmul_precision("default"):
+            mm_fast = sx.jit(lambda p, q: p @ q)
+            _pair(f"matmul {m}x{m} float32, both at JAX's default precision (TF32 on a GPU)",
+                  lambda: block(mm_fast(xs, xs)), lambda: mm_default(xj, xj).block_until_ready(), rows, cfg)
 
     # 3. jit(grad(MLP loss)), inputs on the device
-    def mlp(xp):
-        def loss(w1, w2, x):
-            return xp.mean((xp.tanh(x @ w1) @ w2) ** 2)
-        return loss
+    def mlp_grad():
+        def mlp(xp):
+            def loss(w1, w2, x):
+                return xp.mean((xp.tanh(x @ w1) @ w2) ** 2)
+            return loss
 
-    w1, w2, xb = (rng.standard_normal(s).astype(np.float32) for s in ((64, 256), (256, 16), (128, 64)))
-    g_sx = sx.jit(sx.grad(mlp(sx), argnums=(0, 1)))
-    g_jax = jax.jit(jax.grad(mlp(jnp), argnums=(0, 1)))
-    s_args = [sx.asarray(t, device=dev) for t in (w1, w2, xb)]
-    j_args = [put(t) for t in (w1, w2, xb)]
-    _pair("jit(grad(MLP loss)), inputs on the device (target <= 1.2x)", lambda: block(g_sx(*s_args)),
-          lambda: jax.block_until_ready(g_jax(*j_args)), rows, cfg)
+        w1, w2, xb = (rng.standard_normal(s).astype(np.float32) for s in ((64, 256), (256, 16), (128, 64)))
+        g_sx = sx.jit(sx.grad(mlp(sx), argnums=(0, 1)))
+        g_jax = jax.jit(jax.grad(mlp(jnp), argnums=(0, 1)))
+        s_args = [sx.asarray(t, device=dev) for t in (w1, w2, xb)]
+        j_args = [put(t) for t in (w1, w2, xb)]
+        _pair("jit(grad(MLP loss)), inputs on the device (target <= 1.2x)", lambda: block(g_sx(*s_args)),
+              lambda: jax.block_until_ready(g_jax(*j_args)), rows, cfg)
 
     # 4. first call, 40 ops (fresh functions each time)
-    xs1, xj1 = sx.asarray(np.ones(1000, np.float32), device=dev), put(np.ones(1000, np.float32))
+    def first_call():
+        xs1, xj1 = sx.asarray(np.ones(1000, np.float32), device=dev), put(np.ones(1000, np.float32))
 
-    def first_sx():
-        block(sx.jit(lambda p, q: chain(sx, p, q, 40))(xs1, xs1))
+        def first_sx():
+            block(sx.jit(lambda p, q: chain(sx, p, q, 40))(xs1, xs1))
 
-    def first_jax():
-        jax.jit(lambda p, q: chain(jnp, p, q, 40))(xj1, xj1).block_until_ready()
+        def first_jax():
+            jax.jit(lambda p, q: chain(jnp, p, q, 40))(xj1, xj1).block_until_ready()
 
-    res = measure({"stridex": first_sx, "jax": first_jax}, repeats=3, target_s=0.0)
-    rows.append(("first call (trace + lower + compile + run), 40 ops (target <= 1.2x)", _median(res["stridex"]),
-                 _median(res["jax"]), ""))
+        res = measure({"stridex": first_sx, "jax": first_jax}, repeats=3, target_s=0.0)
+        _row(rows, ("first call (trace + lower + compile + run), 40 ops (target <= 1.2x)", _median(res["stridex"]),
+                    _median(res["jax"]), ""))
 
     # 5. eager dispatch on the device
-    x1, y1 = sx.asarray(np.ones(1, np.float32), device=dev), sx.asarray(np.full(1, 2, np.float32), device=dev)
-    j1, k1 = put(np.ones(1, np.float32)), put(np.full(1, 2, np.float32))
-    _pair("eager x + y, one element on the device (target <= 1.5x jax.numpy)", lambda: (x1 + y1).block_until_ready(),
-          lambda: (j1 + k1).block_until_ready(), rows, cfg)
-    _pair("eager 10-op chain, one element on the device", lambda: chain(sx, x1, y1, 10).block_until_ready(),
-          lambda: chain(jnp, j1, k1, 10).block_until_ready(), rows, cfg)
+    def eager():
+        x1, y1 = sx.asarray(np.ones(1, np.float32), device=dev), sx.asarray(np.full(1, 2, np.float32), device=dev)
+        j1, k1 = put(np.ones(1, np.float32)), put(np.full(1, 2, np.float32))
+        _pair("eager x + y, one element on the device (target <= 1.5x jax.numpy)",
+              lambda: (x1 + y1).block_until_ready(), lambda: (j1 + k1).block_until_ready(), rows, cfg)
+        _pair("eager 10-op chain, one element on the device", lambda: chain(sx, x1, y1, 10).block_until_ready(),
+              lambda: chain(jnp, j1, k1, 10).block_until_ready(), rows, cfg)
 
     # 6. views and writes on device memory
-    big_n = 10**6 if quick else 10**8
-    big = sx.zeros(big_n, dtype=sx.float32, device=dev)
-    small = sx.zeros(1000, dtype=sx.float32, device=dev)
+    def views():
+        big_n = 10**6 if quick else 10**8
+        big = sx.zeros(big_n, dtype=sx.float32, device=dev)
+        small = sx.zeros(1000, dtype=sx.float32, device=dev)
 
-    def write_big():
-        big[10:20] = 1.0
-        big.block_until_ready()
+        def write_big():
+            big[10:20] = 1.0
+            big.block_until_ready()
 
-    def write_small():
-        small[10:20] = 1.0
-        small.block_until_ready()
+        def write_small():
+            small[10:20] = 1.0
+            small.block_until_ready()
 
-    res = measure({"big": write_big, "small": write_small}, repeats=cfg["repeats"], target_s=cfg["target_s"])
-    name = (f"x[10:20] = 1 into a {big_n:.0e}-element device array (JAX column: the same write into 1000 "
-            "elements; O(view) means ~1x)")
-    rows.append((name, _median(res["big"]), _median(res["small"]), ""))
-    mat = sx.reshape(sx.arange(4 * 10**6 if not quick else 4 * 10**4, dtype=sx.float32, device=dev), (2000, -1))
-    matj = put(np.arange(mat.size, dtype=np.float32).reshape(2000, -1))
-    view_sum = jax.jit(lambda t: jnp.sum(t[::2, 1:]))
-    _pair("sum of a strided view x[::2, 1:] (eager stridex; JAX: jitted)", lambda: sx.sum(mat[::2, 1:]).block_until_ready(),
-          lambda: view_sum(matj).block_until_ready(), rows, cfg)
+        res = measure({"big": write_big, "small": write_small}, repeats=cfg["repeats"], target_s=cfg["target_s"])
+        name = (f"x[10:20] = 1 into a {big_n:.0e}-element device array (JAX column: the same write into 1000 "
+                "elements; O(view) means ~1x)")
+        _row(rows, (name, _median(res["big"]), _median(res["small"]), ""))
+        mat = sx.reshape(sx.arange(4 * 10**6 if not quick else 4 * 10**4, dtype=sx.float32, device=dev), (2000, -1))
+        matj = put(np.arange(mat.size, dtype=np.float32).reshape(2000, -1))
+        view_sum = jax.jit(lambda t: jnp.sum(t[::2, 1:]))
+        _pair("sum of a strided view x[::2, 1:] (eager stridex; JAX: jitted)",
+              lambda: sx.sum(mat[::2, 1:]).block_until_ready(), lambda: view_sum(matj).block_until_ready(), rows, cfg)
+
+    for name, body in [("40 elementwise ops", elementwise), ("matmul", matmul), ("jit(grad(MLP loss))", mlp_grad),
+                       ("first call", first_call), ("eager dispatch", eager), ("views and writes", views)]:
+        _case(rows, name, body)
     return rows, f"{dev.name} ({getattr(jd, 'device_kind', jd)})"
 
 

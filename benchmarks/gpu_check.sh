@@ -1,31 +1,61 @@
 #!/usr/bin/env bash
-# The one prepared run for a GPU machine (the session's `device` tool; CI has no GPU): the test suite with the
-# GPU as the device under test, the conformance suite with the GPU as stridex's default device (eager and
-# jit, a few examples, parallel workers) and the GPU benchmark (benchmarks/gpu.py). Sized for one call of
-# under 10 minutes. What it needs beyond that machine's image travels in the repository's ignored folders:
-#   .whl/   wheels of ndindex, pytest-json-report and pytest-metadata (for the conformance suite)
+# The one prepared run for a GPU machine (the session's `device` tool; CI has no GPU), in this order:
+#   1. versions, the GPU, and the README demo on the GPU as stridex's default device (a smoke run);
+#   2. the GPU benchmark (benchmarks/gpu.py), first, while the machine is quiet;
+#   3. the test suite with the GPU as the device under test (STRIDEX_TEST_DEVICE), parallel workers;
+#   4. the conformance suite with the GPU as stridex's default device, eager then jit, a few examples.
+# Every phase has its own time limit, taken from what is left of CHECK_BUDGET seconds (default 540), so a
+# slow phase cuts itself short instead of the phases after it; every log lands in $OUT as it is written.
+# What it needs beyond that machine's image travels in the repository's ignored folders:
+#   .whl/   wheels for Python 3.12: ndindex, pytest-json-report, pytest-metadata (the conformance suite),
+#           hypothesis and array-api-strict/-compat/-extra at the versions the tests were written with
 #   .suite/ a checkout of data-apis/array-api-tests laid out by ../shared/tools/setup-array-api-tests
 # Usage there:  bash benchmarks/gpu_check.sh      (results under $OUT, else ./gpu-check)
+# A dry run here: CHECK_DEVICE=cpu:1 CHECK_QUICK=1 bash benchmarks/gpu_check.sh
 set -uo pipefail
 out=${OUT:-gpu-check}
 mkdir -p "$out"
+end=$(( $(date +%s) + ${CHECK_BUDGET:-540} ))
+left() { echo $(( end - $(date +%s) - ${1:-0} )); }   # seconds left, keeping $1 for the phases after
 if compgen -G ".whl/*.whl" > /dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-gpu=$(python3 -c "import stridex as sx; print(next(d.name for d in sx.__array_namespace_info__().devices() if d.platform == 'cuda'))")
-echo "== tests (device under test: $gpu)"
-STRIDEX_TEST_DEVICE=$gpu timeout 200 python3 -m pytest -q -n 12 -p no:cacheprovider -p no:warnings tests \
-  > "$out/tests.log" 2>&1
-tail -15 "$out/tests.log"
+quick=${CHECK_QUICK:+--quick}
+
+echo "== 1. environment and smoke run"
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1
+  python3 -c "import sys, numpy, jax, hypothesis; print(sys.version.split()[0], 'numpy', numpy.__version__, \
+'jax', jax.__version__, 'hypothesis', hypothesis.__version__, jax.devices())"
+} 2>&1 | tee "$out/env.log"
+gpu=${CHECK_DEVICE:-$(python3 -c "import stridex as sx
+print(next(d.name for d in sx.__array_namespace_info__().devices() if d.platform in ('cuda', 'gpu')))")}
+echo "device under test: $gpu" | tee -a "$out/env.log"
+STRIDEX_DEFAULT_DEVICE=$gpu timeout 60 python3 -m stridex.demo >> "$out/env.log" 2>&1; echo "demo rc=$?" | tee -a "$out/env.log"
+tail -5 "$out/env.log"
+
+echo "== 2. benchmarks.gpu on $gpu"
+timeout "$(left 330)" python3 -m benchmarks.gpu --device "$gpu" $quick --output "$out/GPU_RESULTS.md" \
+  > "$out/bench.log" 2>&1; echo "bench rc=$?"
+grep "^|" "$out/bench.log" | head -20
+
+echo "== 3. tests (device under test: $gpu)"
+tests=${CHECK_TESTS:-tests}
+STRIDEX_TEST_DEVICE=$gpu timeout "$(left 150)" python3 -m pytest -q -n "${CHECK_WORKERS:-12}" -p no:cacheprovider \
+  -p no:warnings -rfE --durations=10 $tests > "$out/tests.log" 2>&1; echo "tests rc=$?"
+tail -30 "$out/tests.log"
+
 if [ -d .suite/array_api_tests ]; then
-  echo "== conformance suite, default device $gpu"
-  timeout 200 python3 -m compliance --suite .suite --version 2025.12 --device "$gpu" --mode eager --mode jit \
-    --max-examples 3 --report "$out/REPORT-gpu.md" -- -n 12 > "$out/compliance.log" 2>&1
-  tail -4 "$out/compliance.log"
+  keyword=${CHECK_QUICK:+-k test_abs}
+  for mode in eager jit; do
+    keep=$([ "$mode" = eager ] && echo 75 || echo 5)
+    echo "== 4. conformance suite, $mode, default device $gpu ($(left "$keep") s)"
+    timeout "$(left "$keep")" python3 -m compliance --suite .suite --version 2025.12 --device "$gpu" --mode "$mode" \
+      --max-examples 3 $keyword --report "$out/REPORT-gpu-$mode.md" -- -n "${CHECK_WORKERS:-12}" \
+      > "$out/compliance-$mode.log" 2>&1; echo "compliance $mode rc=$?"
+    tail -6 "$out/compliance-$mode.log"
+  done
 fi
-echo "== benchmarks.gpu"
-timeout 150 python3 -m benchmarks.gpu --device "$gpu" --output "$out/GPU_RESULTS.md" 2>&1 | tail -16

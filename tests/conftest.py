@@ -1,8 +1,16 @@
 """Test-session set-up: JAX exposes 4 CPU devices ("cpu:0".."cpu:3"), so that every device code path
 (eager dispatch, views, writes, copy-on-write, transfers, jit, sharding) runs in CI as it would on a GPU.
-Set before anything imports JAX; an XLA_FLAGS the caller set is kept."""
+Set before anything imports JAX; an XLA_FLAGS the caller set is kept.
+
+Hypothesis runs without its per-example deadline: a first call traces and compiles (on a GPU, an XLA
+compile per primitive and shape), and speed is the benchmarks' business, never a unit test's."""
 
 import os
+
+from hypothesis import settings
+
+settings.register_profile("stridex", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "stridex"))
 
 _FLAG = "--xla_force_host_platform_device_count"
 if _FLAG not in os.environ.get("XLA_FLAGS", ""):
