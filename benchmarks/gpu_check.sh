@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one prepared run for a GPU machine (the session's `device` tool; CI has no GPU), in this order:
 #   1. versions, the GPU, and the README demo on the GPU as stridex's default device (a smoke run);
-#   2. the GPU benchmark (benchmarks/gpu.py), first, while the machine is quiet;
+#   2. the GPU benchmark (benchmarks/gpu.py), first, while the machine is quiet, and the accuracy of each
+#      matmul precision setting there (benchmarks/matmul_accuracy.py);
 #   3. the test suite with the GPU as the device under test (STRIDEX_TEST_DEVICE), parallel workers;
 #   4. the conformance suite with the GPU as stridex's default device, eager then jit, a few examples.
 # Every phase has its own time limit, taken from what is left of CHECK_BUDGET seconds (default 540), so a
@@ -41,6 +42,8 @@ echo "== 2. benchmarks.gpu on $gpu"
 timeout "$(left 330)" python3 -m benchmarks.gpu --device "$gpu" $quick --output "$out/GPU_RESULTS.md" \
   > "$out/bench.log" 2>&1; echo "bench rc=$?"
 grep "^|" "$out/bench.log" | head -20
+timeout 60 python3 -m benchmarks.matmul_accuracy --device "$gpu" >> "$out/bench.log" 2>&1; echo "accuracy rc=$?"
+grep -A14 "^matmul accuracy" "$out/bench.log"
 
 echo "== 3. tests (device under test: $gpu)"
 tests=${CHECK_TESTS:-tests}

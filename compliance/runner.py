@@ -25,6 +25,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SKIPS_FILE = HERE / "skips.txt"
 XFAILS_FILE = HERE / "xfails.txt"
+# Added to XFAILS_FILE when the default device is an accelerator (see the file's header).
+ACCELERATOR_XFAILS_FILE = HERE / "xfails-accelerator.txt"
 DEFAULT_REPORT = HERE / "REPORT.md"
 
 VERSIONS = ("2023.12", "2024.12", "2025.12")
@@ -66,6 +68,7 @@ class RunResult:
     max_examples: int = 0
     fallbacks: dict[str, int] = field(default_factory=dict)  # jit mode: functions run eagerly, with counts
     breaks: dict[str, int] = field(default_factory=dict)  # jit mode: calls that took graph breaks, per function
+    device: str | None = None  # stridex's default device for the run (--device), None for the host
 
     def totals(self) -> dict[str, int]:
         out = dict.fromkeys(OUTCOMES, 0)
@@ -131,6 +134,20 @@ def suite_env(version: str, mode: str, device: str | None = None) -> dict[str, s
     return env
 
 
+def on_accelerator(device: str | None) -> bool:
+    """Whether `device` (a --device name) is an accelerator's memory: not the host, nor JAX's CPU devices."""
+    return bool(device) and not device.startswith("cpu")
+
+
+def xfails_file(device: str | None, tmp: Path) -> Path:
+    """XFAILS_FILE, or for an accelerator device XFAILS_FILE and ACCELERATOR_XFAILS_FILE together (in `tmp`)."""
+    if not on_accelerator(device):
+        return XFAILS_FILE
+    both = tmp / "xfails.txt"
+    both.write_text(XFAILS_FILE.read_text() + "\n" + ACCELERATOR_XFAILS_FILE.read_text())
+    return both
+
+
 def run_version(suite: Path, version: str, mode: str, paths: list[str], max_examples: int,
                 keyword: str | None, extra: list[str], device: str | None = None) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="stridex-compliance-") as tmp:
@@ -138,7 +155,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         fallback_log = Path(tmp) / "fallbacks.json"
         cmd = [sys.executable, "-m", "pytest", *paths, "-p", "no:cacheprovider", "-q", "-rN", "--tb=short",
                f"--max-examples={max_examples}", "--disable-deadline",
-               f"--skips-file={SKIPS_FILE}", f"--xfails-file={XFAILS_FILE}",
+               f"--skips-file={SKIPS_FILE}", f"--xfails-file={xfails_file(device, Path(tmp))}",
                "--json-report", f"--json-report-file={json_path}",
                "--json-report-omit", "keywords", "streams", "log", "warnings", "traceback"]
         if keyword:
@@ -159,6 +176,7 @@ def run_version(suite: Path, version: str, mode: str, paths: list[str], max_exam
         data = json.loads(json_path.read_text())
     result = summarize(data, version, proc.returncode, duration)
     result.mode = mode if not device else f"{mode} on {device}"
+    result.device = device
     result.max_examples = max_examples
     result.fallbacks = logged.get("eager", {})
     result.breaks = logged.get("breaks", {})
@@ -249,7 +267,9 @@ def render_report(results: list[RunResult], *, suite: Path, paths: list[str],
         ("- Hypothesis max-examples: " + ", ".join(f"{m} {n}" for m, n in {
             r.mode: r.max_examples for r in results}.items()) + " (deadline disabled)"),
         f"- Selection: {' '.join(paths)}" + (f" with -k `{keyword}`" if keyword else ""),
-        f"- Skips file entries: {count_entries(SKIPS_FILE)}; xfails file entries: {count_entries(XFAILS_FILE)}",
+        f"- Skips file entries: {count_entries(SKIPS_FILE)}; xfails file entries: {count_entries(XFAILS_FILE)}"
+        + (f" (and {count_entries(ACCELERATOR_XFAILS_FILE)} in xfails-accelerator.txt, for this accelerator run)"
+           if any(on_accelerator(r.device) for r in results) else ""),
         f"- Python {platform.python_version()} on {platform.machine()} {platform.system()}",
         "",
         "## Totals",

@@ -88,7 +88,7 @@ def reshaping():
 
 def dlpack():
     section("DLPack hand-over to NumPy (zero-copy)")
-    x = sx.asarray([1.0, 2.0, 3.0, 4.0])
+    x = sx.asarray([1.0, 2.0, 3.0, 4.0], device="cpu")  # host memory, which NumPy can share (whatever the default)
     n = np.from_dlpack(x)
     show("n = np.from_dlpack(x); shares_memory(n, x)", shares_memory(n, x))
     x[0] = 100.0

@@ -89,8 +89,9 @@ class ProgramTolerance:
     eps_factor: int
     reason: str
 
-    def kwargs(self, scale: float = 1.0, backend: str | None = None) -> dict:
-        """rtol and atol for np.testing.assert_allclose on the current (or the given) backend."""
+    def kwargs(self, scale: float = 1.0, backend: str = "cpu") -> dict:
+        """rtol and atol for np.testing.assert_allclose of a program XLA ran on `backend`: "cpu" for a program
+        on host arrays, which `jit` runs on JAX's CPU device whatever JAX's default ("gpu" for GPU arrays)."""
         tol = self.eps_factor * EPS64
         return {"rtol": tol, "atol": 0.0 if on_cpu(backend) else tol * scale}
 

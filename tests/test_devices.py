@@ -111,6 +111,25 @@ def test_jax_arrays_are_shared_and_copied_on_write():
     assert np.array_equal(np.asarray(back), np.asarray(x))
 
 
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_dlpack_export_to_the_host(max_version):
+    # Asking a device array for host memory (dl_device=kDLCPU): a GPU's buffer comes as a copy, for a legacy
+    # consumer (no max_version) too, and copy=False refuses, as the standard's __dlpack__ says of a
+    # cross-device request; a JAX CPU device's buffer is host memory already.
+    from stridex._lax import device as device_module
+
+    x = on_dev(np.arange(4.0))
+    kwargs = {} if max_version is None else {"max_version": max_version}
+    assert x.__dlpack__(dl_device=(1, 0), **kwargs) is not None
+    if x.__dlpack_device__()[0] != 1:
+        with pytest.raises(BufferError, match=DEV):
+            x.__dlpack__(dl_device=(1, 0), copy=False, **kwargs)
+    host = device_module.to_host(x)  # what the copy is made of: a new, writable host array
+    assert host.flags.writeable and np.array_equal(host, np.arange(4.0))
+    host[0] = 7.0
+    assert float(x[0]) == 0.0
+
+
 # --- eager operations, against NumPy ---------------------------------------------------------------------
 
 UNARY = [sx.sin, sx.exp, sx.abs, sx.negative, sx.sqrt, sx.floor, sx.isnan, sx.square]
@@ -317,6 +336,51 @@ def test_jit_transfers_host_arguments_once_and_visibly():
     g = sx.jit(lambda p: p * 2, device="cpu:2")  # jit's own placement still works for host arguments
     r = g(sx.asarray(a))
     assert np.array_equal(np.asarray(r), a * 2)
+
+
+@pytest.mark.parametrize("n", [5, 3000])  # a snapshot below the alias size, an aliased buffer above it
+def test_host_programs_run_on_the_host_when_jax_prefers_an_accelerator(monkeypatch, n):
+    # On a GPU machine JAX's default device is the GPU. A program on host arrays still runs where its data is
+    # (JAX's first CPU device, host memory) and gives host arrays, exactly as the same code run eagerly;
+    # a write into a host argument lands in it. Simulated here with JAX's default moved to another device.
+    from stridex._lax import device as device_module
+
+    monkeypatch.setattr(device_module, "_HOST_IS_DEFAULT", [])  # decided again, under the default below
+    cpu0 = jax.devices("cpu")[0]
+    a = np.linspace(-1, 1, n)
+    with jax.default_device(jax.devices("cpu")[3]):
+        pure = sx.jit(lambda t, u: sx.sin(t) * u)
+        x, u = sx.asarray(a), sx.asarray(a[::-1].copy())
+        for _ in range(3):  # the first call, then the snapshot/alias hand-over of the same inputs
+            r = pure(x, u)
+            assert r.device == "cpu" and r._storage.owner.devices() == {cpu0}
+            np.testing.assert_array_equal(np.asarray(r), np.asarray(sx.sin(x) * u))
+
+        def bump(t, c):
+            t[::2] += c[::2]
+            return t[1:] * 2, c.shape
+
+        writes = sx.jit(bump)
+        h, shadow = sx.asarray(a.copy()), a.copy()
+        out, shape = writes(h, sx.asarray(a))
+        shadow[::2] += a[::2]
+        np.testing.assert_array_equal(np.asarray(h), shadow)  # the write reached the host argument
+        assert out.device == "cpu" and shape == (n,)
+        np.testing.assert_array_equal(np.asarray(out), shadow[1:] * 2)
+        check(pure(on_dev(a), sx.asarray(a)), np.sin(a) * a)  # a host argument beside a device one: moved there
+        made = sx.jit(lambda: sx.arange(4.0) + 1)()  # no array in: the default device (the host)
+        assert made.device == "cpu" and made._storage.owner.devices() == {cpu0}
+        assert not device_module.host_is_jax_default()
+
+
+def test_jit_placed_elsewhere_writes_back_into_host_arguments():
+    # `jit(device=...)` on host arrays: their values go to the device, and writes come back into them.
+    h, shadow = sx.asarray(np.arange(6.0)), np.arange(6.0)
+    f = sx.jit(lambda t: t.__setitem__(slice(1, 3), -t[4:6]), device=DEV)
+    f(h)
+    shadow[1:3] = -shadow[4:6]
+    np.testing.assert_array_equal(np.asarray(h), shadow)
+    assert h.device == "cpu"
 
 
 def test_jit_caches_keep_host_and_device_programs_apart():

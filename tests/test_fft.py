@@ -148,7 +148,7 @@ def test_freq_errors():
     with pytest.raises(TypeError):
         sx.fft.fftfreq(4, dtype=sx.int64)
     with pytest.raises(ValueError):
-        sx.fft.fftfreq(4, device="gpu")
+        sx.fft.fftfreq(4, device="tpu:7")
     with pytest.raises(ValueError):
         sx.fft.rfftfreq(0)
 

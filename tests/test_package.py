@@ -173,11 +173,22 @@ def test_compliance_summary_and_report():
 def test_compliance_lists_hold_no_entries_without_a_citation():
     from compliance import runner
 
-    for path in (runner.SKIPS_FILE, runner.XFAILS_FILE):
+    for path in (runner.SKIPS_FILE, runner.XFAILS_FILE, runner.ACCELERATOR_XFAILS_FILE):
         lines = path.read_text().splitlines()
         for i, line in enumerate(lines):
             if line.strip() and not line.startswith("#"):
                 assert i > 0 and lines[i - 1].startswith("#"), f"{path.name}: {line!r} has no comment citing why"
+
+
+def test_accelerator_xfails_apply_to_accelerator_runs_alone(tmp_path):
+    from compliance import runner
+
+    for device in (None, "cpu", "cpu:1"):
+        assert runner.xfails_file(device, tmp_path) == runner.XFAILS_FILE
+    both = runner.xfails_file("cuda:0", tmp_path).read_text().splitlines()
+    ids = [line for line in both if line.strip() and not line.startswith("#")]
+    assert "array_api_tests/test_dlpack.py::test_dunder_dlpack" in ids
+    assert len(ids) == runner.count_entries(runner.XFAILS_FILE) + runner.count_entries(runner.ACCELERATOR_XFAILS_FILE)
 
 
 def test_compliance_accepts_only_known_modes_and_versions():

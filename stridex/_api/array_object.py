@@ -212,7 +212,8 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
         if copy is False:
             raise BufferError(f"__dlpack__: this array lives on {st.device.name}; the host can have it only as a "
                               "copy (copy=False was given)")
-        return _device.to_host(self).__dlpack__(max_version=max_version)
+        return _device.to_host(self).__dlpack__(max_version=max_version)  # (writable: NumPy exports no read-only
+                                                                           # array to a legacy consumer)
     value = _device.materialized(self)
     if value is st.owner:
         st.readonly = True

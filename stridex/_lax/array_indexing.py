@@ -12,12 +12,12 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
-from stridex._core.view import numpy_key
+from stridex._core.view import View, numpy_key
 from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
-from stridex._lax.views import strided_indices
+from stridex._lax.strided import strided_positions, write_view
 
 
 def _abstract_by_numpy(x, *indices, template):
@@ -293,7 +293,11 @@ def _scatter_flat_impl(x, value, *, shape, strides, offset):
 
 
 def _lower_scatter_flat(ctx, x, value, *, shape, strides, offset):
-    return x.at[strided_indices(shape, strides, offset)].set(value)
+    view = View(shape, strides, offset)
+    if 0 in strides and 0 not in shape:  # a broadcast window: several of its elements are one position
+        return x.at[strided_positions(view)].set(value)
+    value = jnp().broadcast_to(jnp().asarray(value, dtype=x.dtype), shape)
+    return write_view(x, view, value)  # (a dynamic_update_slice where the window is contiguous)
 
 
 def _scatter_flat_jvp(primals, tangents, **params):

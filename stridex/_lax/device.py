@@ -21,7 +21,6 @@ run there, and send the result back, as `jax.numpy` and PyTorch synchronise for 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import sys
 import threading
@@ -35,8 +34,9 @@ from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Devic
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import Storage
 from stridex._core.view import View, contiguous_strides
-from stridex._lax.jax_bridge import LoweringContext, jax, jnp, lax, x64
+from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
 from stridex._lax.precision import matmul_key
+from stridex._lax.strided import is_whole, read_view, write_view
 
 # --- naming and resolving devices ---------------------------------------------------------------
 
@@ -248,8 +248,10 @@ def materialized(x: Array):
 
 
 def to_host(x: Array) -> np.ndarray:
-    """The values of device array `x` as a new host ndarray (an explicit device-to-host transfer)."""
-    return np.asarray(jax().device_get(materialized(x)))
+    """The values of device array `x` as a new, writable host ndarray (an explicit device-to-host transfer;
+    JAX hands a CPU device's buffer to NumPy as a read-only view of it, which is copied)."""
+    out = np.asarray(jax().device_get(materialized(x)))
+    return out if out.flags.writeable else out.copy()
 
 
 def transfer(x: Array, dev: Device) -> Array:
@@ -260,123 +262,9 @@ def transfer(x: Array, dev: Device) -> Array:
     if here.is_host:
         return put(np.asarray(window(x), order="C"), dev)
     if dev.is_host:
-        return _host_array(to_host(x))
+        return adopt_host(to_host(x), copy=False)
     with x64():
         return adopt(jax().device_put(materialized(x), dev.jax), dev, dtype=x._dtype)
-
-
-# --- reading and writing a View of a flat buffer, inside a compiled program ---------------------
-
-
-def _normalised(view: View):
-    """(offset, kept axes as (axis, length, stride>0), flipped axes) of `view`: negative strides turned
-    positive (the offset moved to the lowest element), broadcast (stride 0) and length-1 axes set apart."""
-    offset, kept, flips = view.offset, [], []
-    for axis, (n, s) in enumerate(zip(view.shape, view.strides)):
-        if n == 1:
-            continue
-        if s < 0:
-            offset += (n - 1) * s
-            s = -s
-            flips.append(axis)
-        if s:
-            kept.append((axis, n, s))
-    return offset, kept, flips
-
-
-def _positions(offset: int, ordered: list):
-    """The flat positions of a strided block (axes in `ordered`, outermost first), as an int64 array."""
-    L = lax()
-    shape = tuple(n for _, n, _ in ordered)
-    idx = None
-    for d, (_, _, s) in enumerate(ordered):
-        term = L.broadcasted_iota(np.int64, shape, d) * np.int64(s)
-        idx = term if idx is None else idx + term
-    return idx + np.int64(offset) if idx is not None else None
-
-
-def _block(ordered: list):
-    """(length, step) when the axes in `ordered` (outermost first) walk one arithmetic progression of
-    positions — a contiguous range or a strided 1-D slice, possibly transposed — else None."""
-    for (_, _, s), (_, n_in, s_in) in itertools.pairwise(ordered):
-        if s != n_in * s_in:
-            return None
-    length = 1
-    for _, n, _ in ordered:
-        length *= n
-    return length, (ordered[-1][2] if ordered else 1)
-
-
-def is_whole(buffer_shape: tuple, view: View) -> bool:
-    """Whether `view` is all of a buffer of `buffer_shape`, in order (its read is the buffer itself)."""
-    return view.offset == 0 and view.shape == buffer_shape and view.strides == contiguous_strides(view.shape)
-
-
-def read_view(buffer, view: View, offset=None):
-    """The array `view` selects from `buffer` (a JAX value whose C-order elements are the storage).
-
-    With `offset` (a traced int64 scalar), the View's own offset is ignored and `offset` is used: one
-    executable then serves every View of that shape and those strides, wherever it starts."""
-    L = lax()
-    shape = view.shape
-    if 0 in shape:
-        return jnp().zeros(shape, buffer.dtype)
-    if offset is None and is_whole(tuple(buffer.shape), view):
-        return buffer
-    flat = buffer.reshape(-1) if buffer.ndim != 1 else buffer
-    start, kept, flips = _normalised(view)
-    if offset is not None:
-        start = offset + (start - view.offset)  # (flipped axes move the start by a static amount)
-    ordered = sorted(kept, key=lambda t: -t[2])
-    block = _block(ordered)
-    if block is not None:
-        length, step = block
-        span = (length - 1) * step + 1
-        part = L.slice(flat, (start,), (start + span,)) if offset is None else L.dynamic_slice(flat, (start,), (span,))
-        if step > 1:
-            part = L.slice(part, (0,), (span,), (step,))
-        part = part.reshape(tuple(n for _, n, _ in ordered))
-    else:
-        part = jnp().take(flat, _positions(0, ordered) + start, mode="clip")
-    # `part` has the kept axes in stride order: put them in axis order, then add the others back.
-    rank = {t[0]: i for i, t in enumerate(ordered)}
-    axes = [t[0] for t in kept]
-    perm = tuple(rank[a] for a in axes)
-    if perm != tuple(range(len(perm))):
-        part = L.transpose(part, perm)
-    out = L.broadcast_in_dim(part, shape, tuple(axes))
-    return L.rev(out, tuple(flips)) if flips else out
-
-
-def write_view(buffer, view: View, value, offset=None):
-    """`buffer` with the elements `view` selects replaced by `value` (of the view's shape); `offset` as in
-    `read_view`."""
-    L = lax()
-    shape = view.shape
-    if 0 in shape:
-        return buffer
-    if offset is None and is_whole(tuple(buffer.shape), view):
-        return value
-    flat = buffer.reshape(-1) if buffer.ndim != 1 else buffer
-    start, kept, flips = _normalised(view)
-    if offset is not None:
-        start = offset + (start - view.offset)
-    if flips:
-        value = L.rev(value, tuple(flips))
-    ordered = sorted(kept, key=lambda t: -t[2])
-    # Drop length-1 axes, then lay the kept axes out in stride order (broadcast axes were refused before).
-    value = value.reshape(tuple(n for _, n, _ in kept))
-    rank = {t[0]: i for i, t in enumerate(kept)}
-    order = tuple(rank[t[0]] for t in ordered)
-    if order != tuple(range(len(order))):
-        value = L.transpose(value, order)
-    block = _block(ordered)
-    if block is not None and block[1] == 1:
-        flat = L.dynamic_update_slice(flat, value.reshape(-1), (start,))
-    else:
-        positions = _positions(0, ordered) + start
-        flat = flat.at[positions.reshape(-1)].set(value.reshape(-1), mode="promise_in_bounds")
-    return flat.reshape(buffer.shape)
 
 
 # --- values that live on a device for the executables' sake -----------------------------------------
@@ -593,6 +481,41 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
     with _LOCK:
         _CACHE[key] = entry
     return entry
+
+
+def jax_default():
+    """JAX's default device: where `jax.jit` places a program nothing else places (`jax_default_device`, set
+    by `jax.default_device`, else the first device of the default backend: a GPU where there is one)."""
+    j = jax()
+    d = j.config.jax_default_device
+    if d is None:
+        return j.devices()[0]
+    return j.devices(d)[0] if isinstance(d, str) else d  # (a string is a platform name: "cpu")
+
+
+_HOST_IS_DEFAULT: list = []  # [bool], decided on first use
+
+
+def host_is_jax_default() -> bool:
+    """Whether JAX's default device is its first CPU device, the one whose memory stridex treats as the host's
+    (decided once, on first use). Where it is not (a GPU machine, or JAX's default moved elsewhere), JAX work
+    on host arrays is placed there explicitly (`host_sharding`, `handover._on_host`): it computes on host
+    memory with no transfer, and its results are host arrays."""
+    if not _HOST_IS_DEFAULT:
+        _HOST_IS_DEFAULT.append(jax_default() == jax().devices("cpu")[0])
+    return _HOST_IS_DEFAULT[0]
+
+
+_HOST_SHARDING: list = []
+
+
+def host_sharding():
+    """Where a program on host arrays runs on a machine whose JAX default is an accelerator: JAX's first CPU
+    device, whose memory NumPy shares (so its outputs are host arrays with no copy)."""
+    if not _HOST_SHARDING:
+        j = jax()
+        _HOST_SHARDING.append(j.sharding.SingleDeviceSharding(j.devices("cpu")[0]))
+    return _HOST_SHARDING[0]
 
 
 def creation_sharding(dev: Device):

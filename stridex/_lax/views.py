@@ -22,6 +22,7 @@ from stridex._lax import ops
 from stridex._lax.jax_bridge import jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import linear_jvp, move_to_front
+from stridex._lax.strided import read_view
 
 
 def _same_dtype(shape_rule):
@@ -265,14 +266,9 @@ diagonal = Primitive(
 # input, so a write through one is seen by the others, as eagerly.
 
 
-def strided_indices(shape, strides, offset):
-    """Flat indices (int64 JAX array of `shape`) of a strided view."""
-    j = jnp()
-    idx = j.full(shape, offset, dtype=j.int64)
-    for axis, stride in enumerate(strides):
-        if stride:
-            idx = idx + lax().broadcasted_iota(j.int64, shape, axis) * stride
-    return idx
+def _lower_as_strided(ctx, x, *, shape, strides, offset):
+    # (a slice, reshape, transpose, reverse or broadcast where the window allows: a gather only where not)
+    return read_view(x, View(shape, strides, offset))
 
 
 def _as_strided_write_back(parent, child, *, shape, strides, offset):
@@ -288,7 +284,7 @@ as_strided = Primitive(
     "as_strided", kind="view",
     impl=lambda view, *, shape, strides, offset: View(shape, strides, view.offset + offset),
     abstract_eval=_same_dtype(lambda _, *, shape, strides, offset: shape),
-    lower=lambda ctx, x, *, shape, strides, offset: x[strided_indices(shape, strides, offset)],
+    lower=_lower_as_strided,
     jvp=linear_jvp,
     vjp=_vjp_by_write_back(_as_strided_write_back),
     batch=_batched(_batch_as_strided),

@@ -8,6 +8,8 @@ become stridex arrays (zero-copy, read-only, copied on the first write).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from stridex._core.array import Array, window
@@ -175,6 +177,15 @@ def _snapshot(storage: Storage, w: np.ndarray):
 _IDENTITY = None
 
 
+def _on_host():
+    """Where JAX copies of host memory go: JAX's default device, unless that is an accelerator; then JAX's
+    first CPU device, as uncommitted arrays, so a program on host arrays (which runs there, see
+    `jit.Compiled`) reads them with no transfer and a program on device arrays still takes them."""
+    if _device.host_is_jax_default():
+        return contextlib.nullcontext()
+    return jax().default_device(jax().devices("cpu")[0])
+
+
 def _to_jax(w: np.ndarray):
     """A JAX array holding a copy of small window w: a jitted identity (one C++ dispatch, some 4 µs,
     where `jax.device_put` takes 17), in the 64-bit scope so that w's dtype is kept."""
@@ -182,13 +193,13 @@ def _to_jax(w: np.ndarray):
 
     if _IDENTITY is None:
         _IDENTITY = jax().jit(lambda a: a)
-    with x64():
+    with x64(), _on_host():
         return _IDENTITY(w)
 
 
 def _alias(storage, view, w):
 
-    with x64():  # as the call itself: a float64 window stays float64
+    with x64(), _on_host():  # as the call itself: a float64 window stays float64
         converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
         storage.jax_alias = (view, converted)

@@ -87,31 +87,17 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
 
 def _jax_device(device):
     """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; a stridex
-    Device as its JAX device (the host as JAX's first CPU device); a platform name ("cpu", "gpu", "cpu:1",
-    ...) as that platform's JAX device; else ValueError."""
+    Device, or its name ("cpu", "cuda:0", "cpu:1", ...), as its JAX device (the host as JAX's first CPU device,
+    whose memory is host memory); ValueError naming the available devices for an unknown name."""
 
     j = jax()
     if isinstance(device, j.Device):
         return device
-    if isinstance(device, Device):
-        if device.jax is not None:  # a JAX device (or sharding: JAX places the program over it)
-            return device.jax
-        platform, index = "cpu", 0  # the host: JAX's first CPU device, whose memory is host memory
-    elif isinstance(device, str):
-        platform, _, number = device.partition(":")
-        index = int(number) if number.isdigit() else 0 if not number else -1
-    else:
-        raise TypeError(f"jit: device must be a platform name such as 'cpu', stridex's CPU device or a JAX device, "
-                        f"got {type(device).__name__}")
-    try:
-        devices = j.devices(platform) if platform else []
-    except RuntimeError:  # a platform JAX does not have here
-        devices = []
-    if 0 <= index < len(devices):
-        return devices[index]
-    available = [f"{d.platform}:{d.id}" for d in dict.fromkeys(j.devices() + j.devices("cpu"))]
-    raise ValueError(f"jit: unknown device {device!r}; the devices available are {', '.join(available)} "
-                     "(pass a platform name such as 'cpu' or 'cpu:0', stridex's CPU device, or a JAX device)")
+    if not isinstance(device, (Device, str)):
+        raise TypeError(f"jit: device must be a device name such as 'cpu' or 'cuda:0', a stridex Device or a JAX "
+                        f"device, got {type(device).__name__}")
+    dev = _device.resolve(device, "jit device")
+    return dev.jax if dev.jax is not None else j.devices("cpu")[0]
 
 
 def _as_tuple(x) -> tuple:
@@ -604,6 +590,7 @@ class Compiled:
         run = lower_program(traced.program)
         n_consts = len(traced.constants)
         options = {}
+        on_host_device = False  # placed on JAX's CPU device explicitly (JAX's default is an accelerator)
         if jitted._in_shardings is not None:
             options["in_shardings"] = (None,) * n_consts + tuple(_as_tuple(jitted._in_shardings)) \
                 if isinstance(jitted._in_shardings, (tuple, list)) else jitted._in_shardings
@@ -616,6 +603,12 @@ class Compiled:
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
+        elif jitted._out_shardings is None and jitted._in_shardings is None and not _device.host_is_jax_default():
+            # Host arguments (or none, with the host as the default device): the program runs where its data
+            # is, on JAX's CPU device, and its outputs are host arrays, as the same code run eagerly gives. (On
+            # a CPU-only machine that device is JAX's default, and the plain call places it there.)
+            options["out_shardings"] = _device.host_sharding()
+            on_host_device = True
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
                                               if i < traced.n_leaves)
@@ -635,10 +628,11 @@ class Compiled:
         self.x64 = jax().enable_x64
         self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
-        # conversion, so no 64-bit scope is needed. Only for plain jit, where placement is JAX's default.
+        # conversion, so no 64-bit scope is needed. Only for plain jit: placement is JAX's default or the host.
         self.aot = None
         self.direct = None
-        self.plain = not options.keys() - {"keep_unused"}
+        # (the host placement is JAX's default placement made explicit: the same executable either way)
+        self.plain = not options.keys() - {"keep_unused"} or (on_host_device and options.keys() == {"out_shardings"})
         # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
         self.may_call_directly = self.single_output and self.plain and not self.constants
 
@@ -696,9 +690,10 @@ class Compiled:
         leaves = inputs
         bases = [handover.adopt_jax(o, self.out_device) for o in outs]
         for i, k in traced.input_writes:
-            assign.bind(leaves[i], bases[k], template=(("ellipsis",),))
+            assign.bind(leaves[i], self._written_back(bases[k], leaves[i]), template=(("ellipsis",),))
         for j, k in traced.const_writes:
-            assign.bind(traced.constants[j], bases[k], template=(("ellipsis",),))
+            target = traced.constants[j]
+            assign.bind(target, self._written_back(bases[k], target), template=(("ellipsis",),))
         results = []
         for kind, where, chain in traced.specs:
             if kind == "static":
@@ -709,6 +704,13 @@ class Compiled:
                 x = prim.bind(x, **params)
             results.append(x)
         return _tree.unflatten(traced.out_treedef, results)
+
+    def _written_back(self, value: Array, target: Array) -> Array:
+        """A written value on its target's device: a program placed elsewhere (`jit(device=...)` on host
+        arrays) sends its writes back to the arrays it was given, as it took their values from them."""
+        if self.out_device is None or target._storage is None or target._storage.device is self.out_device:
+            return value
+        return _device.transfer(value, _device.device_of(target))
 
     def _run_single(self, leaves):
         on_jax = True  # every argument is a JAX array already
@@ -730,9 +732,8 @@ class Compiled:
 
 def _host_call_device(jax_device):
     """The device a program on host arguments leaves its outputs on: None (the host) when it runs on a JAX
-    CPU device, else that device (`jax_device`, or JAX's default device)."""
-    d = jax_device if jax_device is not None else jax().devices()[0]
-    return None if d.platform == "cpu" else _device.of_jax(d)
+    CPU device (JAX's CPU device unless `jit(device=...)` names another), else that device."""
+    return None if jax_device is None or jax_device.platform == "cpu" else _device.of_jax(jax_device)
 
 
 def _check_conflict(sig: _Signature, entry) -> None:

@@ -177,7 +177,7 @@ def test_asarray_device_keyword():
     assert sx.asarray([1], device=info.default_device()).device == info.default_device()
     assert sx.asarray([1], device="cpu").shape == (1,)
     with pytest.raises(ValueError):
-        sx.asarray([1], device="gpu")
+        sx.asarray([1], device="tpu:7")
 
 
 def test_asarray_and_from_dlpack_share_jax_memory_copy_on_write():
@@ -191,8 +191,10 @@ def test_asarray_and_from_dlpack_share_jax_memory_copy_on_write():
         assert np.shares_memory(window(x), np.asarray(j))
         assert np.shares_memory(window(y), np.asarray(j))
     else:
-        # Device memory (a GPU's): the host cannot alias it, NumPy only ever sees a copy of it.
-        assert not np.shares_memory(np.asarray(j), np.asarray(j))
+        # Device memory (a GPU's): both imports are arrays on that device over JAX's very buffer.
+        for imported in (x, y):
+            assert imported.device.jax in j.devices()
+            assert imported._storage.owner.unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
         np.testing.assert_array_equal(np.asarray(x), np.asarray(j))
         np.testing.assert_array_equal(np.asarray(y), np.asarray(j))
     x[0] = 100.0  # copy-on-write wherever the memory is: JAX's array and the other import keep their values
@@ -219,7 +221,7 @@ def test_from_dlpack():
     with pytest.raises(TypeError, match="does not implement the DLPack protocol"):
         sx.from_dlpack([1, 2])
     with pytest.raises(ValueError):
-        sx.from_dlpack(a, device="gpu")
+        sx.from_dlpack(a, device="tpu:7")
 
 
 # --- arange ------------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def test_astype_errors_and_device():
         sx.astype([1.0], sx.float32)
     assert sx.astype(x, sx.int8, device=sx.__array_namespace_info__().default_device()).dtype is sx.int8
     with pytest.raises(ValueError):
-        sx.astype(x, sx.int8, device="gpu")
+        sx.astype(x, sx.int8, device="tpu:7")
 
 
 def test_astype_of_nan_and_inf_to_integers_is_quiet():

@@ -40,7 +40,7 @@ def test_default_dtypes():
     assert info.default_dtypes() == want
     assert info.default_dtypes(device=info.default_device()) == want
     with pytest.raises(ValueError):
-        info.default_dtypes(device="gpu")
+        info.default_dtypes(device="tpu:7")
 
 
 def test_dtypes_all_and_by_kind():
