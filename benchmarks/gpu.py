@@ -60,7 +60,7 @@ def _case(rows, name, body):
         _row(rows, (name, float("nan"), float("nan"), f"FAILED: {type(exc).__name__}: {str(exc)[:200]}"))
 
 
-def run(device: str, quick: bool) -> tuple[list, str]:
+def run(device: str, quick: bool, cases: set | None = None) -> tuple[list, str]:
     import jax
     import jax.numpy as jnp
 
@@ -178,7 +178,8 @@ def run(device: str, quick: bool) -> tuple[list, str]:
 
     for name, body in [("40 elementwise ops", elementwise), ("matmul", matmul), ("jit(grad(MLP loss))", mlp_grad),
                        ("first call", first_call), ("eager dispatch", eager), ("views and writes", views)]:
-        _case(rows, name, body)
+        if cases is None or body.__name__ in cases:
+            _case(rows, name, body)
     return rows, f"{dev.name} ({getattr(jd, 'device_kind', jd)})"
 
 
@@ -195,6 +196,8 @@ def main(argv=None):
     parser.add_argument("--device", default=None, help="a stridex device name (default: JAX's first GPU)")
     parser.add_argument("--quick", action="store_true", help="small sizes and few rounds (a smoke run)")
     parser.add_argument("--output", default=None, help="where to write the Markdown table")
+    parser.add_argument("--cases", default=None,
+                        help="comma-separated subset: elementwise, matmul, mlp_grad, first_call, eager, views")
     args = parser.parse_args(argv)
     import jax
 
@@ -207,7 +210,7 @@ def main(argv=None):
         import stridex as sx
 
         device = sx._lax.device.of_jax(gpus[0]).name
-    rows, where = run(device, args.quick)
+    rows, where = run(device, args.quick, set(args.cases.split(",")) if args.cases else None)
     table = format_rows(rows)
     header = (f"# Device benchmarks\n\nMeasured {datetime.date.today()} on {where}, host {platform.machine()}, "
               f"Python {platform.python_version()}, JAX {jax.__version__}, NumPy {np.__version__}"

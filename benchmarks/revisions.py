@@ -33,6 +33,13 @@ CASES = [
     ("jit steady call f(x, y) (1000 elements)",
      "f = sx.jit(lambda a, b: sx.sum(a * b)); x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0; f(x, y); f(x, y)",
      "f(x, y)"),
+    ("jit steady call, two outputs (1000 elements)",
+     "f = sx.jit(lambda a, b: (a * b, a + b)); x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0; f(x, y); f(x, y)",
+     "f(x, y)"),
+    ("jit(grad) steady call, two gradients (3x3)",
+     "f = sx.jit(sx.grad(lambda w, v: sx.sum(sx.tanh(w @ v) ** 2), argnums=(0, 1))); "
+     "w = sx.reshape(sx.linspace(0.0, 1.0, 9), (3, 3)); v = w + 1.0; f(w, v); f(w, v)",
+     "f(w, v)"),
 ]
 
 _CHILD = r"""

@@ -77,6 +77,25 @@ def alias_groups(leaves, alias, shifts) -> dict:
     return groups
 
 
+def split_identical(leaves, groups: dict) -> tuple[dict, dict]:
+    """(groups, same): alias groups whose members are all one array (the same storage, View and dtype: `f(x,
+    x)`) taken out of `groups` and returned as `same`, member j -> the first of them. Those members are one
+    program input, so a write through one is seen through the others with no flat span of memory to read."""
+    members: dict[int, list] = {}
+    for j, g in groups.items():
+        members.setdefault(g[0], []).append(j)
+    same = {}
+    for root, js in members.items():
+        first = leaves[root]
+        view = first._storage_view()[1]
+        if all(not groups[j][5] and leaves[j]._dtype is first._dtype and leaves[j]._storage_view()[1] == view
+               for j in js):
+            same.update((j, root) for j in js if j != root)
+    if not same:
+        return groups, same
+    return {j: g for j, g in groups.items() if g[0] not in same.values()}, same
+
+
 def distinct_storages(args) -> bool:
     """Whether no two arguments share a storage or NumPy memory (so a program traced for distinct inputs
     is right for these, even if it writes into them)."""

@@ -85,19 +85,21 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
     return make
 
 
-def _jax_device(device):
-    """`device=` as the JAX device that `jax.jit` places the computation on: a JAX device as it is; a stridex
-    Device, or its name ("cpu", "cuda:0", "cpu:1", ...), as its JAX device (the host as JAX's first CPU device,
-    whose memory is host memory); ValueError naming the available devices for an unknown name."""
-
-    j = jax()
-    if isinstance(device, j.Device):
-        return device
+def _placement(device) -> Device:
+    """`device=` as a stridex Device: a JAX device, a stridex Device or its name ("cpu", "cuda:0", "cpu:1",
+    ...); ValueError naming the available devices for an unknown name."""
+    if type(device).__module__.startswith(("jax", "jaxlib")):
+        return _device.resolve(device, "jit device")
     if not isinstance(device, (Device, str)):
         raise TypeError(f"jit: device must be a device name such as 'cpu' or 'cuda:0', a stridex Device or a JAX "
                         f"device, got {type(device).__name__}")
-    dev = _device.resolve(device, "jit device")
-    return dev.jax if dev.jax is not None else j.devices("cpu")[0]
+    return _device.resolve(device, "jit device")
+
+
+def _jax_device(dev: Device):
+    """The JAX device (or sharding) `jax.jit` places a program on for `dev`: the host's is JAX's first CPU
+    device, whose memory is host memory."""
+    return dev.jax if dev.jax is not None else jax().devices("cpu")[0]
 
 
 def _as_tuple(x) -> tuple:
@@ -109,7 +111,7 @@ def _as_tuple(x) -> tuple:
 
 
 class _Signature:
-    __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "statics", "treedef")
+    __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
 
 
 class Jitted:
@@ -124,7 +126,8 @@ class Jitted:
         self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
         self._static_argnames = frozenset(_as_tuple(static_argnames))
         self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
-        self._device = None if device is None else _jax_device(device)
+        self._placement = None if device is None else _placement(device)  # (a stridex Device)
+        self._device = None if device is None else _jax_device(self._placement)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._cache: OrderedDict = OrderedDict()
@@ -205,9 +208,11 @@ class Jitted:
                                 "nor a Python scalar; pass it through static_argnums/static_argnames")
         sig = _Signature()
         shifts, sig.conflict = handover.shared_memory(leaves, alias)
-        sig.groups = handover.alias_groups(leaves, alias, shifts)
+        sig.groups, sig.same = handover.split_identical(leaves, handover.alias_groups(leaves, alias, shifts))
         if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
             sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
+        if sig.same:  # one array passed more than once: one program input (`alias` says which)
+            sigs = [s if j not in sig.same else s + ("same",) for j, s in enumerate(sigs)]
         # (with the matmul precision in force: the lowering reads it, so a program compiled under one setting
         # is never served under another)
         sig.key = (treedef, tuple(sigs), tuple(static_keys), tuple(alias), matmul_key())
@@ -238,6 +243,8 @@ class Jitted:
         avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
         for j, leaf in enumerate(sig.leaves):
             group = sig.groups.get(j)
+            if j in sig.same:
+                continue  # the same program input as an earlier leaf
             if group is not None:
                 if group[0] == j:
                     roots.append(j)
@@ -257,7 +264,9 @@ class Jitted:
             tracers = []
             for j, leaf in enumerate(sig.leaves):
                 group = sig.groups.get(j)
-                if group is None:
+                if j in sig.same:
+                    tracers.append(tracers[sig.same[j]])
+                elif group is None:
                     tracers.append(by_root[j])
                 else:
                     _, strides, offset = group[:3]
@@ -367,7 +376,7 @@ class Jitted:
         except breaks.TooManyBreaks as e:
             return self._eager_call(args, kwargs, f"more than {breaks.MAX_BREAKS} graph breaks (the last at "
                                                   f"{e.where})")
-        if fast_key is not None and not sig.groups and not sig.conflict:
+        if fast_key is not None and not sig.groups and not sig.same and not sig.conflict:
             self._fast_cache[fast_key] = entry
         if entry.traced.scalar_checks:
             _check_scalar_arguments(entry.traced.scalar_checks, sig.leaves)
@@ -557,6 +566,7 @@ class Traced:
         self.n_leaves = len(in_tracers)
         self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
         self.groups = sig.groups
+        self.same = sig.same  # leaf -> the earlier leaf that is the same array (one program input for both)
         # (leaf, dtype): Python scalar arguments the function stored into an integer dtype (`note_scalar_store`).
         leaf_of = {id(t._buffer.initial_var): roots[i] for i, t in enumerate(in_tracers)}
         self.scalar_checks = tuple(dict.fromkeys((leaf_of[id(var)], dtype) for var, dtype in trace.scalar_stores
@@ -582,7 +592,7 @@ class Compiled:
         self.constants = traced.constants
         # Where the outputs stay: the arguments' device; for host arguments, the host when the program runs
         # on a JAX CPU device (whose memory NumPy shares), else the accelerator it runs on (a GPU).
-        self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._device)
+        self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._placement)
         # What its matmuls are lowered under (checked by the memo path); None for a program without any,
         # which any precision setting may reuse.
         self.matmul_key = matmul_key() if any(e.prim.name in PRECISION_SENSITIVE for e in traced.program.eqns) \
@@ -617,7 +627,8 @@ class Compiled:
         # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
         # without the general output handling; its JAX function returns the array itself, not a tuple.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
-                              and self.pure and not traced.groups and not self.donates and not traced.guards)
+                              and self.pure and not traced.groups and not traced.same and not self.donates
+                              and not traced.guards)
         if self.single_output:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
@@ -625,6 +636,8 @@ class Compiled:
             self.run = self._run_single  # one frame less on every call
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
+        # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).
+        self.out_layouts = [(View.contiguous(v.aval.shape), v.aval.dtype) for v in traced.program.outputs]
         self.x64 = jax().enable_x64
         self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
@@ -659,7 +672,7 @@ class Compiled:
         """The caller-side arrays behind each program input: leaves, or flat spans of aliased storage."""
         traced = self.traced
         if not traced.groups:
-            return leaves
+            return [leaves[j] for j in traced.roots] if traced.same else leaves
         out = []
         written = {i for i, _ in traced.input_writes}
         for i, j in enumerate(traced.roots):
@@ -683,12 +696,17 @@ class Compiled:
 
     def run(self, leaves):
         inputs = self._inputs(leaves)
-        outs = self._call(self._arguments(inputs))
+        args = self._arguments(inputs)
+        if self.plain and not self.donates and _all_jax_arrays(args):
+            outs = self.aot(*args) if self.aot is not None else self._call_aot(args)
+        else:
+            outs = self._call(args)
         traced = self.traced
         if traced.guards:
             _check_guards(traced.guards, outs)  # before any effect of the call is kept
         leaves = inputs
-        bases = [handover.adopt_jax(o, self.out_device) for o in outs]
+        out_device = self.out_device
+        bases = [_device.adopt_out(o, view, dtype, out_device) for o, (view, dtype) in zip(outs, self.out_layouts)]
         for i, k in traced.input_writes:
             assign.bind(leaves[i], self._written_back(bases[k], leaves[i]), template=(("ellipsis",),))
         for j, k in traced.const_writes:
@@ -730,10 +748,19 @@ class Compiled:
         return _device.adopt_out(out, self.out_view, self.out_dtype, self.out_device)
 
 
-def _host_call_device(jax_device):
-    """The device a program on host arguments leaves its outputs on: None (the host) when it runs on a JAX
-    CPU device (JAX's CPU device unless `jit(device=...)` names another), else that device."""
-    return None if jax_device is None or jax_device.platform == "cpu" else _device.of_jax(jax_device)
+def _all_jax_arrays(args) -> bool:
+    """Whether every argument is a JAX array already (so an ahead-of-time executable can take them as they are)."""
+    jax_array = jax().Array
+    for a in args:
+        if not isinstance(a, jax_array):
+            return False
+    return True
+
+
+def _host_call_device(placement: Device | None) -> Device | None:
+    """The device a program on host arguments leaves its outputs on: None (the host) unless `jit(device=...)`
+    names a JAX device, where they stay (a result stays on the device it was computed on)."""
+    return None if placement is None or placement.is_host else placement
 
 
 def _check_conflict(sig: _Signature, entry) -> None:
