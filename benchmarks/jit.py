@@ -158,8 +158,8 @@ def run(quick: bool = False) -> list[tuple]:
             lambda: block(g_break(vs, ws)), lambda: hand_split(vj, wj).block_until_ready(),
             lambda: broken(sx, vs, ws), rounds=3 if quick else 5)
         assert g_break.stats["traces"] == 1, g_break.stats  # steady state: the guard held every time
-        rows.append(("one graph break (boolean mask) between two 50-op segments, 10^4 elements "
-                     "(JAX: two jitted halves, the mask applied between them)", t_break, t_hand))
+        rows.append((("one graph break (boolean mask) between two 50-op segments, 10^4 elements "
+                     "(JAX: two jitted halves, the mask applied between them)"), t_break, t_hand))
         rows.append(("the same, against eager stridex (in the JAX column)", t_break, t_eager))
     return rows
 

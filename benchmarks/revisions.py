@@ -37,8 +37,8 @@ CASES = [
      "f = sx.jit(lambda a, b: (a * b, a + b)); x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0; f(x, y); f(x, y)",
      "f(x, y)"),
     ("jit(grad) steady call, two gradients (3x3)",
-     "f = sx.jit(sx.grad(lambda w, v: sx.sum(sx.tanh(w @ v) ** 2), argnums=(0, 1))); "
-     "w = sx.reshape(sx.linspace(0.0, 1.0, 9), (3, 3)); v = w + 1.0; f(w, v); f(w, v)",
+     ("f = sx.jit(sx.grad(lambda w, v: sx.sum(sx.tanh(w @ v) ** 2), argnums=(0, 1))); "
+     "w = sx.reshape(sx.linspace(0.0, 1.0, 9), (3, 3)); v = w + 1.0; f(w, v); f(w, v)"),
      "f(w, v)"),
 ]
 

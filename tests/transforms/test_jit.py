@@ -91,7 +91,7 @@ def test_one_array_passed_twice_is_one_program_input(n):
 
     x, shadow = arange((n,)), np.arange(float(n))
     g = sx.jit(f)
-    out, first = g(x, x)
+    out, _first = g(x, x)
     shadow[1:3] = 5.0
     np.testing.assert_array_equal(np.asarray(out), shadow * 2.0)
     np.testing.assert_array_equal(np.asarray(x), shadow)
