@@ -332,6 +332,8 @@ class Jitted:
                     if entry.may_call_directly:  # snapshots or the direct call may be ready now
                         self._memo = _memo(args, entry, adopt=True)
                     return result
+                if view is None:  # several outputs
+                    return entry.outputs(call(*jax_args))
                 # device.adopt_out, inlined: with the loop above, this is all of a steady call's own work.
                 storage = _new(storage_type)
                 storage.buf = None
@@ -647,7 +649,16 @@ class Compiled:
         # (the host placement is JAX's default placement made explicit: the same executable either way)
         self.plain = not options.keys() - {"keep_unused"} or (on_host_device and options.keys() == {"out_shardings"})
         # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
-        self.may_call_directly = self.single_output and self.plain and not self.constants
+        # Several outputs, each a program output as it is (a pure program's tuple of results, its gradients
+        # say): the memo path may call the executable and adopt its outputs (`outputs`) with nothing else to do.
+        self.plain_outputs = (self.pure and not traced.groups and not traced.same and not self.donates
+                              and not traced.guards and all(kind == "out" and not chain
+                                                            for kind, _, chain in traced.specs))
+        self.may_call_directly = (self.single_output or self.plain_outputs) and self.plain and not self.constants
+        n = len(traced.specs)  # (a tuple of the program's outputs in order: `outputs` returns them as they are)
+        self.in_order_tuple = (self.plain_outputs and traced.out_treedef == ("tuple",) + (("leaf",),) * n
+                               and [k for _, k, _ in traced.specs] == list(range(n))
+                               and len(traced.program.outputs) == n)
 
     def _call(self, args):
         """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
@@ -664,8 +675,9 @@ class Compiled:
         # JAX's `Compiled.__call__` is a Python method forwarding to a C++ callable that it makes on its
         # first call; calling that callable directly saves a Python frame on every later call.
         self.aot = getattr(executable, "_call", None) or executable
-        if self.may_call_directly:
-            self.direct = (self.aot, self.out_view, self.out_dtype, self.out_device)
+        if self.may_call_directly:  # (View and dtype None: several outputs, adopted by `outputs`)
+            self.direct = (self.aot, self.out_view, self.out_dtype, self.out_device) if self.single_output \
+                else (self.aot, None, None, self.out_device)
         return out
 
     def _inputs(self, leaves):
@@ -722,6 +734,14 @@ class Compiled:
                 x = prim.bind(x, **params)
             results.append(x)
         return _tree.unflatten(traced.out_treedef, results)
+
+    def outputs(self, outs) -> object:
+        """The caller's results of a `plain_outputs` program from the executable's outputs `outs`."""
+        out_device = self.out_device
+        arrays = [_device.adopt_out(o, view, dtype, out_device) for o, (view, dtype) in zip(outs, self.out_layouts)]
+        if self.in_order_tuple:
+            return tuple(arrays)
+        return _tree.unflatten(self.traced.out_treedef, [arrays[k] for _, k, _ in self.traced.specs])
 
     def _written_back(self, value: Array, target: Array) -> Array:
         """A written value on its target's device: a program placed elsewhere (`jit(device=...)` on host
