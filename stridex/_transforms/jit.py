@@ -88,9 +88,7 @@ def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = T
 def _placement(device) -> Device:
     """`device=` as a stridex Device: a JAX device, a stridex Device or its name ("cpu", "cuda:0", "cpu:1",
     ...); ValueError naming the available devices for an unknown name."""
-    if type(device).__module__.startswith(("jax", "jaxlib")):
-        return _device.resolve(device, "jit device")
-    if not isinstance(device, (Device, str)):
+    if not isinstance(device, (Device, str)) and not type(device).__module__.startswith(("jax", "jaxlib")):
         raise TypeError(f"jit: device must be a device name such as 'cpu' or 'cuda:0', a stridex Device or a JAX "
                         f"device, got {type(device).__name__}")
     return _device.resolve(device, "jit device")
@@ -746,9 +744,10 @@ class Compiled:
     def _written_back(self, value: Array, target: Array) -> Array:
         """A written value on its target's device: a program placed elsewhere (`jit(device=...)` on host
         arrays) sends its writes back to the arrays it was given, as it took their values from them."""
-        if self.out_device is None or target._storage is None or target._storage.device is self.out_device:
+        if self.out_device is None:
             return value
-        return _device.transfer(value, _device.device_of(target))
+        where = _device.device_of(target)
+        return value if where is self.out_device else _device.transfer(value, where)
 
     def _run_single(self, leaves):
         on_jax = True  # every argument is a JAX array already
