@@ -409,6 +409,17 @@ def test_writes_that_need_the_data_or_index_arrays():
     check(sx.repeat(on_dev([1.0, 2.0]), on_dev(np.array([2, 3]))), np.repeat([1.0, 2.0], [2, 3]))
 
 
+def test_parameters_that_compare_equal_compile_apart():
+    # An executable's cache key keeps apart parameter values that == confuses: -0.0 and 0.0 (a full() of
+    # either, one after the other, keeps its sign, as on the host), 1 and True.
+    for fill in (0.0, -0.0, 0.0):
+        x = sx.full(3, fill, device=DEV)
+        check(x, np.full(3, fill))
+        assert np.array_equal(np.signbit(np.asarray(x)), np.signbit(np.full(3, fill)))
+    check(sx.full(2, 1, device=DEV), np.full(2, 1))
+    check(sx.full(2, True, device=DEV), np.full(2, True))
+
+
 def test_element_writes_share_one_executable():
     from stridex._lax import device as device_module
 

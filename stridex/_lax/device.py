@@ -33,7 +33,8 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import Storage
-from stridex._core.view import View, contiguous_strides
+from stridex._core.tree import freeze
+from stridex._core.view import View
 from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import is_whole, read_view, write_view
@@ -156,11 +157,6 @@ def placing(values):
     return contextlib.nullcontext()
 
 
-def device_of(x) -> Device:
-    st = x._storage
-    return HOST if st is None or st.device is None else st.device
-
-
 # --- storages on a device -----------------------------------------------------------------------
 
 
@@ -241,8 +237,7 @@ def materialized(x: Array):
     device (one compiled gather or slice)."""
     st, view = x._storage, x._view
     buffer = st.owner
-    if st.jax_view is view or (view.offset == 0 and view.shape == tuple(buffer.shape)
-                               and view.strides == contiguous_strides(view.shape)):
+    if st.jax_view is view or is_whole(tuple(buffer.shape), view):
         return buffer
     return run(_READ, (x,), {})._storage.owner
 
@@ -256,7 +251,7 @@ def to_host(x: Array) -> np.ndarray:
 
 def transfer(x: Array, dev: Device) -> Array:
     """`x` on `dev`: the same array when it is there already, else a copy there."""
-    here = device_of(x)
+    here = x.device
     if here is dev or here == dev:
         return x
     if here.is_host:
@@ -328,19 +323,21 @@ _READ = _Read()
 
 
 def _freeze(value):
-    """A hashable stand-in for a parameter value (lists, dicts and ndarrays included)."""
+    """A hashable stand-in for a parameter value that keeps apart what `==` confuses (-0.0 and 0.0, 1, 1.0
+    and True: `tree.freeze`), lists, dicts and ndarrays included."""
+    t = type(value)
+    if t is tuple or t is list:
+        return (t, *map(_freeze, value))
+    if t is dict:
+        return (dict, *((k, _freeze(v)) for k, v in value.items()))
+    if t is np.ndarray:
+        return (t, value.dtype.str, value.shape, value.tobytes())
+    key = freeze(value)
     try:
-        hash(value)
-        return value
+        hash(key)
     except TypeError:
-        pass
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, dict):
-        return ("dict", tuple((k, _freeze(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return ("seq", tuple(_freeze(v) for v in value))
-    return ("id", id(value))
+        return ("id", id(value))
+    return key
 
 
 def run(prim, args, params):
@@ -358,8 +355,7 @@ def run(prim, args, params):
             if dev is None:
                 dev = d
             elif d is not dev and d != dev:
-                raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
-                                 f"{d.name}); move them to one with x.to_device(...) first")
+                raise _mixed(prim, dev, d)
             if d is HOST:
                 continue
             v = a._view
@@ -400,13 +396,13 @@ def run(prim, args, params):
     return adopt_out(outs[0], views[0], dtypes[0], dev)
 
 
+def _mixed(prim, dev: Device, other: Device) -> ValueError:
+    return ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and {other.name}); "
+                      "move them to one with x.to_device(...) first")
+
+
 def _params_key(params: dict):
-    items = tuple(params.items())
-    try:
-        hash(items)
-        return items
-    except TypeError:
-        return _freeze(items)
+    return tuple((k, _freeze(v)) for k, v in params.items())
 
 
 def _settle(entry: list, call) -> None:
@@ -556,8 +552,7 @@ def _write(prim, args, params, dev):
         value_aval = ShapedArray((), target._dtype)
     else:
         if value.device is not dev and value.device != dev:
-            raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
-                             f"{value.device.name}); move them to one with x.to_device(...) first")
+            raise _mixed(prim, dev, value.device)
         value_layout, value_aval = _layout(value), ShapedArray(value.shape, value._dtype)
         value = value._storage.owner
     whole = view is st.jax_view or is_whole(st.jax_view.shape, view)
@@ -570,8 +565,7 @@ def _write(prim, args, params, dev):
     layouts = [value_layout]
     for i in indices:
         if i.device is not dev and i.device != dev:
-            raise ValueError(f"{prim.name}: its array arguments live on different devices ({dev.name} and "
-                             f"{i.device.name}); move them to one with x.to_device(...) first")
+            raise _mixed(prim, dev, i.device)
         layouts.append(_layout(i))
         buffers.append(i._storage.owner)
         key.append((i._storage.jax_view.shape, i._dtype, i.shape, layouts[-1][1] or i._view.strides))
@@ -650,4 +644,4 @@ def _write_whole(target: Array, value: Array) -> Array:
     """Write all of `value` (on target's device, of target's shape) into target's View."""
     from stridex._lax.primitive import PRIMITIVES  # (primitive.py imports this module: the registry, at call time)
 
-    return _write(PRIMITIVES["assign"], (target, value), {"template": ()}, device_of(target))
+    return _write(PRIMITIVES["assign"], (target, value), {"template": ()}, target.device)

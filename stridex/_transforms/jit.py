@@ -746,7 +746,7 @@ class Compiled:
         arrays) sends its writes back to the arrays it was given, as it took their values from them."""
         if self.out_device is None:
             return value
-        where = _device.device_of(target)
+        where = target.device
         return value if where is self.out_device else _device.transfer(value, where)
 
     def _run_single(self, leaves):
