@@ -21,7 +21,6 @@ from stridex._core import tree as _tree
 from stridex._core.array import Array, Device, window
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace
-from stridex._core.storage import Storage
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
@@ -37,7 +36,6 @@ from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 
 CACHE_SIZE = 256
-_new = object.__new__
 _SCALARS = (bool, int, float, complex)
 
 
@@ -296,12 +294,12 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         memo = self._memo  # set only for functions without static arguments
         if (memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]
-                and (memo[11] is None or memo[11] is matmul_key())):  # (compiled under this matmul precision)
+                and (memo[10] is None or memo[10] is matmul_key())):  # (compiled under this matmul precision)
             # The last call's arguments again (the same windows or Views, on the same devices): its entry, no
             # key built. On the way, collect each argument's JAX array when one is ready (a whole JAX result
             # or device buffer, or a small window whose bytes match its snapshot); with all of them ready,
             # call the compiled executable directly.
-            _, layouts, dtypes, snapshots, devices, entry, call, view, dtype, out_device, storage_type, _ = memo
+            _, layouts, dtypes, snapshots, devices, entry, call, view, dtype, out_device, _ = memo
             jax_args = []
             i = 0  # (a counter: zip or enumerate would cost more than the rest of this loop)
             for a in args:
@@ -332,19 +330,7 @@ class Jitted:
                     return result
                 if view is None:  # several outputs
                     return entry.outputs(call(*jax_args))
-                # device.adopt_out, inlined: with the loop above, this is all of a steady call's own work.
-                storage = _new(storage_type)
-                storage.buf = None
-                storage.device = out_device
-                storage.readonly = out_device is None
-                storage.owner = call(*jax_args)
-                storage.jax_view = view
-                result = _new(Array)
-                result._storage = storage
-                result._view = view
-                result._dtype = dtype
-                result._np = None
-                return result
+                return _device.adopt_out(call(*jax_args), view, dtype, out_device)
         if current_trace() is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
@@ -476,9 +462,8 @@ def _memo(args, entry, adopt: bool = False) -> tuple | None:
         ready = seen is not None and seen[0] is w and seen[2] is not None
         snapshots.append((seen[1], seen[2]) if ready else None)
     call, view, dtype, out_device = entry.direct or (None, None, None, None)
-    storage_type = Storage if out_device is None else _device.DeviceStorage
     return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), tuple(devices), entry, call, view, dtype,
-            out_device, storage_type, entry.matmul_key)
+            out_device, entry.matmul_key)
 
 
 def _numpy_scalar_value(leaf, j: int):
