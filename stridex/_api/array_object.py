@@ -17,7 +17,7 @@ from stridex._api import manipulation_functions as _manip
 from stridex._api import transcendental_functions as _tr
 from stridex._api.versions import namespace
 from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
-from stridex._core.device import HOST, OnDevice
+from stridex._core.device import HOST, KDL_CPU, OnDevice
 from stridex._core.state import current_trace
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -193,9 +193,6 @@ def to_device(self, device, /, *, stream=None) -> Array:
     return _device.transfer(self, _device.resolve(device))
 
 
-_KDL_CPU = 1
-
-
 def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
     """A DLPack capsule over this array's memory (zero-copy, as the DLPack protocol asks).
 
@@ -208,7 +205,7 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     st = self._storage
     if st is None or st.device is None:
         return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
-    if dl_device is not None and dl_device[0] == _KDL_CPU and self.__dlpack_device__()[0] != _KDL_CPU:
+    if dl_device is not None and dl_device[0] == KDL_CPU and self.__dlpack_device__()[0] != KDL_CPU:
         if copy is False:
             raise BufferError(f"__dlpack__: this array lives on {st.device.name}; the host can have it only as a "
                               "copy (copy=False was given)")
@@ -232,7 +229,7 @@ def __dlpack_device__(self) -> tuple:
     ((2, n) for CUDA device n)."""
     st = self._storage
     if st is None or st.device is None:
-        return (_KDL_CPU, 0)
+        return (KDL_CPU, 0)
     return st.owner.__dlpack_device__()
 
 

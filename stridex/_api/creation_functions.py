@@ -13,7 +13,7 @@ from stridex._api.manipulation_functions import concat, reshape
 from stridex._api.searching_functions import where
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, adopt, python_scalar, raise_if_unsupported
-from stridex._core.device import DEFAULT_DEVICE
+from stridex._core.device import DEFAULT_DEVICE, KDL_CPU
 from stridex._core.dtypes import DType
 from stridex._core.state import current_trace
 from stridex._core.storage import aligned_copy, aligned_empty
@@ -327,7 +327,7 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: a {type(x).__name__} does not implement the DLPack protocol (__dlpack__ and "
                         "__dlpack_device__); use asarray for Python sequences, scalars and buffers")
-    if x.__dlpack_device__()[0] != _KDL_CPU or _device.is_jax_array(x) and dev is not None and not dev.is_host:
+    if x.__dlpack_device__()[0] != KDL_CPU or _device.is_jax_array(x) and dev is not None and not dev.is_host:
         # Device memory (a CUDA producer): JAX takes it over DLPack without a copy.
         return _device.from_dlpack_producer(x, dev, copy)
     a = np.from_dlpack(x, copy=False if copy is False else None)
@@ -337,9 +337,6 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
             raise BufferError(f"from_dlpack(copy=False): host memory cannot be shared with {dev.name}")
         return _device.transfer(out, dev)
     return out
-
-
-_KDL_CPU = 1
 
 
 # --- constructors -----------------------------------------------------------------------------------

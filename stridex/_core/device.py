@@ -15,6 +15,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 ENV_DEFAULT_DEVICE = "STRIDEX_DEFAULT_DEVICE"
+KDL_CPU = 1  # DLPack's device type of host memory (kDLCPU)
 
 
 class Device:
