@@ -285,6 +285,29 @@ def test_jit_takes_device_inputs_without_a_copy_and_leaves_outputs_there(n):
     check(f(x), np.sin(a) * 2 + a[::-1])  # and back on the device: the memo does not mix them up
 
 
+@pytest.mark.parametrize("n", SIZES)
+def test_jit_with_several_outputs_on_device_inputs(n):
+    # A pure program with two outputs (gradients, say): after the first calls, the memo's direct call; its
+    # outputs stay on the device, and one array passed twice is one input.
+    a = np.linspace(0, 1, n)
+    x = on_dev(a)
+    f = sx.jit(lambda t, u: (t * u, t - u[0]))
+    for _ in range(4):
+        p, q = f(x, x)
+        check(p, a * a)
+        check(q, a - a[0])
+    y = on_dev(a[::-1].copy())
+    for _ in range(3):
+        p, q = f(x, y)
+        check(p, a * a[::-1])
+        check(q, a - a[-1])
+    g = sx.jit(sx.grad(lambda t, u: sx.sum(sx.sin(t) * u), argnums=(0, 1)))
+    for _ in range(3):
+        gt, gu = g(x, y)
+        check(gt, np.cos(a) * a[::-1])
+        check(gu, np.sin(a))
+
+
 def test_jit_writes_into_device_arguments():
     shadow = np.arange(20.0).reshape(4, 5)
     x = on_dev(shadow)

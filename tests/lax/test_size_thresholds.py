@@ -538,7 +538,12 @@ def with_view_output(x):
     return x + 1.0, x[1:]
 
 
-HANDOVER_FUNCTIONS = [scale_shift, bump_first, with_view_output]
+def two_outputs(x):
+    """Two computed outputs, no writes: the memo's direct call for several outputs once warm."""
+    return x * 2.0, sx.sum(x) + x
+
+
+HANDOVER_FUNCTIONS = [scale_shift, bump_first, with_view_output, two_outputs]
 JITTED = {f: sx.jit(f) for f in HANDOVER_FUNCTIONS}
 
 
@@ -582,6 +587,18 @@ def test_jit_calls_straddling_handover_thresholds(f, count):
             assert_all_same(got, want, True, f"{f.__name__}: an earlier result after later calls")
     if f is with_view_output:
         np.testing.assert_array_equal(np.asarray(kept[-1][0][1]), np.asarray(x)[1:])
+
+
+@pytest.mark.parametrize("count", HANDOVER_COUNTS)
+def test_one_array_passed_twice_straddling_handover_thresholds(count):
+    """f(x, x): one program input for both parameters, first, cached and memo calls, on host memory and on a
+    jit result (JAX memory)."""
+    f = sx.jit(lambda a, b: (a * b, a - b[0]))  # (no multiply feeding an add: XLA would fuse it into an FMA)
+    x = sx.asarray(np.linspace(-1.0, 1.0, count))
+    for arg in (x, JITTED[scale_shift](x)):
+        v = np.asarray(arg)
+        for _ in range(3):
+            assert_all_same(f(arg, arg), (v * v, v - v[0]), True, "f(x, x)")
 
 
 @pytest.mark.parametrize("count", HANDOVER_COUNTS)
