@@ -402,7 +402,27 @@ def _mixed(prim, dev: Device, other: Device) -> ValueError:
 
 
 def _params_key(params: dict):
-    return tuple((k, _freeze(v)) for k, v in params.items())
+    """The parameters as part of an executable's cache key: as they are when hashable and free of floats
+    (the usual case: axes, dtypes, flags), else through `_freeze`, which keeps -0.0 apart from 0.0."""
+    items = tuple(params.items())
+    try:
+        hash(items)
+    except TypeError:
+        return _freeze(items)
+    for v in params.values():
+        if type(v) in _INEXACT or (type(v) is tuple and _holds_inexact(v)):
+            return _freeze(items)
+    return items
+
+
+_INEXACT = (float, complex)
+
+
+def _holds_inexact(values: tuple) -> bool:
+    for v in values:
+        if type(v) in _INEXACT or (type(v) is tuple and _holds_inexact(v)):
+            return True
+    return False
 
 
 def _settle(entry: list, call) -> None:
