@@ -40,7 +40,7 @@ from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.dtypes import PY_SCALARS
 from stridex._core.state import current_trace
-from stridex._core.tree import freeze
+from stridex._core.tree import freeze_or_id
 from stridex._transforms.jit import Jitted
 from stridex._transforms.tracing import ConcretizationError, DataDependentShapeError
 
@@ -91,16 +91,6 @@ def _outputs(result):
     return result
 
 
-def _freeze(value):
-    """A hashable stand-in for a static leaf (see `_tree.freeze`); unhashable objects key by identity."""
-    key = freeze(value)
-    try:
-        hash(key)
-    except TypeError:
-        return ("id", id(value))
-    return key
-
-
 def traced_per_call(fn, name: str, scalars_dynamic: bool):
     """`fn` run through `jit` on each call, its array arguments traced, one compiled entry per signature."""
     jits: dict = {}
@@ -117,10 +107,10 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
                 dynamic.append(leaf)
                 key.append(None)
             else:
-                key.append(_freeze(leaf))
+                key.append(freeze_or_id(leaf))
         if not builtins.any(isinstance(d, Array) for d in dynamic):
             dynamic = [d for d in dynamic if isinstance(d, Array)]
-            key = [treedef] + [_freeze(leaf) for leaf in leaves]
+            key = [treedef] + [freeze_or_id(leaf) for leaf in leaves]
         key = tuple(key)
         jitted = jits.get(key)
         if jitted is None:

@@ -74,6 +74,17 @@ def freeze(value):
     return (t, value)
 
 
+def freeze_or_id(value):
+    """`freeze(value)` when that is hashable, else a key by identity (an unhashable object: only the same
+    object meets the same key)."""
+    key = freeze(value)
+    try:
+        hash(key)
+    except TypeError:
+        return ("id", id(value))
+    return key
+
+
 def _bound(b):
     if b is None or type(b) is int:
         return b

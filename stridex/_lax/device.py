@@ -33,7 +33,7 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import Storage
-from stridex._core.tree import freeze
+from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
 from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
 from stridex._lax.precision import matmul_key
@@ -332,12 +332,7 @@ def _freeze(value):
         return (dict, *((k, _freeze(v)) for k, v in value.items()))
     if t is np.ndarray:
         return (t, value.dtype.str, value.shape, value.tobytes())
-    key = freeze(value)
-    try:
-        hash(key)
-    except TypeError:
-        return ("id", id(value))
-    return key
+    return freeze_or_id(value)
 
 
 def run(prim, args, params):
