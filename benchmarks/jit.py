@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import block, chain, time_once
+from benchmarks.common import block, chain, measure, time_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,13 +37,11 @@ def best(fn, repeat=7, min_time=0.05):
 
 
 def side_by_side(*fns, rounds=5):
-    """The best time of each of fns, measured in turn for several rounds, so that a slow spell of the
-    machine falls on all of them alike."""
-    times = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, t in zip(fns, times):
-            t.append(best(fn, repeat=3)[0])
-    return [min(t) for t in times]
+    """The best time of each of fns, measured in `rounds` x 20 short samples (about 2 ms each), taken in
+    turn, so that a slow spell of the machine falls on all of them alike and the minimum is its quiet
+    moments' time."""
+    stats = measure({i: fn for i, fn in enumerate(fns)}, repeats=20 * rounds, target_s=0.002)
+    return [stats[i].min for i in range(len(fns))]
 
 
 def run(quick: bool = False) -> list[tuple]:
@@ -129,9 +127,9 @@ def run(quick: bool = False) -> list[tuple]:
         g_jax = jax.jit(jax.grad(mlp_loss(jnp), argnums=(0, 1)))
         g_sx(*sx_args)
         jax.block_until_ready(g_jax(*jax_args))
-        mlp_sx = best(lambda: block(g_sx(*sx_args)))
-        mlp_jax = best(lambda: jax.block_until_ready(g_jax(*jax_args)))
-        rows.append(("jit(grad(MLP loss)), steady state", mlp_sx[0], mlp_jax[0]))
+        mlp_sx, mlp_jax = side_by_side(lambda: block(g_sx(*sx_args)), lambda: jax.block_until_ready(g_jax(*jax_args)),
+                                       rounds=3 if quick else 5)
+        rows.append(("jit(grad(MLP loss)), steady state (inputs: sx.asarray of NumPy)", mlp_sx, mlp_jax))
 
         # 6. a graph break (a boolean mask: a data-dependent length) between two 50-op segments, 10^4
         # elements: stridex compiles one guarded program; by hand, JAX needs two jitted halves with the

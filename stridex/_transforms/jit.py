@@ -30,6 +30,7 @@ from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
+from stridex._transforms.memo import MISS, make as make_memo
 from stridex._transforms.ir import Program
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
@@ -129,7 +130,8 @@ class Jitted:
         self._cache: OrderedDict = OrderedDict()
         # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
         self._fast_cache: dict = {}
-        # What the last fast call to a program that writes no input looked like (see `_memo`).
+        # The check that a call's arguments are the last fast call's again, for a program that writes no
+        # input (see `stridex/_transforms/memo.py`).
         self._memo = None
         # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
         self._lock = threading.RLock()
@@ -293,44 +295,12 @@ class Jitted:
     # --- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         memo = self._memo  # set only for functions without static arguments
-        if (memo is not None and current_trace() is None and not kwargs and len(args) == memo[0]
-                and (memo[10] is None or memo[10] is matmul_key())):  # (compiled under this matmul precision)
+        if memo is not None and not kwargs and current_trace() is None:
             # The last call's arguments again (the same windows or Views, on the same devices): its entry, no
-            # key built. On the way, collect each argument's JAX array when one is ready (a whole JAX result
-            # or device buffer, or a small window whose bytes match its snapshot); with all of them ready,
-            # call the compiled executable directly.
-            _, layouts, dtypes, snapshots, devices, entry, call, view, dtype, out_device, _ = memo
-            jax_args = []
-            i = 0  # (a counter: zip or enumerate would cost more than the rest of this loop)
-            for a in args:
-                if type(a) is not Array or a._dtype is not dtypes[i]:
-                    break
-                w = a._np
-                if w is None:
-                    v = a._view
-                    if v is not layouts[i]:
-                        break
-                    st = a._storage
-                    if st.device is not devices[i]:
-                        break
-                    if st.jax_view is v:
-                        jax_args.append(st.owner)
-                elif w is not layouts[i]:
-                    break
-                else:
-                    snapshot = snapshots[i]
-                    if snapshot is not None and snapshot[0] == w.tobytes():
-                        jax_args.append(snapshot[1])
-                i += 1  # noqa: SIM113
-            else:
-                if call is None or len(jax_args) < i:
-                    result = entry.run(args)
-                    if entry.may_call_directly:  # snapshots or the direct call may be ready now
-                        self._memo = _memo(args, entry, adopt=True)
-                    return result
-                if view is None:  # several outputs
-                    return entry.outputs(call(*jax_args))
-                return _device.adopt_out(call(*jax_args), view, dtype, out_device)
+            # key built, and where every argument's JAX array is ready, the executable called directly.
+            result = memo(self, args)
+            if result is not MISS:
+                return result
         if current_trace() is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
@@ -343,7 +313,7 @@ class Jitted:
                 if entry is not None:
                     if entry.pure:
                         result = entry.run(args)
-                        self._memo = _memo(args, entry)
+                        self._memo = make_memo(args, entry)
                         return result
                     if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
@@ -437,33 +407,6 @@ def _fast_key(args):
         placed = _device.placement()
         key.append(None if placed is None else placed.name)
     return tuple(key)
-
-
-def _memo(args, entry, adopt: bool = False) -> tuple | None:
-    """What `Jitted.__call__` checks a call against to reuse `entry` at once: each argument's window (or
-    View, when it has no window), dtype and snapshot (bytes, JAX copy), if a ready one is on its storage.
-    With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept.
-
-    None when an argument has a large window: the memo holds its windows, and must not keep the memory of
-    a large input alive after the call (nor does that call need the time the memo saves)."""
-    if entry.traced.placed:
-        return None  # (the default device may differ on the next call: the signature says which program)
-    layouts, dtypes, snapshots, devices = [], [], [], []
-    for a in args:
-        w = a._np
-        devices.append(a._storage.device if w is None else None)
-        if w is not None and w.nbytes > handover.SNAPSHOT_MAX_BYTES:
-            return None
-        layouts.append(a._view if w is None else w)
-        dtypes.append(a._dtype)
-        if adopt and w is not None and a._storage is None:
-            a._storage_view()
-        seen = a._storage.jax_copy if w is not None and a._storage is not None else None
-        ready = seen is not None and seen[0] is w and seen[2] is not None
-        snapshots.append((seen[1], seen[2]) if ready else None)
-    call, view, dtype, out_device = entry.direct or (None, None, None, None)
-    return (len(args), tuple(layouts), tuple(dtypes), tuple(snapshots), tuple(devices), entry, call, view, dtype,
-            out_device, entry.matmul_key)
 
 
 def _numpy_scalar_value(leaf, j: int):
