@@ -10,7 +10,7 @@ JAX buffer), as `dataclasses` and `namedtuple` generate theirs: the checks unrol
 compare against bound as closure cells. The code for one shape is compiled once (`_factory`); a memo for
 new arguments of that shape is one call of its factory. `source(...)` shows the code.
 
-A memo returns MISS when the arguments are not the last call's (then `Jitted` builds the signature), the
+A memo's `entry` is the compiled program it stands for. A memo returns MISS when the arguments are not the last call's (then `Jitted` builds the signature), the
 result when it could call the executable directly, and otherwise runs the entry it stands for
 (`remember_after`), which makes the next memo: an input's snapshot may be ready then, so that the third
 call of a steady loop is a direct call.
@@ -134,4 +134,4 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     if checks_precision:
         params.append("precision")
     header = f"def factory({', '.join(['entry', *params])}):"
-    return "\n".join([header] + [f"    {line}" for line in lines] + ["    return memo", ""])
+    return "\n".join([header] + [f"    {line}" for line in lines] + ["    memo.entry = entry", "    return memo", ""])

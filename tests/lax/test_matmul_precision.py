@@ -224,7 +224,7 @@ def _run_under_unsupported_preset(f, x, y, reference_error):
 
 @pytest.mark.parametrize("resident", [False, True], ids=["host inputs", "jit-output inputs"])
 def test_jit_recompiles_when_the_setting_changes(resident):
-    a, b = operands((8, 8), (8, 4))  # small: the memo path keeps windows up to a kilobyte
+    a, b = operands((8, 8), (8, 4))  # small: the memo path keeps windows up to 8 KiB
     f, traced = _jitted_matmul()
     x, y = sx.asarray(a), sx.asarray(b)
     if resident:  # arrays over JAX buffers: the steady call goes straight to the compiled executable
@@ -242,7 +242,7 @@ def test_jit_recompiles_when_the_setting_changes(resident):
         f(x, y)  # back under the default: the first program, from the cache
     assert traced == [None, "bfloat16", "tensorfloat32"]
     assert f.cache_size() == 3
-    assert [e.matmul_key for e in f._memo if hasattr(e, "matmul_key")] == ["highest"]  # the memo's entry
+    assert f._memo.entry.matmul_key == "highest"  # the memo's entry
     _run_under_unsupported_preset(f, x, y, matmul_error(exact, a, b))
 
 
