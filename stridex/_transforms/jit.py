@@ -30,9 +30,10 @@ from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
-from stridex._transforms.memo import MISS, make as make_memo
 from stridex._transforms.ir import Program
 from stridex._transforms.lowering import lower_program
+from stridex._transforms.memo import MISS
+from stridex._transforms.memo import make as make_memo
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 

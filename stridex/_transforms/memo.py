@@ -8,12 +8,26 @@ per-argument records they cost more than the tests themselves. So the memo is a 
 for the shape of the call (how many arguments, and for each whether it is a NumPy window or a View of a
 JAX buffer), as `dataclasses` and `namedtuple` generate theirs: the checks unrolled, the values they
 compare against bound as closure cells. The code for one shape is compiled once (`_factory`); a memo for
-new arguments of that shape is one call of its factory. `source(...)` shows the code.
+new arguments of that shape is one call of its factory. `source(...)` shows the code; for one JAX result
+and one small NumPy window, a program with one output:
 
-A memo's `entry` is the compiled program it stands for. A memo returns MISS when the arguments are not the last call's (then `Jitted` builds the signature), the
+    def memo(jitted, args):
+        if len(args) != 2: return MISS
+        a0, a1 = args
+        if type(a0) is not Array or a0._dtype is not dtype0: return MISS
+        if a0._np is not None or a0._view is not view0: return MISS
+        s0 = a0._storage
+        if s0.device is not device0: return MISS
+        if type(a1) is not Array or a1._dtype is not dtype1: return MISS
+        if a1._np is not window1: return MISS
+        if s0.jax_view is view0 and bytes1 == window1.tobytes():
+            return adopt_out(call(s0.owner, copy1), out_view, out_dtype, out_device)
+        return remember_after(jitted, args, entry)
+
+A memo returns MISS when the arguments are not the last call's (then `Jitted` builds the signature), the
 result when it could call the executable directly, and otherwise runs the entry it stands for
 (`remember_after`), which makes the next memo: an input's snapshot may be ready then, so that the third
-call of a steady loop is a direct call.
+call of a steady loop is a direct call. A memo's `entry` is the compiled program it stands for.
 """
 
 from __future__ import annotations
@@ -86,7 +100,8 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
     namespace = {"Array": Array, "MISS": MISS, "adopt_out": adopt_out, "matmul_key": matmul_key,
                  "remember_after": remember_after}
-    exec(compile(source(kinds, outputs, checks_precision), f"<stridex memo {len(kinds)} args>", "exec"), namespace)
+    code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
+    exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
     return namespace["factory"]
 
 

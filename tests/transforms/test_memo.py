@@ -45,7 +45,7 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_third_call():
-    f = lambda a, b: sx.sin(a) * b  # noqa: E731
+    f = lambda a, b: sx.sin(a) * b
     g = sx.jit(f)
     x, y = sx.asarray([0.5, 1.5]), sx.asarray([2.0, 3.0])
     r = g(x, y)  # traced, compiled; the memo is made
@@ -63,7 +63,7 @@ def test_a_steady_loop_calls_the_executable_directly_from_the_third_call():
 
 
 def test_a_written_input_runs_the_entry_with_its_new_bytes():
-    f = lambda a: a * 2.0 + 1.0  # noqa: E731
+    f = lambda a: a * 2.0 + 1.0
     g = sx.jit(f)
     x = sx.asarray(np.array([1.0, -0.0, np.nan]))
     for _ in range(3):
@@ -94,7 +94,7 @@ def test_the_memo_misses_on_another_argument_dtype_count_or_precision():
 
 
 def test_views_and_results_of_other_calls_as_arguments():
-    f = lambda a, b: a - b  # noqa: E731
+    f = lambda a, b: a - b
     g = sx.jit(f)
     base = sx.jit(lambda a: a * 1.0)(sx.asarray(np.arange(6.0)))  # a JAX result
     cases = [(base, base), (base[1:], base[:-1]), (base[::2], base[1::2]), (base, sx.asarray(np.ones(6)))]
