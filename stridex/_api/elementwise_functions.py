@@ -8,6 +8,8 @@ definitions read as the list of what accepts what.
 
 from __future__ import annotations
 
+import functools
+
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._lax import elementwise as _p
@@ -169,8 +171,10 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
     return _named(function, name, _docstring(summary, example, result))
 
 
+@functools.lru_cache(maxsize=None)
 def _scalar_pairs(allowed: frozenset) -> frozenset:
-    """The (array dtype, Python scalar type) pairs `_binary_slow` accepts for `allowed`: its fast-path table."""
+    """The (array dtype, Python scalar type) pairs `_binary_slow` accepts for `allowed`: its fast-path table
+    (one per dtype category, shared by the functions of that category)."""
     pairs = set()
     for dtype in allowed:
         for kind, example in ((bool, True), (int, 1), (float, 1.0), (complex, 1j)):

@@ -45,7 +45,9 @@ def _fft_abstract(x, *, kind, axes, lengths, norm):
 
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-_NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
+# NumPy's n-D transform for each kind, by name: `np.fft` is imported on first use (NumPy loads it lazily), not
+# by `import stridex`.
+_NUMPY = {"fft": "fftn", "ifft": "ifftn", "rfft": "rfftn", "irfft": "irfftn"}
 
 
 def _fft_impl(x, *, kind, axes, lengths, norm):
@@ -60,7 +62,7 @@ def _fft_impl(x, *, kind, axes, lengths, norm):
         elif kind == "ihfft":
             result = np.fft.ihfft(x, n=lengths[0], axis=axes[0], norm=norm, out=out)
         else:
-            result = _NUMPY[kind](x, s=lengths, axes=axes, norm=norm, out=out)
+            result = getattr(np.fft, _NUMPY[kind])(x, s=lengths, axes=axes, norm=norm, out=out)
     return aligned_result(result, aval.dtype.np)
 
 
