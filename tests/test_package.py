@@ -36,6 +36,20 @@ def test_import_does_not_import_jax():
     assert out.strip() == "[]", f"`import stridex` imported JAX modules: {out.strip()}"
 
 
+def test_import_does_not_import_ml_dtypes_until_bfloat16_is_used():
+    # ml_dtypes (bfloat16's NumPy dtype) costs some 10 ms of import: it is loaded when bfloat16 is first needed,
+    # and a bfloat16 NumPy array made after `import stridex` (its maker imported ml_dtypes) is still recognised.
+    out = run_python(
+        "import sys, numpy as np, stridex as sx\n"
+        "print('ml_dtypes' in sys.modules)\n"
+        "import ml_dtypes\n"
+        "a = np.array([1.5, 2.25], dtype=ml_dtypes.bfloat16)\n"
+        "x = sx.asarray(a)\n"
+        "print(x.dtype, (x + 1.0).dtype, np.asarray(x + 1.0).tolist(), np.shares_memory(np.asarray(x), a))\n"
+        "print(sx.finfo(x.dtype).eps, sx.can_cast(sx.bfloat16, sx.float32), sx.astype(x, sx.float64).dtype)")
+    assert out.split("\n")[:3] == ["False", "bfloat16 bfloat16 [2.5, 3.25] True", "0.0078125 True float64"], out
+
+
 def test_import_time_is_bounded():
     # The target (150 ms) is measured by benchmarks/eager.py; this only catches gross regressions.
     code = "import time; t = time.perf_counter(); import stridex; print(time.perf_counter() - t)"

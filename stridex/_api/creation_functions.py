@@ -225,7 +225,7 @@ def _cast(x: Array, dtype: DType) -> Array:
 
 
 def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Array:
-    own = _dtypes.FROM_NUMPY.get(a.dtype)
+    own = _dtypes.from_numpy(a.dtype)
     if own is None:
         native = a.dtype.newbyteorder("=")
         if a.dtype.byteorder not in "=|" and native in _dtypes.FROM_NUMPY:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import ml_dtypes
+import functools
+
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
@@ -65,14 +66,16 @@ def can_cast(from_: DType | Array, to: DType, /) -> bool:
         from_ = from_._dtype
     from_ = _check_dtype(from_, "can_cast", "from_")
     to = _check_dtype(to, "can_cast", "to")
-    return _CAN_CAST[from_, to]
+    return _can_cast(from_, to)
 
 
 # Note: NumPy's safe-casting table equals the spec's lattice wherever the spec defines a promotion. For the
 # half types it is what `jax.numpy.can_cast` answers too (ml_dtypes registers bfloat16's safe casts): a cast
 # that keeps every value, so int8 casts to float16 but int16 does not, and float16 and bfloat16 not to each other.
-_CAN_CAST = {(a, b): bool(np.can_cast(a.np, b.np, "safe"))
-             for a in _dtypes.EXTENDED_DTYPES for b in _dtypes.EXTENDED_DTYPES}
+# (Asked of NumPy once per pair, on first use: a bfloat16 pair needs ml_dtypes, which `import stridex` does not load.)
+@functools.cache
+def _can_cast(from_: DType, to: DType) -> bool:
+    return bool(np.can_cast(from_.np, to.np, "safe"))
 
 
 class finfo_object:
@@ -81,7 +84,12 @@ class finfo_object:
     __slots__ = ("bits", "dtype", "eps", "max", "min", "smallest_normal")
 
     def __init__(self, dtype: DType):
-        info = ml_dtypes.finfo(dtype.np)  # NumPy's finfo, which ml_dtypes extends to bfloat16
+        if dtype is _dtypes.bfloat16:
+            import ml_dtypes  # (NumPy's finfo does not know bfloat16; ml_dtypes' extends it. Loaded with bfloat16.)
+
+            info = ml_dtypes.finfo(dtype.np)
+        else:
+            info = np.finfo(dtype.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
@@ -110,7 +118,8 @@ class iinfo_object:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype.name})"
 
 
-_FINFO = {d: finfo_object(d) for d in _dtypes.EXTENDED_CATEGORIES["real floating"]}
+# (bfloat16's is made on first use: it needs ml_dtypes, which `import stridex` does not load.)
+_FINFO = {d: finfo_object(d) for d in _dtypes.EXTENDED_CATEGORIES["real floating"] if d is not _dtypes.bfloat16}
 _FINFO.update({_dtypes.complex64: _FINFO[_dtypes.float32], _dtypes.complex128: _FINFO[_dtypes.float64]})
 _IINFO = {d: iinfo_object(d) for d in _dtypes.INTEGER_DTYPES}
 
@@ -127,6 +136,9 @@ def finfo(type: DType | Array, /) -> finfo_object:
     try:
         return _FINFO[dtype]
     except KeyError:
+        if dtype is _dtypes.bfloat16:
+            info = _FINFO[dtype] = finfo_object(dtype)
+            return info
         raise TypeError(f"finfo needs a floating-point dtype, got {dtype.name}") from None
 
 

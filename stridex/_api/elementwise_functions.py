@@ -171,7 +171,7 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
     return _named(function, name, _docstring(summary, example, result))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scalar_pairs(allowed: frozenset) -> frozenset:
     """The (array dtype, Python scalar type) pairs `_binary_slow` accepts for `allowed`: its fast-path table
     (one per dtype category, shared by the functions of that category)."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.device import HOST, Device
-from stridex._core.dtypes import FROM_NUMPY, DType
+from stridex._core.dtypes import FROM_NUMPY, DType, from_numpy
 from stridex._core.storage import Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
 
@@ -267,7 +267,7 @@ def window(a: Array) -> np.ndarray:
 
 def adopt(a: np.ndarray, copy: bool = False) -> Array:
     """An Array sharing ndarray `a`'s memory (or a copy when `copy`), read-only memory marked copy-on-write."""
-    if copy or a.dtype not in FROM_NUMPY:
+    if copy or (a.dtype not in FROM_NUMPY and from_numpy(a.dtype) is None):  # (from_numpy: bfloat16 at first)
         raise_if_unsupported(a.dtype)
         return Array._from_numpy(_aligned_copy(a))
     made = storage_from_ndarray(a, owner=a)
@@ -283,7 +283,7 @@ def _unpickle(values: np.ndarray) -> Array:
 
 
 def raise_if_unsupported(np_dtype) -> None:
-    if np.dtype(np_dtype) not in FROM_NUMPY:
+    if from_numpy(np_dtype) is None:
         raise TypeError(f"dtype {np_dtype} is not one of stridex's dtypes (the 13 Array API dtypes, float16 and "
                         "bfloat16)")
 

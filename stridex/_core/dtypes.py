@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-import ml_dtypes as _ml_dtypes  # bfloat16's NumPy dtype (NumPy only, no JAX; about 3% of `import stridex`)
 import numpy as np
 
 _pybool = _builtins.bool
@@ -64,8 +63,23 @@ uint8, uint16, uint32, uint64 = (DType(f"uint{n}", "unsigned") for n in (8, 16, 
 float32, float64 = DType("float32", "real floating"), DType("float64", "real floating")
 complex64, complex128 = DType("complex64", "complex floating"), DType("complex128", "complex floating")
 
+
+class _BFloat16(DType):
+    """bfloat16, whose NumPy dtype is ml_dtypes' (imported when that dtype is first needed: some 10 ms that
+    `import stridex` does not pay)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.name, self.kind, self.itemsize = "bfloat16", "real floating", 2
+
+    @property
+    def np(self):
+        return _bfloat16_numpy()
+
+
 # Half precision, beyond the spec (see the module docstring).
-float16, bfloat16 = DType("float16", "real floating"), DType("bfloat16", "real floating", _ml_dtypes.bfloat16)
+float16, bfloat16 = DType("float16", "real floating"), _BFloat16()
 
 ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               float32, float64, complex64, complex128)
@@ -101,11 +115,52 @@ def np_kind(np_dtype) -> str:
     """NumPy's kind letter of a NumPy (or JAX) dtype, with ml_dtypes' bfloat16, which NumPy files under "V"
     (void: a user-defined type), as "f"."""
     np_dtype = np.dtype(np_dtype)
-    return "f" if np_dtype == bfloat16.np else np_dtype.kind
+    return "f" if is_bfloat16_numpy(np_dtype) else np_dtype.kind
+
+
+def is_bfloat16_numpy(np_dtype: np.dtype) -> _pybool:
+    """Whether a NumPy dtype is ml_dtypes' bfloat16, asked without importing ml_dtypes (whoever made an array
+    of that dtype has imported it)."""
+    return np_dtype.kind == "V" and np_dtype.name == "bfloat16" and np_dtype == _bfloat16_numpy()
+
+
+_BFLOAT16_NUMPY = None
+
+
+def _bfloat16_numpy() -> np.dtype:
+    """ml_dtypes' bfloat16 dtype, imported on first use and then known to `FROM_NUMPY`."""
+    global _BFLOAT16_NUMPY
+    if _BFLOAT16_NUMPY is None:
+        import ml_dtypes  # (NumPy only, no JAX)
+
+        FROM_NUMPY[np.dtype(ml_dtypes.bfloat16)] = bfloat16
+        _BFLOAT16_NUMPY = np.dtype(ml_dtypes.bfloat16)
+    return _BFLOAT16_NUMPY
+
+
+class _FromNumPy(dict):
+    """The stridex dtype of each NumPy dtype. bfloat16's entry is made when ml_dtypes is first needed, so a
+    lookup that misses asks whether the key is that dtype (an array of it exists only once ml_dtypes is
+    imported). `in` and `.get` do not miss that way: use `from_numpy` where the dtype may be unknown."""
+
+    def __missing__(self, np_dtype):
+        if isinstance(np_dtype, np.dtype) and is_bfloat16_numpy(np_dtype):
+            return bfloat16
+        raise KeyError(np_dtype)
 
 
 _BY_NAME = {d.name: d for d in EXTENDED_DTYPES}
-FROM_NUMPY = {d.np: d for d in EXTENDED_DTYPES}
+FROM_NUMPY = _FromNumPy({d.np: d for d in EXTENDED_DTYPES if d is not bfloat16})
+
+
+def from_numpy(np_dtype) -> DType | None:
+    """The stridex dtype of a NumPy dtype, or None when stridex has none (bfloat16 included once ml_dtypes
+    is imported, as `FROM_NUMPY[...]` does)."""
+    np_dtype = np.dtype(np_dtype)
+    own = FROM_NUMPY.get(np_dtype)
+    if own is None and is_bfloat16_numpy(np_dtype):
+        return bfloat16
+    return own
 
 
 def _by_name(name: str) -> DType:

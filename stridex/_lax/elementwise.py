@@ -20,7 +20,7 @@ from stridex._core.avals import ShapedArray, aval_of, promote_avals
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned_empty, output_buffer
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
-from stridex._lax.half import BFLOAT16_NP, bfloat16_scalars, in_float32, lower_in_float32
+from stridex._lax.half import BFLOAT16_KIND, bfloat16_scalars, in_float32, lower_in_float32
 from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
@@ -42,7 +42,7 @@ def call_ufunc(ufunc, *args, **kwargs):
                 shape = s
             elif s != shape:
                 shape = np.broadcast_shapes(shape, s)
-            if a.dtype is BFLOAT16_NP:
+            if a.dtype.kind == BFLOAT16_KIND:
                 bfloat16 = True
     if bfloat16:
         # ml_dtypes' loops: a Python float must be made weak by hand, and ordered comparisons with NaN raise
@@ -106,7 +106,7 @@ def ufunc_binary_impl(ufunc):
     """The eager rule `ufunc(x1, x2)`, with a lean path for small operands (the dispatch-bound case)."""
 
     # (closure cells: cheaper than global lookups)
-    ndarray, small, bfloat16 = np.ndarray, ALIGNED_OUTPUT_ELEMENTS, BFLOAT16_NP
+    ndarray, small, bfloat16 = np.ndarray, ALIGNED_OUTPUT_ELEMENTS, BFLOAT16_KIND
 
     def impl(x1, x2):
         # A broadcast result has at most size(x1) * size(x2) elements, so small products are safe to
@@ -114,11 +114,11 @@ def ufunc_binary_impl(ufunc):
         # loops (the operands have one dtype: the namespace converts mixed ones with a half type first).
         if type(x1) is ndarray:
             if type(x2) is ndarray:
-                if x1.size * x2.size < small and x1.dtype is not bfloat16:
+                if x1.size * x2.size < small and x1.dtype.kind != bfloat16:
                     return ufunc(x1, x2, out=...)
-            elif x1.size < small and x1.dtype is not bfloat16:
+            elif x1.size < small and x1.dtype.kind != bfloat16:
                 return ufunc(x1, x2, out=...)
-        elif type(x2) is ndarray and x2.size < small and x2.dtype is not bfloat16:
+        elif type(x2) is ndarray and x2.size < small and x2.dtype.kind != bfloat16:
             return ufunc(x1, x2, out=...)
         return call_ufunc(ufunc, x1, x2)
 

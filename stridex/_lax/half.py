@@ -26,11 +26,15 @@ from stridex._core.storage import aligned_result
 from stridex._lax.jax_bridge import LoweringContext, as_dtype
 
 # The NumPy dtypes, for kernels that test for a half type themselves (NumPy's dtype objects are singletons).
-FLOAT16_NP, BFLOAT16_NP, FLOAT32_NP = _dtypes.float16.np, _dtypes.bfloat16.np, _dtypes.float32.np
+FLOAT16_NP, FLOAT32_NP = _dtypes.float16.np, _dtypes.float32.np
+# bfloat16's NumPy dtype is ml_dtypes', imported only once bfloat16 is used (`stridex._core.dtypes`). It is the
+# one dtype of kind "V" (NumPy's void: a user-defined type) that a stridex array can have, so kernels test the
+# kind, which needs no ml_dtypes import.
+BFLOAT16_KIND = "V"
 
 
 def _is_half_window(a) -> bool:
-    return type(a) is np.ndarray and (a.dtype is FLOAT16_NP or a.dtype is BFLOAT16_NP)
+    return type(a) is np.ndarray and (a.dtype is FLOAT16_NP or a.dtype.kind == BFLOAT16_KIND)
 
 
 def _has_half_param(params: dict) -> bool:
@@ -42,7 +46,7 @@ def _has_half_param(params: dict) -> bool:
 
 def _has_half_window(args: tuple) -> bool:
     for a in args:
-        if type(a) is np.ndarray and (a.dtype is FLOAT16_NP or a.dtype is BFLOAT16_NP):
+        if type(a) is np.ndarray and (a.dtype is FLOAT16_NP or a.dtype.kind == BFLOAT16_KIND):
             return True
     return False
 
@@ -102,9 +106,6 @@ def lower_in_float32(lower):
     return run
 
 
-_BFLOAT16_SCALAR = BFLOAT16_NP.type
-
-
 def bfloat16_scalars(args: tuple) -> tuple:
     """`args` of a NumPy kernel with each Python float made a bfloat16 scalar when an operand is a bfloat16 array.
 
@@ -112,6 +113,7 @@ def bfloat16_scalars(args: tuple) -> tuple:
     own promotion handles). ml_dtypes' loops take a Python float as float64 and would return float32.
     """
     for a in args:
-        if type(a) is np.ndarray and a.dtype is BFLOAT16_NP:
-            return tuple(_BFLOAT16_SCALAR(a) if type(a) is float else a for a in args)
+        if type(a) is np.ndarray and a.dtype.kind == BFLOAT16_KIND:
+            scalar = a.dtype.type
+            return tuple(scalar(a) if type(a) is float else a for a in args)
     return args

@@ -23,7 +23,6 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty, aligned_result
 from stridex._lax import ops
 from stridex._lax import precision as _precision
-from stridex._lax.half import BFLOAT16_NP, FLOAT16_NP
 from stridex._lax.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
@@ -88,7 +87,7 @@ def _matmul_into(a, b, shape, dtype):
 
 def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
     dtype = out_dtype.np
-    if dtype is FLOAT16_NP or dtype is BFLOAT16_NP:  # multiplied in float32, rounded once (stridex._lax.half)
+    if _dtypes.is_half(out_dtype):  # multiplied in float32, rounded once (stridex._lax.half)
         out = _dot_general_impl(x1, x2, dimension_numbers=dimension_numbers, out_dtype=_dtypes.float32)
         return aligned_result(out, dtype)
     if x1.dtype is not dtype:

@@ -26,7 +26,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_result, output_buffer
 from stridex._lax import ops
-from stridex._lax.half import BFLOAT16_NP, FLOAT16_NP, FLOAT32_NP, in_float32, lower_in_float32
+from stridex._lax.half import BFLOAT16_KIND, FLOAT16_NP, FLOAT32_NP, in_float32, lower_in_float32
 from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
@@ -44,7 +44,7 @@ def reduce_with(ufunc, x, axes, keepdims, np_dtype):
     A half-precision result is accumulated in float32 and rounded once (see `stridex._lax.half`).
     """
     target = x.dtype if np_dtype is None else np_dtype
-    if target is FLOAT16_NP or target is BFLOAT16_NP:
+    if target is FLOAT16_NP or (isinstance(target, np.dtype) and target.kind == BFLOAT16_KIND):
         return aligned_result(reduce_with(ufunc, x, axes, keepdims, FLOAT32_NP), target)
     if x.size >= ALIGNED_OUTPUT_ELEMENTS and len(axes) < x.ndim:  # else the output is small (or 0-D)
         out = output_buffer(reduced_shape(x.shape, axes, keepdims), np_dtype if np_dtype is not None else x.dtype)
