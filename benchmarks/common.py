@@ -219,13 +219,14 @@ def load_average() -> str | None:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def machine_info(*, extra_versions: dict[str, str | None] | None = None) -> list[str]:
-    """Markdown bullet lines: date, commit, CPU, Python/NumPy (and any extra library versions), load."""
+def machine_info(*, extra_versions: dict[str, str | None] | None = None, commit: str | None = None) -> list[str]:
+    """Markdown bullet lines: date, commit (`commit`, else the checkout's now), CPU, Python/NumPy (and any extra
+    library versions), load."""
     import numpy as np
 
     info = [
         f"- Date: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- stridex commit: {git_commit()}",
+        f"- stridex commit: {commit or git_commit()}",
         f"- Machine: {cpu_model()}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.machine()}",
         f"- Python {platform.python_version()}, NumPy {np.__version__}",
     ]

@@ -283,6 +283,7 @@ class Results:
     gpu_jit: dict[str, dict[str, dict[str, Stats]]] = field(default_factory=dict)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (case, error) of cases that raised
     load_start: str | None = None
+    commit: str | None = None  # (read at the start: the page's own PNGs are written before the page)
     seconds: float = 0.0
     progress: common.Progress | None = None
 
@@ -405,7 +406,7 @@ JIT_KINDS = {"steady": "steady-state call", "first": "first call (trace + lower 
 def run_suite(cfg: Config, device_platform: str = "gpu") -> Results:
     import jax
 
-    res = Results(cfg, load_start=common.load_average())
+    res = Results(cfg, load_start=common.load_average(), commit=common.git_commit())
     t0 = time.perf_counter()
     # float64 in JAX as in NumPy and stridex (stridex's jit enters this scope itself); sections 1-4 on the
     # CPU even where JAX's default device is a GPU (section 5 sets its device per case).
@@ -518,7 +519,7 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
               "Plots show the same medians, with min–max bars or bands."), ""]
     import jax
 
-    lines += ["## Environment", "", *common.machine_info(extra_versions={
+    lines += ["## Environment", "", *common.machine_info(commit=res.commit, extra_versions={
         "JAX": f"{jax.__version__} (jaxlib {common.version_of('jaxlib')}), devices: "
                + ", ".join(str(d) for d in jax.devices()),
         "array-api-strict": common.version_of("array_api_strict"),
