@@ -1,6 +1,9 @@
-"""Assertions shared by the test modules."""
+"""Assertions and harnesses shared by the test modules."""
 
 from __future__ import annotations
+
+import sys
+import threading
 
 import numpy as np
 
@@ -15,3 +18,27 @@ def check(got, want, dtype=None):
     if dtype is not None:
         assert got.dtype == dtype
     np.testing.assert_array_equal(got_np, want)
+
+
+def run_in_threads(work, args: list, timeout: float = 120.0) -> list:
+    """Run `work(arg)` for each of `args` in its own thread, switching threads as often as Python allows; the
+    (arg, repr of the exception) of each call that raised, for the caller to assert empty."""
+    failures = []
+
+    def guarded(arg):
+        try:
+            work(arg)
+        except Exception as e:  # noqa: BLE001  (reported on the main thread)
+            failures.append((arg, repr(e)))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=guarded, args=(arg,)) for arg in args]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout)
+    finally:
+        sys.setswitchinterval(interval)
+    return failures

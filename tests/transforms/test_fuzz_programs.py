@@ -13,7 +13,6 @@ inputs, intermediates and views — must agree, which checks that writes reached
 from __future__ import annotations
 
 import os
-import sys
 import threading
 
 import numpy as np
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import stridex as sx
+from tests.helpers import run_in_threads
 
 pytest.importorskip("jax")
 
@@ -361,33 +361,20 @@ def test_threads_calling_jitted_functions_agree_with_eager():
         return sx.cumulative_sum(x * x)[::2]
 
     jf, jg = sx.jit(f), sx.jit(g)
-    failures = []
 
     def work(seed):
         rng = np.random.default_rng(seed)
-        try:
-            for n in (4, 5, 4, 3, 5, 2048, 4):
-                a, b = rng.standard_normal(n), rng.standard_normal(n)
-                eager_x, jit_x = sx.asarray(a.copy()), sx.asarray(a.copy())
-                want = f(eager_x, sx.asarray(b))
-                got = jf(jit_x, sx.asarray(b))
-                for w_, g_ in zip(want, got):
-                    np.testing.assert_allclose(np.asarray(g_), np.asarray(w_), rtol=1e-12)
-                np.testing.assert_allclose(np.asarray(jit_x), np.asarray(eager_x), rtol=1e-12)
-                eager = float(sx.sum(sx.asarray(a) ** 2))  # eager work between the calls
-                np.testing.assert_allclose(eager, float(np.sum(a ** 2)), rtol=1e-12)
-                np.testing.assert_allclose(np.asarray(jg(sx.asarray(a))), np.asarray(g(sx.asarray(a))), rtol=1e-12)
-        except Exception as e:  # noqa: BLE001  (reported on the main thread)
-            failures.append((seed, repr(e)))
+        for n in (4, 5, 4, 3, 5, 2048, 4):
+            a, b = rng.standard_normal(n), rng.standard_normal(n)
+            eager_x, jit_x = sx.asarray(a.copy()), sx.asarray(a.copy())
+            want = f(eager_x, sx.asarray(b))
+            got = jf(jit_x, sx.asarray(b))
+            for w_, g_ in zip(want, got):
+                np.testing.assert_allclose(np.asarray(g_), np.asarray(w_), rtol=1e-12)
+            np.testing.assert_allclose(np.asarray(jit_x), np.asarray(eager_x), rtol=1e-12)
+            eager = float(sx.sum(sx.asarray(a) ** 2))  # eager work between the calls
+            np.testing.assert_allclose(eager, float(np.sum(a ** 2)), rtol=1e-12)
+            np.testing.assert_allclose(np.asarray(jg(sx.asarray(a))), np.asarray(g(sx.asarray(a))), rtol=1e-12)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-    finally:
-        sys.setswitchinterval(old)
+    failures = run_in_threads(work, list(range(8)))
     assert not failures, failures

@@ -15,6 +15,7 @@ import pytest
 import stridex as sx
 from stridex._transforms import breaks
 from stridex._transforms.tracing import ConcretizationError, DataDependentShapeError
+from tests.helpers import run_in_threads
 
 pytest.importorskip("jax")
 
@@ -258,9 +259,6 @@ def test_guard_values_compare_nan_equal_and_signed_zeros_apart():
 
 
 def test_threads_taking_different_branches_agree_with_eager():
-    import sys
-    import threading
-
     def f(x):
         return x * 2.0 if float(sx.sum(x)) > 0 else -x
 
@@ -272,16 +270,7 @@ def test_threads_taking_different_branches_agree_with_eager():
         for _ in range(20):
             results[i] = g(inputs[i])
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    assert run_in_threads(work, list(range(len(inputs)))) == []
     for x, got in zip(inputs, results):
         _same(got, f(x))
 

@@ -17,6 +17,7 @@ import stridex as sx
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
 from stridex._transforms.memo import BUFFER, MISS, WINDOW, source
+from tests.helpers import run_in_threads
 
 
 def assert_same(a, b):
@@ -124,34 +125,18 @@ def test_factories_are_made_once_per_shape_of_call():
 
 def test_threads_calling_with_their_own_arguments_see_their_own_values():
     """The memo is replaced by whichever thread called last; each thread's results must still be its own."""
-    import sys
-    import threading
-
     f = lambda a, b: (a - b) * 3.0  # (exact under XLA too: no multiply feeding an add, no transcendental)
     g = sx.jit(f)
-    failures = []
 
     def work(seed):
         rng = np.random.default_rng(seed)
         x = sx.asarray(rng.standard_normal(4))
         y = g(sx.asarray(rng.standard_normal(4)), x)  # a JAX result of this thread's own
-        try:
-            for step in range(60):
-                if step % 7 == 3:
-                    x[step % 4] = float(step)  # a write between calls: new bytes
-                for a, b in ((x, y), (y, x), (x, x)):
-                    np.testing.assert_array_equal(np.asarray(g(a, b)), np.asarray(f(a, b)))
-        except Exception as e:  # noqa: BLE001  (reported on the main thread)
-            failures.append((seed, repr(e)))
+        for step in range(60):
+            if step % 7 == 3:
+                x[step % 4] = float(step)  # a write between calls: new bytes
+            for a, b in ((x, y), (y, x), (x, x)):
+                np.testing.assert_array_equal(np.asarray(g(a, b)), np.asarray(f(a, b)))
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-    finally:
-        sys.setswitchinterval(old)
+    failures = run_in_threads(work, list(range(6)))
     assert not failures, failures
