@@ -118,9 +118,16 @@ class iinfo_object:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype.name})"
 
 
-# (bfloat16's is made on first use: it needs ml_dtypes, which `import stridex` does not load.)
-_FINFO = {d: finfo_object(d) for d in _dtypes.EXTENDED_CATEGORIES["real floating"] if d is not _dtypes.bfloat16}
-_FINFO.update({_dtypes.complex64: _FINFO[_dtypes.float32], _dtypes.complex128: _FINFO[_dtypes.float64]})
+# The dtype whose limits `finfo` gives for each floating dtype (a complex one's real component).
+_FINFO_OF = {d: d for d in _dtypes.EXTENDED_CATEGORIES["real floating"]} | {
+    _dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
+
+
+@functools.cache
+def _finfo(dtype: DType) -> finfo_object:
+    return finfo_object(dtype)  # (made on first use: bfloat16's needs ml_dtypes, which `import stridex` does not load)
+
+
 _IINFO = {d: iinfo_object(d) for d in _dtypes.INTEGER_DTYPES}
 
 
@@ -133,13 +140,10 @@ def finfo(type: DType | Array, /) -> finfo_object:
     """
     dtype = type._dtype if isinstance(type, Array) else type
     dtype = _check_dtype(dtype, "finfo", "type")
-    try:
-        return _FINFO[dtype]
-    except KeyError:
-        if dtype is _dtypes.bfloat16:
-            info = _FINFO[dtype] = finfo_object(dtype)
-            return info
-        raise TypeError(f"finfo needs a floating-point dtype, got {dtype.name}") from None
+    real = _FINFO_OF.get(dtype)
+    if real is None:
+        raise TypeError(f"finfo needs a floating-point dtype, got {dtype.name}")
+    return _finfo(real)
 
 
 def iinfo(type: DType | Array, /) -> iinfo_object:

@@ -267,7 +267,7 @@ def window(a: Array) -> np.ndarray:
 
 def adopt(a: np.ndarray, copy: bool = False) -> Array:
     """An Array sharing ndarray `a`'s memory (or a copy when `copy`), read-only memory marked copy-on-write."""
-    if copy or (a.dtype not in FROM_NUMPY and from_numpy(a.dtype) is None):  # (from_numpy: bfloat16 at first)
+    if copy or from_numpy(a.dtype) is None:
         raise_if_unsupported(a.dtype)
         return Array._from_numpy(_aligned_copy(a))
     made = storage_from_ndarray(a, owner=a)

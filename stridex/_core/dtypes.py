@@ -141,7 +141,8 @@ def _bfloat16_numpy() -> np.dtype:
 class _FromNumPy(dict):
     """The stridex dtype of each NumPy dtype. bfloat16's entry is made when ml_dtypes is first needed, so a
     lookup that misses asks whether the key is that dtype (an array of it exists only once ml_dtypes is
-    imported). `in` and `.get` do not miss that way: use `from_numpy` where the dtype may be unknown."""
+    imported; the lookup then adds the entry). `in` and `.get` do not miss that way: `from_numpy` asks
+    where the dtype may be unknown."""
 
     def __missing__(self, np_dtype):
         if isinstance(np_dtype, np.dtype) and is_bfloat16_numpy(np_dtype):
@@ -154,13 +155,11 @@ FROM_NUMPY = _FromNumPy({d.np: d for d in EXTENDED_DTYPES if d is not bfloat16})
 
 
 def from_numpy(np_dtype) -> DType | None:
-    """The stridex dtype of a NumPy dtype, or None when stridex has none (bfloat16 included once ml_dtypes
-    is imported, as `FROM_NUMPY[...]` does)."""
-    np_dtype = np.dtype(np_dtype)
-    own = FROM_NUMPY.get(np_dtype)
-    if own is None and is_bfloat16_numpy(np_dtype):
-        return bfloat16
-    return own
+    """The stridex dtype of a NumPy dtype (or of what `np.dtype` takes), or None when stridex has none."""
+    try:
+        return FROM_NUMPY[np_dtype if isinstance(np_dtype, np.dtype) else np.dtype(np_dtype)]
+    except KeyError:
+        return None
 
 
 def _by_name(name: str) -> DType:

@@ -644,8 +644,7 @@ class Compiled:
         if traced.guards:
             _check_guards(traced.guards, outs)  # before any effect of the call is kept
         leaves = inputs
-        out_device = self.out_device
-        bases = [_device.adopt_out(o, view, dtype, out_device) for o, (view, dtype) in zip(outs, self.out_layouts)]
+        bases = self._adopted(outs)
         for i, k in traced.input_writes:
             assign.bind(leaves[i], self._written_back(bases[k], leaves[i]), template=(("ellipsis",),))
         for j, k in traced.const_writes:
@@ -664,11 +663,15 @@ class Compiled:
 
     def outputs(self, outs) -> object:
         """The caller's results of a `plain_outputs` program from the executable's outputs `outs`."""
-        out_device = self.out_device
-        arrays = [_device.adopt_out(o, view, dtype, out_device) for o, (view, dtype) in zip(outs, self.out_layouts)]
+        arrays = self._adopted(outs)
         if self.in_order_tuple:
             return tuple(arrays)
         return _tree.unflatten(self.traced.out_treedef, [arrays[k] for _, k, _ in self.traced.specs])
+
+    def _adopted(self, outs) -> list:
+        """Stridex arrays over the executable's output buffers, one per program output."""
+        out_device = self.out_device
+        return [_device.adopt_out(o, view, dtype, out_device) for o, (view, dtype) in zip(outs, self.out_layouts)]
 
     def _written_back(self, value: Array, target: Array) -> Array:
         """A written value on its target's device: a program placed elsewhere (`jit(device=...)` on host
