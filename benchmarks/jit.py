@@ -4,7 +4,7 @@
 
 Cases (the tracing issue's targets): tracing cost per recorded op against `jax.make_jaxpr` on a 400-op
 program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
-equivalent `jax.numpy` function; first call (trace + lower + compile); compute time on 10^6 elements;
+equivalent `jax.numpy` function (one argument set per loop, and two in turn); first call (trace + lower + compile); compute time on 10^6 elements;
 `jit(grad(MLP))`; and a function with one graph break between two 50-op segments against hand-split JAX
 and against eager stridex.
 """
@@ -63,19 +63,35 @@ def run(quick: bool = False) -> list[tuple]:
         rows.append(("tracing, per recorded op (400-op program)", sx_trace[0] / n, jax_trace[0] / n))
 
         # 2. steady-state call, 40 ops, one element; the libraries measured in alternation (side_by_side)
-        f_sx = sx.jit(lambda a, b: chain(sx, a, b, 40))
+        # Each row's loop calls its own jitted function with one argument set, as a steady loop does;
+        # a function called with several argument sets in turn has its own row.
+        f_sx, f_np, f_alt = (sx.jit(lambda a, b: chain(sx, a, b, 40)) for _ in range(3))
         f_jax = jax.jit(lambda a, b: chain(jnp, a, b, 40))
         f_sx(xs, ys)
         f_jax(xj, yj).block_until_ready()
         xs2, ys2 = f_sx(xs, ys), f_sx(ys, xs)  # arrays that came out of jit: JAX buffers already
-        steady_sx, steady_sx2, steady_jax = side_by_side(
-            lambda: f_sx(xs, ys).block_until_ready(),
+        xj2, yj2 = f_jax(xj, yj), f_jax(yj, xj)
+
+        def alternating_sx():
+            f_alt(xs, ys).block_until_ready()
+            f_alt(xs2, ys2).block_until_ready()
+
+        def alternating_jax():
+            f_jax(xj, yj).block_until_ready()
+            f_jax(xj2, yj2).block_until_ready()
+
+        steady_sx, steady_sx2, steady_jax, alternating, alternating_j = side_by_side(
+            lambda: f_np(xs, ys).block_until_ready(),
             lambda: f_sx(xs2, ys2).block_until_ready(),
-            lambda: f_jax(xj, yj).block_until_ready(), rounds=3 if quick else 5)
+            lambda: f_jax(xj, yj).block_until_ready(),
+            alternating_sx, alternating_jax, rounds=3 if quick else 5)
         rows.append(("steady-state call, 40 ops on 1 element (inputs: results of a jitted call)", steady_sx2,
                      steady_jax))
         rows.append(("steady-state call, 40 ops on 1 element (inputs: sx.asarray of NumPy)", steady_sx,
                      steady_jax))
+        name = ("the same function called with the two argument sets above in turn, per call (JAX: with two "
+                "sets of JAX arrays)")
+        rows.append((name, alternating / 2, alternating_j / 2))
         # Inputs written before every call (through NumPy): no snapshot is reused, and JAX gets the same
         # NumPy arrays, so both convert them on every call.
         x_w, y_w = np.ones(1), np.ones(1) * 2

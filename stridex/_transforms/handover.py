@@ -144,7 +144,7 @@ def jax_argument(x: Array):
         w = window(x)
     if w.nbytes <= SNAPSHOT_MAX_BYTES:
         # A fresh result whose storage was never adopted has no place for a snapshot; adopting it costs
-        # more than the conversion, so it is adopted only when it comes again (see `Jitted.__call__`).
+        # more than the conversion, so it is adopted only when it comes again (see `memo.remember_after`).
         return w if st is None else _snapshot(st, w)
     storage, view = x._storage_view()
     alias = storage.jax_alias

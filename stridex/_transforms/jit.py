@@ -30,10 +30,9 @@ from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
+from stridex._transforms import memo as _memo
 from stridex._transforms.ir import Program
 from stridex._transforms.lowering import lower_program
-from stridex._transforms.memo import MISS
-from stridex._transforms.memo import make as make_memo
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 
@@ -131,12 +130,14 @@ class Jitted:
         self._cache: OrderedDict = OrderedDict()
         # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
         self._fast_cache: dict = {}
-        # The check that a call's arguments are the last fast call's again, for a program that writes no
-        # input (see `stridex/_transforms/memo.py`).
-        self._memo = None
         # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
         self._lock = threading.RLock()
         functools.update_wrapper(self, fun)
+        # What a call calls: the memo of a recent fast call's arguments, for a program that writes no input
+        # (the first of `_memos`, see `stridex/_transforms/memo.py`), or `_dispatch` through `_dispatcher`.
+        self._dispatcher = _memo.dispatcher(self)
+        self._memos = ()
+        self._call = self._dispatcher
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
@@ -294,14 +295,14 @@ class Jitted:
         return traced
 
     # --- calling --------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        memo = self._memo  # set only for functions without static arguments
-        if memo is not None and not kwargs and current_trace() is None:
-            # The last call's arguments again (the same windows or Views, on the same devices): its entry, no
-            # key built, and where every argument's JAX array is ready, the executable called directly.
-            result = memo(self, args)
-            if result is not MISS:
-                return result
+    __call__ = property(operator.attrgetter("_call"), doc="""Call the compiled function.
+
+    Python looks `__call__` up on the class; this one hands the call to the instance's `_call`, with no
+    Python frame in between (the getter is C code): the memo of a recent call's arguments (one frame for a
+    steady-state call, see `stridex/_transforms/memo.py`), or the general call, `_dispatch`.""")
+
+    def _dispatch(self, *args, **kwargs):
+        """The general call: the fast cache for plain array arguments, else the signature and the cache."""
         if current_trace() is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None
@@ -314,7 +315,9 @@ class Jitted:
                 if entry is not None:
                     if entry.pure:
                         result = entry.run(args)
-                        self._memo = make_memo(args, entry)
+                        memo = _memo.make(self, args, entry)
+                        if memo is not None:
+                            _memo.install(self, memo)
                         return result
                     if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
@@ -381,7 +384,9 @@ class Jitted:
         return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
 
     def clear_cache(self) -> None:
-        self._memo = None
+        with self._lock:
+            self._memos = ()
+            self._call = self._dispatcher
         self._cache.clear()
         self._fast_cache.clear()
 
@@ -575,7 +580,7 @@ class Compiled:
         self.direct = None
         # (the host placement is JAX's default placement made explicit: the same executable either way)
         self.plain = not options.keys() - {"keep_unused"} or (on_host_device and options.keys() == {"out_shardings"})
-        # Whether `direct` can ever be set: what Jitted.__call__'s memo path may call with the arguments alone.
+        # Whether `direct` can ever be set: what the memo (Jitted's call of the last call's arguments) may call with the arguments alone.
         # Several outputs, each a program output as it is (a pure program's tuple of results, its gradients
         # say): the memo path may call the executable and adopt its outputs (`outputs`) with nothing else to do.
         self.plain_outputs = (self.pure and not traced.groups and not traced.same and not self.donates
@@ -800,7 +805,7 @@ class Branches:
                 return path
         return None
 
-    # What `Jitted.__call__` reads of an entry before `call`: over every path known so far.
+    # What `Jitted._dispatch` reads of an entry before `call`: over every path known so far.
     @property
     def pure(self) -> bool:
         return all(path.pure for path in self.paths)

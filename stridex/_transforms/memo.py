@@ -1,46 +1,61 @@
-"""The memo: a jitted function's check that a call's arguments are the last call's again, made as code.
+"""The memo: a jitted function's call, made as code for one of its last calls' arguments.
 
 A steady-state call of a small program costs JAX some 8 µs; every µs stridex adds on top shows. When a
-call's arguments are the last call's again (the same windows or Views, dtypes and devices), `Jitted`
+call's arguments are a recent call's again (the same windows or Views, dtypes and devices), `Jitted`
 needs no signature, no cache lookup and no conversion: it can hand JAX the arrays it handed it last time
 and adopt the outputs. Checking that is a few identity tests per argument, and written as a loop over
 per-argument records they cost more than the tests themselves. So the memo is a small function generated
 for the shape of the call (how many arguments, and for each whether it is a NumPy window or a View of a
 JAX buffer), as `dataclasses` and `namedtuple` generate theirs: the checks unrolled, the values they
 compare against bound as closure cells. The code for one shape is compiled once (`_factory`); a memo for
-new arguments of that shape is one call of its factory. `source(...)` shows the code; for one JAX result
+new arguments of that shape is one call of its factory.
+
+A memo is what calling its `Jitted` calls (`Jitted.__call__` hands the call to the instance's `_call`),
+so it is the only Python frame of a steady-state call; it builds the result's Array and Storage itself,
+field by field as `stridex._lax.device.adopt_out` does. `source(...)` shows the code; for one JAX result
 and one small NumPy window, a program with one output:
 
-    def memo(jitted, args):
-        if len(args) != 2: return MISS
+    def memo(*args, **kwargs):
+        if kwargs or len(args) != 2 or current_trace() is not None:
+            return link[0](*args, **kwargs)
         a0, a1 = args
-        if type(a0) is not Array or a0._dtype is not dtype0: return MISS
-        if a0._np is not None or a0._view is not view0: return MISS
-        s0 = a0._storage
-        if s0.device is not device0: return MISS
-        if type(a1) is not Array or a1._dtype is not dtype1: return MISS
-        if a1._np is not window1: return MISS
+        if (type(a0) is not Array or a0._dtype is not dtype0
+                or a0._np is not None or a0._view is not view0 or (s0 := a0._storage).device is not device0
+                or type(a1) is not Array or a1._dtype is not dtype1
+                or a1._np is not window1):
+            return link[0](*args)  # not this memo's arguments: the next memo, or the general call
         if s0.jax_view is view0 and bytes1 == window1.tobytes():
-            return adopt_out(call(s0.owner, copy1), out_view, out_dtype, out_device)
-        return remember_after(jitted, args, entry)
+            st = new(out_storage)
+            st.buf = None
+            ...
+            return out
+        return remember_after(ref(), args, entry, memo)
 
-A memo returns MISS when the arguments are not the last call's (then `Jitted` builds the signature), the
-result when it could call the executable directly, and otherwise runs the entry it stands for
-(`remember_after`), which makes the next memo: an input's snapshot may be ready then, so that the third
-call of a steady loop is a direct call. A memo's `entry` is the compiled program it stands for.
+A jitted function keeps the memos of its last `WAYS` argument sets, most recent first, so that a loop
+alternating between a few argument sets (a training and an evaluation batch, say) stays on this path. A
+memo that finds the arguments are not its own calls the next one (`link`); the last calls the Jitted's
+`_dispatch`, the general call. When its arguments are its own, a memo calls the executable directly and
+adopts the results where it can; otherwise it runs the entry it stands for (`remember_after`), which
+makes the memo that replaces it: an input's snapshot may be ready then, so that the third call of a
+steady loop is a direct call. A memo's `entry` is the compiled program it stands for.
+
+A memo reaches its Jitted through a weak reference: the Jitted holds its memos, and a strong reference
+back would make a cycle that keeps the compiled programs alive, after the Jitted is dropped, until the
+garbage collector runs. (The Jitted is alive while it is being called: its caller holds it.)
 """
 
 from __future__ import annotations
 
 import functools
+import operator
+import weakref
 
 from stridex._core.array import Array
-from stridex._lax.device import adopt_out
+from stridex._core.state import current_trace
+from stridex._core.storage import Storage
+from stridex._lax.device import DeviceStorage
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
-
-MISS = object()
-"""What a memo returns when the call's arguments are not the last call's."""
 
 WINDOW, BUFFER = "window", "buffer"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
@@ -48,13 +63,29 @@ snapshot reused while the bytes match), or a View of a storage with no window (a
 array; its buffer passed as it is when the View is the whole buffer)."""
 
 
-def make(args: tuple, entry, adopt: bool = False):
+WAYS = 4
+"""How many argument sets a jitted function keeps memos for (the least recently made is dropped)."""
+
+
+def dispatcher(jitted):
+    """What a call of `jitted` calls when no memo takes it: its general call, `_dispatch`."""
+    ref = weakref.ref(jitted)
+
+    def call(*args, **kwargs):
+        return ref()._dispatch(*args, **kwargs)
+
+    return call
+
+
+def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     """The memo for calling `entry` (a pure program's `Compiled`) with `args` again, or None where there is
     none: an argument's window is large (the memo would keep that memory alive after the call, and such a
     call does not need the time the memo saves), or the program's device is the default device's (which
     may differ on the next call: the signature says which program then).
 
-    With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept."""
+    With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept. With
+    `current` (the memo these arguments passed), that memo where the new one would be the same code with
+    the same values (an input written before every call never gets a snapshot, and its memo stays)."""
     if entry.traced.placed:
         return None
     kinds, values = [], []
@@ -80,25 +111,47 @@ def make(args: tuple, entry, adopt: bool = False):
         values += (direct[0], entry.outputs)
     else:
         outputs = "one"
-        values += (direct[0], *direct[1:])
-    checks_precision = entry.matmul_key is not None
-    factory = _factory(tuple(kinds), outputs, checks_precision)
-    return factory(entry, *values, *((entry.matmul_key,) if checks_precision else ()))
+        call, view, dtype, device = direct
+        # (the Storage `adopt_out` makes for a result on `device`)
+        values += (call, view, dtype, device, Storage if device is None else DeviceStorage, device is None)
+    key = (tuple(kinds), outputs, entry.matmul_key is not None)
+    if current is not None and current.key == key and all(map(operator.is_, values, current.values)):
+        return current
+    memo = _factory(*key)(weakref.ref(jitted), [jitted._dispatcher], entry, *values,
+                          *((entry.matmul_key,) if key[2] else ()))
+    memo.key, memo.values = key, values
+    return memo
 
 
-def remember_after(jitted, args: tuple, entry):
-    """Run `entry` on the last call's arguments, then make the next memo (snapshots or the direct call may
-    be ready now)."""
+def install(jitted, memo, replacing=None) -> None:
+    """Make `memo` the first memo a call of `jitted` tries, in place of `replacing` (the memo it was made
+    from) or ahead of the others; beyond `WAYS`, the least recently made is dropped. The links are set
+    from the last memo to the first, so that a call going through them meanwhile never meets a cycle."""
+    with jitted._lock:
+        memos = (memo, *[m for m in jitted._memos if m is not replacing][:WAYS - 1])
+        following = jitted._dispatcher
+        for m in reversed(memos):
+            m.link[0] = following
+            following = m
+        jitted._memos = memos
+        jitted._call = memo
+
+
+def remember_after(jitted, args: tuple, entry, memo):
+    """Run `entry` on `memo`'s arguments, then make the memo that replaces it (snapshots or the direct call
+    may be ready now)."""
     result = entry.run(args)
     if entry.may_call_directly:
-        jitted._memo = make(args, entry, adopt=True)
+        remade = make(jitted, args, entry, adopt=True, current=memo)
+        if remade is not None and remade is not memo:
+            install(jitted, remade, replacing=memo)
     return result
 
 
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "MISS": MISS, "adopt_out": adopt_out, "matmul_key": matmul_key,
+    namespace = {"Array": Array, "current_trace": current_trace, "matmul_key": matmul_key, "new": object.__new__,
                  "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
@@ -116,37 +169,50 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     params, checks, ready, jax_args = [], [], [], []
     for i, kind in enumerate(kinds):
         a = f"a{i}"
-        checks.append(f"if type({a}) is not Array or {a}._dtype is not dtype{i}: return MISS")
+        checks.append(f"type({a}) is not Array or {a}._dtype is not dtype{i}")
         if kind == BUFFER:
             params += [f"dtype{i}", f"view{i}", f"device{i}"]
-            checks += [f"if {a}._np is not None or {a}._view is not view{i}: return MISS",
-                       f"s{i} = {a}._storage",
-                       f"if s{i}.device is not device{i}: return MISS"]
+            checks.append(f"{a}._np is not None or {a}._view is not view{i} "
+                          f"or (s{i} := {a}._storage).device is not device{i}")
             ready.append(f"s{i}.jax_view is view{i}")  # (the whole buffer: a View of it is read inside a program)
             jax_args.append(f"s{i}.owner")
         else:
             params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}"]
-            checks.append(f"if {a}._np is not window{i}: return MISS")
+            checks.append(f"{a}._np is not window{i}")
             ready.append(f"bytes{i} == window{i}.tobytes()")  # (bitwise: -0.0, NaNs and every dtype exact)
             jax_args.append(f"copy{i}")
     if checks_precision:
-        checks.append("if matmul_key() is not precision: return MISS")
-    lines = ["def memo(jitted, args):", f"    if len(args) != {n}: return MISS"]
+        checks.append("matmul_key() is not precision")
+    lines = ["def memo(*args, **kwargs):",
+             f"    if kwargs or len(args) != {n} or current_trace() is not None:",
+             "        return link[0](*args, **kwargs)"]
     if n:
         lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
-    lines += [f"    {c}" for c in checks]
+    if checks:
+        lines.append(f"    if ({checks[0]}")
+        lines += [f"            or {c}" for c in checks[1:]]
+        lines[-1] += "):"
+        lines.append("        return link[0](*args)  # not this memo's arguments: the next memo, or the general call")
+    body = "    "
     if outputs is not None:
         call = f"call({', '.join(jax_args)})"
-        result = f"adopt_out({call}, out_view, out_dtype, out_device)" if outputs == "one" else f"outputs({call})"
-        params += ["call", "out_view", "out_dtype", "out_device"] if outputs == "one" else ["call", "outputs"]
         if ready:
             lines.append(f"    if {' and '.join(ready)}:")
-            lines.append(f"        return {result}")
+            body = "        "
+        if outputs == "one":  # (the fields `adopt_out` sets, in line: a function call here is 5 % of the call)
+            params += ["call", "out_view", "out_dtype", "out_device", "out_storage", "out_readonly"]
+            lines += [body + line for line in (
+                "st = new(out_storage)", "st.buf = None", "st.readonly = out_readonly", f"st.owner = {call}",
+                "st.device = out_device", "st.jax_view = out_view",
+                "out = new(Array)", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
+                "out._np = None", "return out")]
         else:
-            lines.append(f"    return {result}")
+            params += ["call", "outputs"]
+            lines.append(f"{body}return outputs({call})")
     if outputs is None or ready:
-        lines.append("    return remember_after(jitted, args, entry)")
+        lines.append("    return remember_after(ref(), args, entry, memo)")
     if checks_precision:
-        params.append("precision")
-    header = f"def factory({', '.join(['entry', *params])}):"
-    return "\n".join([header] + [f"    {line}" for line in lines] + ["    memo.entry = entry", "    return memo", ""])
+        params.append("precision")  # (last: `make` passes it after the values of every argument and output)
+    header = f"def factory({', '.join(['ref', 'link', 'entry', *params])}):"
+    tail = ["    memo.entry = entry", "    memo.link = link", "    return memo", ""]
+    return "\n".join([header] + [f"    {line}" for line in lines] + tail)

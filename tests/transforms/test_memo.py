@@ -1,7 +1,7 @@
-"""jit's memo (`stridex/_transforms/memo.py`): the generated check that a call's arguments are the last call's.
+"""jit's memo (`stridex/_transforms/memo.py`): a jitted function's call, generated for the last call's arguments.
 
 Every call is compared with eager execution; the memo's own decisions (a direct call, running the entry,
-a miss) are observed by counting the calls of the compiled entry's `run`.
+a miss) are observed by counting the calls of the compiled entry's `run` and of the Jitted's `_dispatch`.
 """
 
 from __future__ import annotations
@@ -14,15 +14,31 @@ import pytest
 pytest.importorskip("jax")
 
 import stridex as sx
+from stridex._core.storage import Storage
+from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, MISS, WINDOW, source
+from stridex._transforms.memo import BUFFER, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
 def assert_same(a, b):
     assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def counting_dispatches(jitted):
+    """A list that grows by one on every general call of `jitted` (what its memo calls on a miss)."""
+    calls = []
+    real = jitted._dispatch
+    jitted._dispatch = lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs)
+    return calls
+
+
+def memo_of(jitted):
+    memo = jitted._call
+    assert hasattr(memo, "entry"), "no memo: the call goes to the general path"
+    return memo
 
 
 def counting_runs(jitted):
@@ -41,8 +57,13 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     text = source(kinds, outputs, checks_precision)
     compile(text, "<memo>", "exec")
     buffers = sum(k == BUFFER for k in kinds)
-    assert text.count("return MISS") == 1 + 3 * buffers + 2 * (len(kinds) - buffers) + checks_precision
+    assert text.count("type(a") == len(kinds)  # every argument's type and dtype
+    assert text.count("._view is not view") == buffers  # a JAX buffer's View and device
+    assert text.count("._np is not window") == len(kinds) - buffers  # a NumPy window
+    assert text.count("matmul_key()") == checks_precision
+    assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
     assert ("remember_after" in text) == (outputs is None or bool(kinds))
+    assert ("new(Array)" in text) == (outputs == "one")
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_third_call():
@@ -78,20 +99,116 @@ def test_a_written_input_runs_the_entry_with_its_new_bytes():
     assert len(runs) == 2  # once more to make the new snapshot, then direct calls
 
 
+def test_an_input_written_before_every_call_keeps_its_memo():
+    """Its bytes differ on every call, so it never gets a JAX copy: the memo made for it stays (remaking
+    it on every call would cost more than it saves), and every call sees the new bytes."""
+    f = lambda a, b: a * b
+    g = sx.jit(f)
+    written, steady = np.ones(3), np.arange(3.0)
+    x, y = sx.asarray(written), sx.asarray(steady)
+    for _ in range(4):
+        written += 1.0
+        g(x, y)
+    memo, runs = memo_of(g), counting_runs(g)
+    for _ in range(5):
+        written += 1.0
+        assert_same(g(x, y), f(x, y))
+    assert g._call is memo and len(runs) == 5
+
+
 def test_the_memo_misses_on_another_argument_dtype_count_or_precision():
     g = sx.jit(lambda a, b=None: a @ a if b is None else a @ b)
     x = sx.asarray(np.arange(4.0).reshape(2, 2))
     for _ in range(3):
         g(x)
-    memo = g._memo
-    assert memo(g, (x,)) is not MISS
-    assert memo(g, (x, x)) is MISS  # another count
-    assert memo(g, (sx.asarray(np.arange(4.0).reshape(2, 2)),)) is MISS  # another window
-    assert memo(g, (sx.astype(x, sx.float32),)) is MISS  # another dtype
-    assert memo(g, (np.asarray(x),)) is MISS  # not a stridex array
+    memo = memo_of(g)
+    misses = counting_dispatches(g)
+    other = sx.asarray(np.arange(4.0).reshape(2, 2))
+    calls = [((x,), {}, x @ x, 0),
+             ((x, x), {}, x @ x, 1),  # another count
+             ((other,), {}, other @ other, 1),  # another window
+             ((sx.astype(x, sx.float32),), {}, sx.astype(x @ x, sx.float32), 1),  # another dtype
+             ((x,), {"b": x}, x @ x, 1)]  # keywords
+    for args, kwargs, expected, missed in calls:
+        before = len(misses)
+        assert_same(memo(*args, **kwargs), expected)
+        assert len(misses) - before == missed, (args, kwargs)
+    with pytest.raises(TypeError):
+        memo(np.asarray(x))  # not a stridex array: the general call, which refuses it as jit does
     with sx.matmul_precision("default"):
-        assert memo(g, (x,)) is MISS  # compiled under another matmul precision
-    assert_same(g(x, b=x), x @ x)  # keywords never go through the memo
+        before = len(misses)
+        memo(x)  # compiled under another matmul precision
+        assert len(misses) == before + 1
+
+
+def test_a_memo_builds_its_result_as_adopt_out_does():
+    """The memo makes its one result's Array and Storage in line; they must be what `adopt_out` makes."""
+    g = sx.jit(lambda a: a * 2.0)
+    r = g(sx.asarray([1.0, 2.0]))
+    for _ in range(3):
+        out = g(r)
+    assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
+    reference = adopt_out(out._storage.owner, out._view, out._dtype, None)
+    for name in ("_view", "_dtype", "_np"):
+        assert getattr(out, name) is getattr(reference, name), name
+    assert type(out._storage) is type(reference._storage) is Storage
+    for name in Storage.__slots__[2:]:
+        assert getattr(out._storage, name) is getattr(reference._storage, name), name
+    assert_same(out, sx.asarray([4.0, 8.0]))
+
+
+def test_a_dropped_jitted_function_is_freed_without_the_garbage_collector():
+    """A memo reaches its Jitted through a weak reference: no cycle keeps compiled programs alive."""
+    import gc
+    import weakref
+
+    g = sx.jit(lambda a: a + 1.0)
+    x = sx.asarray([1.0])
+    for _ in range(3):
+        g(x)
+    memo_of(g)
+    ref = weakref.ref(g)
+    gc.disable()
+    try:
+        del g
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("sets", [2, WAYS])
+def test_calls_alternating_between_a_few_argument_sets_stay_on_the_memos(sets):
+    f = lambda a, b: a * 2.0 - b
+    g = sx.jit(f)
+    base = g(sx.asarray([1.0, 2.0]), sx.asarray([0.5, 0.5]))  # JAX results
+    other = g(base, base)
+    argument_sets = [(base, sx.asarray([float(k), 1.0])) for k in range(sets - 1)] + [(other, base)]
+    for _ in range(4):  # (a window's JAX copy is made when its bytes come a second time)
+        for args in argument_sets:
+            g(*args)
+    dispatches, runs = counting_dispatches(g), counting_runs(g)
+    for _ in range(3):
+        for args in argument_sets:
+            assert_same(g(*args), f(*args))
+    assert (len(dispatches), len(runs)) == (0, 0)  # every call a memo's direct call
+    assert len(g._memos) == sets
+
+
+def test_the_least_recent_memo_is_dropped_beyond_the_ways():
+    f = lambda a: a + 1.0
+    g = sx.jit(f)
+    inputs = [sx.asarray([float(k)]) for k in range(WAYS + 1)]
+    for _ in range(3):
+        for x in inputs:
+            assert_same(g(x), f(x))  # each new set displaces the least recent: results stay right
+    assert len(g._memos) == WAYS
+    dispatches = counting_dispatches(g)
+    for x in inputs[1:]:
+        for _ in range(2):
+            assert_same(g(x), f(x))
+    assert len(dispatches) == 0  # the last WAYS sets are remembered
+    assert_same(g(inputs[0]), f(inputs[0]))
+    assert len(dispatches) == 1
 
 
 def test_views_and_results_of_other_calls_as_arguments():
@@ -109,7 +226,7 @@ def test_no_memo_for_a_window_over_the_snapshot_size(count):
     x = sx.asarray(np.arange(float(count)))
     for _ in range(3):
         assert_same(g(x), x + 1.0)
-    assert (g._memo is None) == (count * 8 > SNAPSHOT_MAX_BYTES)
+    assert hasattr(g._call, "entry") == (count * 8 <= SNAPSHOT_MAX_BYTES)
 
 
 def test_factories_are_made_once_per_shape_of_call():
