@@ -4,7 +4,8 @@
 
 Cases (the tracing issue's targets): tracing cost per recorded op against `jax.make_jaxpr` on a 400-op
 program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
-equivalent `jax.numpy` function (one argument set per loop, and two in turn); first call (trace + lower + compile); compute time on 10^6 elements;
+equivalent `jax.numpy` function (one argument set per loop, two in turn, inputs written before every call,
+new NumPy data on every call); first call (trace + lower + compile); compute time on 10^6 elements;
 `jit(grad(MLP))`; and a function with one graph break between two 50-op segments against hand-split JAX
 and against eager stridex.
 """
@@ -109,6 +110,21 @@ def run(quick: bool = False) -> list[tuple]:
         name = ("steady-state call, 40 ops on 1 element (NumPy inputs written before every call; "
                 "JAX given the same NumPy arrays)")
         rows.append((name, *written))
+        # New NumPy data for one argument on every call (a batch), the other a jitted result: stridex wraps
+        # it with sx.asarray, JAX is given the NumPy array; both convert it.
+        batches = [np.full(1, float(k)) for k in range(64)]
+        turn = iter(range(1 << 62))
+
+        def fresh_sx():
+            f_sx(xs2, sx.asarray(batches[next(turn) % 64])).block_until_ready()
+
+        def fresh_jax():
+            f_jax(xj2, batches[next(turn) % 64]).block_until_ready()
+
+        fresh = side_by_side(fresh_sx, fresh_jax, rounds=3 if quick else 5)
+        name = ("call with new NumPy data for one argument on every call, 40 ops on 1 element (stridex: "
+                "sx.asarray of it; JAX given the NumPy array)")
+        rows.append((name, *fresh))
 
         # 3. first call: trace + lower + compile + run (fresh function objects each time)
         def first_sx():

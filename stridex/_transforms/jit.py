@@ -137,6 +137,7 @@ class Jitted:
         # (the first of `_memos`, see `stridex/_transforms/memo.py`), or `_dispatch` through `_dispatcher`.
         self._dispatcher = _memo.dispatcher(self)
         self._memos = ()
+        self._recent_windows = []  # (weak references: see `memo.comes_again`)
         self._call = self._dispatcher
 
     def __repr__(self):
@@ -315,7 +316,7 @@ class Jitted:
                 if entry is not None:
                     if entry.pure:
                         result = entry.run(args)
-                        memo = _memo.make(self, args, entry)
+                        memo = _memo.make(self, args, entry) if _memo.comes_again(self, args) else None
                         if memo is not None:
                             _memo.install(self, memo)
                         return result

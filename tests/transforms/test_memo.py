@@ -66,15 +66,17 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert ("new(Array)" in text) == (outputs == "one")
 
 
-def test_a_steady_loop_calls_the_executable_directly_from_the_third_call():
+def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
     f = lambda a, b: sx.sin(a) * b
     g = sx.jit(f)
     x, y = sx.asarray([0.5, 1.5]), sx.asarray([2.0, 3.0])
-    r = g(x, y)  # traced, compiled; the memo is made
+    r = g(x, y)  # traced, compiled
     runs = counting_runs(g)
-    for _ in range(4):
+    for _ in range(5):
         assert_same(g(x, y), f(x, y))
-    assert len(runs) == 1  # the second call runs the entry (snapshots made); the memo then calls directly
+    # The second call runs the entry (the windows' snapshots made), the third too (the windows came again:
+    # the memo is made); from the fourth, the memo calls the executable directly.
+    assert len(runs) == 2
     r2 = g(y, x)
     for _ in range(2):
         assert_same(g(r, r2), f(r, r2))  # JAX results: the memo misses, then the entry runs
@@ -82,6 +84,17 @@ def test_a_steady_loop_calls_the_executable_directly_from_the_third_call():
     for _ in range(3):
         assert_same(g(r, r2), f(r, r2))
     assert len(runs) == 0  # JAX results are ready at once: the memo calls directly
+
+
+def test_fresh_numpy_data_on_every_call_makes_no_memo():
+    """A window a memo would know by its identity, never seen twice: no memo is made for it."""
+    f = lambda w, batch: w * 0.5 + batch
+    g = sx.jit(f)
+    w = g(sx.asarray([1.0, 2.0]), sx.asarray([0.0, 0.0]))  # a JAX result
+    for k in range(12):
+        batch = sx.asarray(np.full(2, float(k)))
+        assert_same(g(w, batch), f(w, batch))
+    assert g._memos == ()
 
 
 def test_a_written_input_runs_the_entry_with_its_new_bytes():
@@ -183,7 +196,7 @@ def test_calls_alternating_between_a_few_argument_sets_stay_on_the_memos(sets):
     base = g(sx.asarray([1.0, 2.0]), sx.asarray([0.5, 0.5]))  # JAX results
     other = g(base, base)
     argument_sets = [(base, sx.asarray([float(k), 1.0])) for k in range(sets - 1)] + [(other, base)]
-    for _ in range(4):  # (a window's JAX copy is made when its bytes come a second time)
+    for _ in range(6):  # (a memo is made when windows come again; their JAX copies, when their bytes do)
         for args in argument_sets:
             g(*args)
     dispatches, runs = counting_dispatches(g), counting_runs(g)
@@ -198,9 +211,9 @@ def test_the_least_recent_memo_is_dropped_beyond_the_ways():
     f = lambda a: a + 1.0
     g = sx.jit(f)
     inputs = [sx.asarray([float(k)]) for k in range(WAYS + 1)]
-    for _ in range(3):
-        for x in inputs:
-            assert_same(g(x), f(x))  # each new set displaces the least recent: results stay right
+    for x in inputs:
+        for _ in range(3):  # each set comes again: its memo is made, and displaces the least recent
+            assert_same(g(x), f(x))
     assert len(g._memos) == WAYS
     dispatches = counting_dispatches(g)
     for x in inputs[1:]:
