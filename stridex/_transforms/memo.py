@@ -33,8 +33,8 @@ and one small NumPy window, a program with one output:
 
 A jitted function keeps the memos of its last `WAYS` argument sets, most recent first, so that a loop
 alternating between a few argument sets (a training and an evaluation batch, say) stays on this path.
-The general call makes a memo for arguments with NumPy windows only once those windows come again
-(`comes_again`): fresh data on every call gets none. A
+The general call makes a memo for arguments with NumPy windows only once their first window comes
+again (`comes_again`): fresh data on every call gets none. A
 memo that finds the arguments are not its own calls the next one (`link`); the last calls the Jitted's
 `_dispatch`, the general call. When its arguments are its own, a memo calls the executable directly and
 adopts the results where it can; otherwise it runs the entry it stands for (`remember_after`), which
@@ -126,18 +126,21 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
 
 
 def comes_again(jitted, args: tuple) -> bool:
-    """Whether the general call should make a memo for `args`: where they have NumPy windows, when those
-    windows came together in one of the last `WAYS` general calls (a memo knows a window by its identity).
-    A loop that wraps fresh NumPy data on every call would otherwise make a memo on every call (several
-    µs), each pushing a useful one out. (The windows are held weakly: this check keeps no input alive.)"""
-    windows = [a._np for a in args if a._np is not None]
-    if not windows:
+    """Whether the general call should make a memo for `args`: when they have no NumPy window, or when
+    their first window (a memo knows a window by its identity) came in one of the last `WAYS` general
+    calls. A loop that wraps fresh NumPy data on every call would otherwise make a memo on every call
+    (several µs), each pushing a useful one out. (Weak references: this check keeps no input alive.)"""
+    for a in args:
+        w = a._np
+        if w is not None:
+            break
+    else:
         return True
     recent = jitted._recent_windows
-    for refs in recent:
-        if len(refs) == len(windows) and all(r() is w for r, w in zip(refs, windows)):
+    for r in recent:
+        if r() is w:
             return True
-    jitted._recent_windows = [[weakref.ref(w) for w in windows], *recent[:WAYS - 1]]
+    jitted._recent_windows = [weakref.ref(w), *recent[:WAYS - 1]]
     return False
 
 
