@@ -581,7 +581,7 @@ class Compiled:
         self.direct = None
         # (the host placement is JAX's default placement made explicit: the same executable either way)
         self.plain = not options.keys() - {"keep_unused"} or (on_host_device and options.keys() == {"out_shardings"})
-        # Whether `direct` can ever be set: what the memo (Jitted's call of the last call's arguments) may call with the arguments alone.
+        # Whether `direct` can ever be set: what a memo (see `memo.py`) may call with the arguments alone.
         # Several outputs, each a program output as it is (a pure program's tuple of results, its gradients
         # say): the memo path may call the executable and adopt its outputs (`outputs`) with nothing else to do.
         self.plain_outputs = (self.pure and not traced.groups and not traced.same and not self.donates
