@@ -34,12 +34,13 @@ and one small NumPy window, a program with one output:
 A jitted function keeps the memos of its last `WAYS` argument sets, most recent first, so that a loop
 alternating between a few argument sets (a training and an evaluation batch, say) stays on this path.
 The general call makes a memo for arguments with NumPy windows only once their first window comes
-again (`comes_again`): fresh data on every call gets none. A
-memo that finds the arguments are not its own calls the next one (`link`); the last calls the Jitted's
-`_dispatch`, the general call. When its arguments are its own, a memo calls the executable directly and
-adopts the results where it can; otherwise it runs the entry it stands for (`remember_after`), which
-makes the memo that replaces it: an input's snapshot may be ready then, so that the third call of a
-steady loop is a direct call. A memo's `entry` is the compiled program it stands for.
+again (`comes_again`): fresh data on every call gets none. A memo that finds the arguments are not its
+own calls the next one (`link`); the last calls the Jitted's `_dispatch`, the general call. When its
+arguments are its own, a memo calls the executable directly and adopts the results where it can;
+otherwise it runs the entry it stands for (`remember_after`), which makes the memo that replaces it once
+an input's snapshot is ready. So a steady loop over JAX results calls the executable directly from its
+third call, and one over small NumPy-backed arrays from its fourth. A memo's `entry` is the compiled
+program it stands for.
 
 A memo reaches its Jitted through a weak reference: the Jitted holds its memos, and a strong reference
 back would make a cycle that keeps the compiled programs alive, after the Jitted is dropped, until the
@@ -220,7 +221,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if ready:
             lines.append(f"    if {' and '.join(ready)}:")
             body = "        "
-        if outputs == "one":  # (the fields `adopt_out` sets, in line: a function call here is 5 % of the call)
+        if outputs == "one":  # (the fields `adopt_out` sets, written out: a function call less on every call)
             params += ["call", "out_view", "out_dtype", "out_device", "out_storage", "out_readonly"]
             lines += [body + line for line in (
                 "st = new(out_storage)", "st.buf = None", "st.readonly = out_readonly", f"st.owner = {call}",

@@ -154,19 +154,23 @@ def test_the_memo_misses_on_another_argument_dtype_count_or_precision():
         assert len(misses) == before + 1
 
 
-def test_a_memo_builds_its_result_as_adopt_out_does():
-    """The memo makes its one result's Array and Storage in line; they must be what `adopt_out` makes."""
+@pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
+def test_a_memo_builds_its_result_as_adopt_out_does(device):
+    """The memo makes its one result's Array and Storage in line; they must be what `adopt_out` makes, on
+    the host and on a JAX device (tests/conftest.py gives JAX four CPU devices)."""
     g = sx.jit(lambda a: a * 2.0)
-    r = g(sx.asarray([1.0, 2.0]))
+    r = g(sx.asarray([1.0, 2.0], device=device))
     for _ in range(3):
         out = g(r)
     assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
-    reference = adopt_out(out._storage.owner, out._view, out._dtype, None)
+    reference = adopt_out(out._storage.owner, out._view, out._dtype, out._storage.device)
     for name in ("_view", "_dtype", "_np"):
         assert getattr(out, name) is getattr(reference, name), name
-    assert type(out._storage) is type(reference._storage) is Storage
+    assert type(out._storage) is type(reference._storage)
+    assert (type(out._storage) is Storage) == (device is None)
     for name in Storage.__slots__[2:]:
         assert getattr(out._storage, name) is getattr(reference._storage, name), name
+    assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
 
 
