@@ -54,6 +54,23 @@ def test_devices_are_listed_named_and_resolved():
         sx.asarray([1.0], device=object())
 
 
+def test_a_device_written_by_hand_is_looked_up_by_name():
+    # `Device('cpu:1')` is how a device prints; written back, it names that JAX device (it once gave a host
+    # array that claimed nothing was wrong)
+    for spelled in (sx.Device(DEV), DEV):
+        x = sx.asarray(np.arange(3.0), device=spelled)
+        check(x, np.arange(3.0))
+        assert x.device is next(d for d in sx.__array_namespace_info__().devices() if d.name == DEV)
+        assert sx.zeros(2, device=spelled).to_device(sx.Device("cpu")).device == "cpu"
+    with sx.default_device(sx.Device(DEV)):
+        check(sx.ones(2), np.ones(2))
+    assert sx.asarray([1.0], device=sx.Device("cpu")).device.jax is None
+    with pytest.raises(ValueError, match="unknown device 'tpu:7'; the available devices are .*cpu:1"):
+        sx.zeros(2, device=sx.Device("tpu:7"))
+    with pytest.raises(TypeError, match="platform name such as"):
+        sx.Device(jax.devices()[0])
+
+
 def test_default_device_for_a_block_and_for_the_process():
     info = sx.__array_namespace_info__()
     assert info.default_device() == "cpu"

@@ -22,12 +22,18 @@ class Device:
     """A stridex device: the host CPU, one JAX device, or a JAX sharding over several.
 
     `jax` is None for the host, else the JAX `Device` (or `Sharding`) that arrays on this device live on.
-    Devices compare equal to their name (`x.device == "cuda:0"`).
+    Devices compare equal to their name (`x.device == "cuda:0"`). `Device("cuda:0")` written by hand (as
+    its repr shows it) is a name to look up: every `device=` parameter resolves it to that JAX device.
     """
 
     __slots__ = ("id", "jax", "name", "platform")
 
     def __init__(self, platform: str = "cpu", id: int = 0, jax=None, name: str | None = None):
+        if not isinstance(platform, str) or not isinstance(id, int) or not isinstance(name, (str, type(None))):
+            raise TypeError(f"Device(platform, id=0, jax=None, name=None) takes a platform name such as 'cpu' or "
+                            f"'cuda:0' and an int id, got platform={platform!r}, id={id!r}, name={name!r}; pass a "
+                            "JAX device as `device=` itself, or pick one from "
+                            "sx.__array_namespace_info__().devices()")
         self.platform = platform
         self.id = id
         self.jax = jax

@@ -85,7 +85,9 @@ def resolve(device, what: str = "device") -> Device:
     if device is None:
         return current_default()
     if type(device) is Device:
-        return device
+        if device.jax is not None or device is HOST:
+            return device
+        device = device.name  # (one written by hand, `Device("cuda:0")`: a name to look up)
     if isinstance(device, str):
         if device == "cpu":
             return HOST
