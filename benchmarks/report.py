@@ -151,8 +151,8 @@ def sweep_inputs(n: int, arity: int, seed: int = 0) -> list[np.ndarray]:
 
 def sweep_point(cfg: Config, state: SweepState, program: str, n: int, *, eager: bool = True,
                 device=None) -> dict[str, Stats]:
-    """The series at one size: eager NumPy and stridex (when `eager`), jax.jit and sx.jit; on `device` the
-    inputs are put there first (for stridex: results of a jitted call, JAX buffers on that device)."""
+    """The series at one size: eager NumPy and stridex (when `eager`), jax.jit and sx.jit; on `device` (a
+    JAX device) the inputs are put there first (`sx.asarray(..., device=device)`, `jax.device_put`)."""
     import jax
     import jax.numpy as jnp
 
@@ -161,12 +161,11 @@ def sweep_point(cfg: Config, state: SweepState, program: str, n: int, *, eager: 
     arity, prog = SWEEP_PROGRAMS[program]
     f_sx, f_jax = state.get(program)
     arrays = sweep_inputs(n, arity)
-    xs = [sx.asarray(a, copy=True) for a in arrays]  # stridex-allocated (aligned: handed to XLA without a copy)
     if device is not None:
-        to_device = sx.jit(lambda a: a + 0.0)
-        xs = [to_device(a) for a in xs]
+        xs = [sx.asarray(a, device=device) for a in arrays]
         js = [jax.device_put(a, device) for a in arrays]
     else:
+        xs = [sx.asarray(a, copy=True) for a in arrays]  # stridex-allocated (aligned: given to XLA without a copy)
         js = [jnp.asarray(a) for a in arrays]
     fns: dict[str, Callable[[], object]] = {}
     if eager:
@@ -188,11 +187,9 @@ def jit_inputs(n: int, device=None):
     import stridex as sx
 
     a, b = sweep_inputs(n, 2, seed=1)
-    xs = [sx.asarray(a, copy=True), sx.asarray(b, copy=True)]
     if device is not None:
-        to_device = sx.jit(lambda v: v + 0.0)
-        return [to_device(v) for v in xs], [jax.device_put(v, device) for v in (a, b)]
-    return xs, [jnp.asarray(a), jnp.asarray(b)]
+        return [sx.asarray(v, device=device) for v in (a, b)], [jax.device_put(v, device) for v in (a, b)]
+    return [sx.asarray(a, copy=True), sx.asarray(b, copy=True)], [jnp.asarray(a), jnp.asarray(b)]
 
 
 def jit_steady(cfg: Config, n: int, device=None) -> dict[str, Stats]:
@@ -589,8 +586,8 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
     lines += ["## 5. GPU", ""]
     if res.gpu_devices:
         lines += [(f"Devices: {', '.join(str(d) for d in res.gpu_devices)} (the first one used). Compiled code only "
-                  "(stridex's eager mode runs NumPy kernels on the CPU). Inputs are put on the device first "
-                  "(stridex: results of a jitted call, which are JAX buffers there; JAX: `jax.device_put`)."), ""]
+                  "(eager operations on the device: `python -m benchmarks.gpu`, benchmarks/GPU_RESULTS.md). Inputs "
+                  "are put on the device first (stridex: `sx.asarray(a, device=d)`; JAX: `jax.device_put`)."), ""]
         if "gpu_sweep" in img:
             lines += [f"![gpu time against size]({img['gpu_sweep']})", ""]
         lines += _sweep_tables(res.gpu_sweep, cfg.sweep_sizes, eager=False)

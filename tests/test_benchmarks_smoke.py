@@ -25,7 +25,10 @@ def test_quick_report_writes_markdown_and_plots(tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["MPLBACKEND"] = "Agg"
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.report", "--quick", "--output", str(output)],
+    # section 5 (a GPU's) on JAX's host devices, so that its code runs here too
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2").strip()
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.report", "--quick", "--device-platform", "cpu",
+                           "--output", str(output)],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
@@ -52,6 +55,10 @@ def test_quick_report_writes_markdown_and_plots(tmp_path):
         data = (img_dir / name).read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 5000, name
         assert f"](img/{name})" in text, name
+
+    gpu = text.split("## 5. GPU")[1].split("## Method")[0]
+    assert "Devices: cpu:0, cpu:1" in gpu and "Not run" not in gpu and gpu.count("sx.jit / jax.jit") == 3, gpu
+    assert {"gpu_size_sweep.png", "gpu_jit_calls.png"} <= written, written
 
     # views must not allocate data, in either library
     memory = text.split("## 4. Peak memory")[1].split("## 5.")[0]
