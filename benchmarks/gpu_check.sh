@@ -48,7 +48,7 @@ grep -A14 "^matmul accuracy" "$out/bench.log"
 echo "== 3. tests (device under test: $gpu)"
 tests=${CHECK_TESTS:-tests}
 STRIDEX_TEST_DEVICE=$gpu timeout "$(left 150)" python3 -m pytest -q -n "${CHECK_WORKERS:-12}" -p no:cacheprovider \
-  -p no:warnings -rfE --durations=10 $tests > "$out/tests.log" 2>&1; echo "tests rc=$?"
+  -p no:warnings -rfEs --durations=10 $tests > "$out/tests.log" 2>&1; echo "tests rc=$?"
 tail -30 "$out/tests.log"
 
 if [ -d .suite/array_api_tests ]; then
