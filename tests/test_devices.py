@@ -57,7 +57,8 @@ def test_devices_are_listed_named_and_resolved():
 def test_a_device_written_by_hand_is_looked_up_by_name():
     # `Device('cpu:1')` is how a device prints; written back, it names that JAX device (it once gave a host
     # array that claimed nothing was wrong)
-    for spelled in (sx.Device(DEV), DEV):
+    platform, index = DEV.split(":")
+    for spelled in (sx.Device(DEV), sx.Device(platform, int(index)), DEV):
         x = sx.asarray(np.arange(3.0), device=spelled)
         check(x, np.arange(3.0))
         assert x.device is next(d for d in sx.__array_namespace_info__().devices() if d.name == DEV)
@@ -65,6 +66,7 @@ def test_a_device_written_by_hand_is_looked_up_by_name():
     with sx.default_device(sx.Device(DEV)):
         check(sx.ones(2), np.ones(2))
     assert sx.asarray([1.0], device=sx.Device("cpu")).device.jax is None
+    assert sx.Device("cpu").is_host and not sx.Device(DEV).is_host and repr(sx.Device("cpu", 2)) == "Device('cpu:2')"
     with pytest.raises(ValueError, match="unknown device 'tpu:7'; the available devices are .*cpu:1"):
         sx.zeros(2, device=sx.Device("tpu:7"))
     with pytest.raises(TypeError, match="platform name such as"):

@@ -37,11 +37,12 @@ class Device:
         self.platform = platform
         self.id = id
         self.jax = jax
-        self.name = name if name is not None else platform if jax is None else f"{platform}:{id}"
+        # ("cpu" is the host; `Device("cpu", 1)` written by hand names JAX's device cpu:1)
+        self.name = name if name is not None else platform if jax is None and id == 0 else f"{platform}:{id}"
 
     @property
     def is_host(self) -> bool:
-        return self.jax is None
+        return self.jax is None and self.name == "cpu"  # (not a JAX device named by hand, `Device("cpu:1")`)
 
     def __repr__(self):
         return f"Device({self.name!r})"

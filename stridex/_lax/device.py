@@ -87,7 +87,7 @@ def resolve(device, what: str = "device") -> Device:
     if type(device) is Device:
         if device.jax is not None or device is HOST:
             return device
-        device = device.name  # (one written by hand, `Device("cuda:0")`: a name to look up)
+        device = device.name  # (one written by hand, `Device("cuda:0")` or `Device("cpu", 1)`: a name to look up)
     if isinstance(device, str):
         if device == "cpu":
             return HOST
