@@ -71,6 +71,9 @@ def test_a_device_written_by_hand_is_looked_up_by_name():
         sx.zeros(2, device=sx.Device("tpu:7"))
     with pytest.raises(TypeError, match="platform name such as"):
         sx.Device(jax.devices()[0])
+    with pytest.raises(TypeError, match="id=1.5"):
+        sx.Device("cpu", 1.5)
+    assert sx.Device("cpu", np.int64(2)) == "cpu:2"
 
 
 def test_default_device_for_a_block_and_for_the_process():

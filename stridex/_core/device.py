@@ -12,6 +12,7 @@ value type and the per-context default, which `with sx.default_device(d):` sets.
 
 from __future__ import annotations
 
+import operator
 from contextvars import ContextVar
 
 ENV_DEFAULT_DEVICE = "STRIDEX_DEFAULT_DEVICE"
@@ -29,13 +30,17 @@ class Device:
     __slots__ = ("id", "jax", "name", "platform")
 
     def __init__(self, platform: str = "cpu", id: int = 0, jax=None, name: str | None = None):
-        if not isinstance(platform, str) or not isinstance(id, int) or not isinstance(name, (str, type(None))):
+        try:
+            index = operator.index(id)  # (a NumPy integer too)
+        except TypeError:
+            index = None
+        if not isinstance(platform, str) or index is None or not isinstance(name, (str, type(None))):
             raise TypeError(f"Device(platform, id=0, jax=None, name=None) takes a platform name such as 'cpu' or "
                             f"'cuda:0' and an int id, got platform={platform!r}, id={id!r}, name={name!r}; pass a "
                             "JAX device as `device=` itself, or pick one from "
                             "sx.__array_namespace_info__().devices()")
         self.platform = platform
-        self.id = id
+        self.id = id = index
         self.jax = jax
         # ("cpu" is the host; `Device("cpu", 1)` written by hand names JAX's device cpu:1)
         self.name = name if name is not None else platform if jax is None and id == 0 else f"{platform}:{id}"
