@@ -24,7 +24,11 @@ PRIMITIVES: dict[str, Primitive] = {}
 
 # How the eager interpreter runs each kind of primitive:
 #   "compute": impl(*numpy_windows, **params) -> ndarray (or tuple) in fresh memory
-#   "view":    impl(View, **params) -> View over the same storage (O(1), no data touched)
+#   "view":    impl(View, **params) -> View over the same storage (O(1), no data touched), or None where
+#              this View's layout cannot take it (reshape_view of a non-contiguous View): the primitive then
+#              views a contiguous copy. The API functions copy first themselves; only a transformation that
+#              replays a recorded chain of views on a value of another layout (after a write through a
+#              flipped view, say) meets None, and it needs the values, not the aliasing (see `Trace.process`).
 #   "write":   impl(target_window, *input_windows, **params) writes into the target's storage
 KINDS = ("compute", "view", "write")
 
@@ -216,7 +220,11 @@ def _is_view_of(out: np.ndarray, w: np.ndarray) -> bool:
 def _eager_view(prim, args, params):
     (x,) = args
     storage, view = x._storage_view()
-    return Array._make(storage, prim.impl(view, **params), x._dtype)
+    out = prim.impl(view, **params)
+    if out is None:  # (a layout this view cannot take: see KINDS)
+        storage, view = PRIMITIVES["copy"].bind(x)._storage_view()
+        out = prim.impl(view, **params)
+    return Array._make(storage, out, x._dtype)
 
 
 def _eager_write(prim, args, params):

@@ -242,8 +242,11 @@ class Trace:
         if prim.kind == "view":
             x = self.to_tracer(args[0])
             (payload,) = outputs
-            return Tracer(self, self.aval(payload), payload, x._buffer, x._chain + ((prim, params),),
-                          prim.impl(x._view, **params))
+            view = prim.impl(x._view, **params)
+            if view is not None:
+                return Tracer(self, self.aval(payload), payload, x._buffer, x._chain + ((prim, params),), view)
+            # x's layout cannot take this view: a chain recorded by the trace above, replayed here after a
+            # write changed the layout. The values are the view's; the trace above tracks the aliasing.
         tracers = [self.new_tracer(p) for p in outputs]
         return tuple(tracers) if prim.multiple_results else tracers[0]
 

@@ -59,3 +59,24 @@ def test_data_dependent_primitives_can_be_compiled_at_a_graph_break(name):
     prim = PRIMITIVES[name]
     # boolean_gather is compiled as a gather of the mask's nonzero indices; the others need their length rule.
     assert prim.name == "boolean_gather" or callable(prim.output_size), f"{name}: no output_size rule"
+
+
+@pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
+def test_a_view_primitive_whose_rule_refuses_the_layout_views_a_copy(device):
+    """reshape_view of a flipped array (strides that cannot take the shape): the eager rule views a
+    contiguous copy, with the values reshaped and no memory shared (a transformation replaying a recorded
+    chain of views after a write changed the layout binds it so; the API functions copy first themselves)."""
+    import numpy as np
+
+    import stridex as sx
+
+    shadow = np.arange(6.0).reshape(3, 2)
+    x = sx.asarray(shadow, device=device)
+    flipped = sx.flip(x, axis=0)
+    assert flipped._storage_view()[1].reshape((6,)) is None
+    out = PRIMITIVES["reshape_view"].bind(flipped, shape=(6,))
+    want = shadow[::-1].reshape(6)  # (a copy: NumPy cannot view it either)
+    np.testing.assert_array_equal(out.to_device("cpu"), want)
+    assert out._storage is not x._storage
+    x[0, 0] = -1.0
+    np.testing.assert_array_equal(out.to_device("cpu"), want)  # a copy: the write into x is not seen

@@ -53,6 +53,29 @@ def test_grad_through_chain_of_views_and_inplace_ops():
                                rtol=1e-12)
 
 
+def write_through_a_flip_then_read_a_reshape(x):
+    """A write through a flipped view of b leaves b's value in a flipped layout, where a transformation
+    holds values; the reshape view of b taken before the write is re-derived from that value then, and a
+    flipped layout cannot be reshaped in place (a transformation met an internal assertion there)."""
+    b = x * 1.0
+    flipped = sx.flip(b, axis=0)
+    flat = sx.reshape(b, (-1,))  # a view of b while b is contiguous
+    flipped[0] = x[1] * 2.0  # b[-1] = 2 x[1]
+    return sx.sum(flat * sx.sin(flat))
+
+
+def test_transformations_rederive_a_reshape_view_after_a_write_through_a_flip():
+    x = np.arange(6.0).reshape(3, 2) / 5
+    check_grads(write_through_a_flip_then_read_a_reshape, [x])
+    jax_f = lambda x: jnp.sum((b := (x * 1.0).at[-1].set(x[1] * 2.0)).reshape(-1) * jnp.sin(b.reshape(-1)))
+    want = np.asarray(jax.grad(jax_f)(jnp.asarray(x)))
+    for how in (sx.grad, lambda f: sx.jit(sx.grad(f)), sx.jacrev, sx.jacfwd):
+        np.testing.assert_allclose(np.asarray(how(write_through_a_flip_then_read_a_reshape)(a64(x))), want,
+                                   rtol=1e-12)
+    check_batch(write_through_a_flip_then_read_a_reshape, [a64(np.stack([x, -x, 2 * x]))])
+    check_batch(sx.grad(write_through_a_flip_then_read_a_reshape), [a64(np.stack([x, -x, 2 * x]))])
+
+
 def _jax_version(x):
     b = x * 1.0
     b = b.at[:, -1].multiply(3.0)  # permute then reverse: row 0 of v is column -1 of b
