@@ -275,7 +275,8 @@ def _batch_as_strided(x, n, *, shape, strides, offset):
 
 as_strided = Primitive(
     "as_strided", kind="view",
-    impl=lambda view, *, shape, strides, offset: View(shape, strides, view.offset + offset),
+    impl=lambda view, *, shape, strides, offset: (  # (of a flat, contiguous View only)
+        View(shape, strides, view.offset + offset) if view.strides == (1,) or view.shape in ((0,), (1,)) else None),
     abstract_eval=_same_dtype(lambda _, *, shape, strides, offset: shape),
     lower=_lower_as_strided,
     jvp=linear_jvp,

@@ -80,3 +80,15 @@ def test_a_view_primitive_whose_rule_refuses_the_layout_views_a_copy(device):
     assert out._storage is not x._storage
     x[0, 0] = -1.0
     np.testing.assert_array_equal(out.to_device("cpu"), want)  # a copy: the write into x is not seen
+
+
+def test_as_strided_of_a_flat_view_that_is_not_contiguous_windows_a_copy():
+    """as_strided's strides count elements of a flat, contiguous input; of a reversed one (a replayed chain
+    may meet one), it windows a contiguous copy instead of reading outside the window."""
+    import numpy as np
+
+    import stridex as sx
+
+    reversed_ = sx.flip(sx.arange(6.0))
+    out = PRIMITIVES["as_strided"].bind(reversed_, shape=(2,), strides=(2,), offset=1)
+    np.testing.assert_array_equal(out, np.arange(6.0)[::-1][1:4:2])
