@@ -24,11 +24,14 @@ class Array:
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
     # --- construction (internal) ---------------------------------------------------------------
+    # Array has no `__init__` (nor does `JitModeArray`): `Array()` is an empty array whose fields the maker
+    # sets right after, as here. Calling the class costs less than `object.__new__(Array)` (no argument
+    # tuple, no check of the class), and this is on every eager result's and every jit call's path.
 
     @classmethod
     def _from_numpy(cls, a: np.ndarray) -> Array:
         """Adopt ndarray `a` (fresh memory, not shared with any other array) without copying."""
-        self = object.__new__(cls)
+        self = cls()
         self._np = a
         self._storage = None
         self._view = None
@@ -37,7 +40,7 @@ class Array:
 
     @classmethod
     def _make(cls, storage: Storage, view: View, dtype: DType) -> Array:
-        self = object.__new__(cls)
+        self = cls()
         self._storage = storage
         self._view = view
         self._dtype = dtype
@@ -64,7 +67,7 @@ class Array:
         as `View` (tests check they agree), in C; the View itself is derived from `w` only when needed.
         Only valid while no trace is active and the storage is writable (see `_fast_storage`).
         """
-        r = object.__new__(Array)
+        r = Array()
         r._np = w
         r._storage = self._storage
         r._view = None

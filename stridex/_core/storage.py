@@ -92,14 +92,23 @@ class Storage:
     # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _handover._snapshot).
     jax_copy = None
 
-    def __init__(self, buf: np.ndarray | None, readonly: bool = False, owner=None, device=None):
+    # Storage has no `__init__` (nor does its subclass `DeviceStorage`): `Storage()` is an empty one whose
+    # fields the maker sets right after, as `of` does here and `stridex._lax.device.adopt_out` does for JAX
+    # results. Calling the class with no `__init__` costs less than `object.__new__(Storage)`, and a jit
+    # call makes one for every result. The fields: `buf`, `readonly`, `owner` and `device` as above, and
+    # `jax_view`: when `owner` is a JAX array holding exactly this buffer, the View of the array that spans
+    # it (`jit` then hands JAX its own array back instead of converting the NumPy window).
+
+    @classmethod
+    def of(cls, buf: np.ndarray, readonly: bool = False, owner=None) -> Storage:
+        """A host storage over 1-D ndarray `buf`, kept alive by `owner` (if any)."""
+        self = cls()
         self.buf = buf
         self.readonly = readonly
         self.owner = owner
-        self.device = device
-        # When `owner` is a JAX array holding exactly this buffer, the View of the array that spans it:
-        # `jit` then hands JAX its own array back instead of converting the NumPy window.
+        self.device = None
         self.jax_view = None
+        return self
 
     def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
@@ -125,9 +134,9 @@ def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None
     if readonly is None:
         readonly = not a.flags.writeable
     if a.size == 0:
-        return Storage(np.empty(0, a.dtype), readonly=False), View.contiguous(a.shape)
+        return Storage.of(np.empty(0, a.dtype)), View.contiguous(a.shape)
     if a.flags.c_contiguous:
-        return Storage(a.reshape(-1), readonly=readonly, owner=owner), View.contiguous(a.shape)
+        return Storage.of(a.reshape(-1), readonly, owner), View.contiguous(a.shape)
     strides = []
     for s in a.strides:
         if s % itemsize:
@@ -147,4 +156,4 @@ def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None
         low = a[tuple(flips)]
     span = 1 + sum((n - 1) * abs(s) for n, s in zip(a.shape, strides))
     buf = np.lib.stride_tricks.as_strided(low, shape=(span,), strides=(itemsize,), writeable=not readonly)
-    return Storage(buf, readonly=readonly, owner=owner), View(tuple(a.shape), tuple(strides), offset)
+    return Storage.of(buf, readonly, owner), View(tuple(a.shape), tuple(strides), offset)

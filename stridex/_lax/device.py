@@ -429,21 +429,18 @@ def _settle(entry: list, call) -> None:
     entry[3] = True
 
 
-_new = object.__new__
-
-
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     """An Array over a JAX result `buffer` whose View and dtype are known (an executable's or a jit program's
     output). On a device (`dev`): a DeviceStorage whose buffer only this storage holds (writes may donate it).
     On the host (`dev` None): a read-only Storage owned by the JAX array, its NumPy buffer made on first use.
     Built field by field: this is on every eager device operation's and every jit call's path."""
-    storage = _new(Storage if dev is None else DeviceStorage)
+    storage = Storage() if dev is None else DeviceStorage()
     storage.buf = None
     storage.readonly = dev is None
     storage.owner = buffer
     storage.device = dev
     storage.jax_view = view
-    out = _new(Array)
+    out = Array()
     out._storage = storage
     out._view = view
     out._dtype = dtype

@@ -157,7 +157,7 @@ def _eager_compute(prim, args, params):
             wb = _eager_operand(prim, b)
         out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
         if type(out) is np.ndarray and out.base is None:
-            result = object.__new__(Array)
+            result = Array()
             result._np = out
             result._storage = None
             result._view = None

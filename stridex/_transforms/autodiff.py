@@ -250,7 +250,7 @@ class VJPTrace(Trace):
                 continue
             storage = leaf._storage_view()[0]
             if id(storage) not in copies:
-                copies[id(storage)] = (storage, Storage(aligned_copy(storage.numpy_buffer())))
+                copies[id(storage)] = (storage, Storage.of(aligned_copy(storage.numpy_buffer())))
         if not copies and not buffers:
             return
 

@@ -121,7 +121,7 @@ def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
     buf = root._storage_view()[0].buf
     flat = np.lib.stride_tricks.as_strided(buf[lo:], shape=(span,), strides=(buf.itemsize,),
                                            writeable=not readonly)
-    return Array._make(Storage(flat, readonly=readonly), View((span,), (1,), 0), root.dtype)
+    return Array._make(Storage.of(flat, readonly), View((span,), (1,), 0), root.dtype)
 
 
 def adopt_jax(out, device=None) -> Array:

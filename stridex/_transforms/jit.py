@@ -114,6 +114,11 @@ class _Signature:
 class Jitted:
     """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
 
+    # `__call__` is a slot: Python looks it up on the class, finds the slot's descriptor, and calls what this
+    # instance holds there, with no Python frame in between: the memo of a recent call's arguments (the only
+    # frame of a steady-state call, see `stridex/_transforms/memo.py`), or the general call, `_dispatch`.
+    __slots__ = ("__call__", "__dict__", "__weakref__")
+
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
                  graph_breaks: bool = True):
         self._fun = fun
@@ -138,7 +143,7 @@ class Jitted:
         self._dispatcher = _memo.dispatcher(self)
         self._memos = ()
         self._recent_windows = []  # (weak references: see `memo.comes_again`)
-        self._call = self._dispatcher
+        self.__call__ = self._dispatcher
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
@@ -296,12 +301,6 @@ class Jitted:
         return traced
 
     # --- calling --------------------------------------------------------------------------------
-    __call__ = property(operator.attrgetter("_call"), doc="""Call the compiled function.
-
-    Python looks `__call__` up on the class; this one hands the call to the instance's `_call`, with no
-    Python frame in between (the getter is C code): the memo of a recent call's arguments (one frame for a
-    steady-state call, see `stridex/_transforms/memo.py`), or the general call, `_dispatch`.""")
-
     def _dispatch(self, *args, **kwargs):
         """The general call: the fast cache for plain array arguments, else the signature and the cache."""
         if current_trace() is not None:
@@ -387,7 +386,7 @@ class Jitted:
     def clear_cache(self) -> None:
         with self._lock:
             self._memos = ()
-            self._call = self._dispatcher
+            self.__call__ = self._dispatcher
         self._cache.clear()
         self._fast_cache.clear()
 

@@ -10,26 +10,29 @@ JAX buffer), as `dataclasses` and `namedtuple` generate theirs: the checks unrol
 compare against bound as closure cells. The code for one shape is compiled once (`_factory`); a memo for
 new arguments of that shape is one call of its factory.
 
-A memo is what calling its `Jitted` calls (`Jitted.__call__` hands the call to the instance's `_call`),
+A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result's Array and Storage itself,
 field by field as `stridex._lax.device.adopt_out` does. `source(...)` shows the code; for one JAX result
 and one small NumPy window, a program with one output:
 
-    def memo(*args, **kwargs):
-        if kwargs or len(args) != 2 or current_trace() is not None:
-            return link[0](*args, **kwargs)
-        a0, a1 = args
+    def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
+        if kw or more or a1 is UNSET or current_trace() is not None:
+            return link[0](*given(a0, a1), *more, **kw)
         if (type(a0) is not Array or a0._dtype is not dtype0
                 or a0._np is not None or a0._view is not view0 or (s0 := a0._storage).device is not device0
                 or type(a1) is not Array or a1._dtype is not dtype1
                 or a1._np is not window1):
-            return link[0](*args)  # not this memo's arguments: the next memo, or the general call
+            return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
         if s0.jax_view is view0 and bytes1 == window1.tobytes():
-            st = new(out_storage)
+            st = out_storage()
             st.buf = None
             ...
             return out
-        return remember_after(ref(), args, entry, memo)
+        return remember_after(ref(), (a0, a1), entry, memo)
+
+The parameters are named, not `*args`: they bind the arguments directly, where `*args` would copy them
+into a new tuple to be unpacked again. A call of any other form (fewer or more arguments, keywords)
+reaches the link with exactly the arguments it was given.
 
 A jitted function keeps the memos of its last `WAYS` argument sets, most recent first, so that a loop
 alternating between a few argument sets (a training and an evaluation batch, say) stays on this path.
@@ -68,6 +71,14 @@ array; its buffer passed as it is when the View is the whole buffer)."""
 
 WAYS = 4
 """How many argument sets a jitted function keeps memos for (the least recently made is dropped)."""
+
+UNSET = object()
+"""The default of a memo's parameters: the argument was not passed (the call has fewer arguments)."""
+
+
+def given(*args) -> list:
+    """The arguments of a call that a memo took in its parameters, without the ones not passed."""
+    return [a for a in args if a is not UNSET]
 
 
 def dispatcher(jitted):
@@ -156,7 +167,7 @@ def install(jitted, memo, replacing=None) -> None:
             m.link[0] = following
             following = m
         jitted._memos = memos
-        jitted._call = memo
+        jitted.__call__ = memo
 
 
 def remember_after(jitted, args: tuple, entry, memo):
@@ -173,8 +184,8 @@ def remember_after(jitted, args: tuple, entry, memo):
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "current_trace": current_trace, "matmul_key": matmul_key, "new": object.__new__,
-                 "remember_after": remember_after}
+    namespace = {"Array": Array, "UNSET": UNSET, "current_trace": current_trace, "given": given,
+                 "matmul_key": matmul_key, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
     return namespace["factory"]
@@ -205,16 +216,19 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
             jax_args.append(f"copy{i}")
     if checks_precision:
         checks.append("matmul_key() is not precision")
-    lines = ["def memo(*args, **kwargs):",
-             f"    if kwargs or len(args) != {n} or current_trace() is not None:",
-             "        return link[0](*args, **kwargs)"]
-    if n:
-        lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
+    names = [f"a{i}" for i in range(n)]
+    # (named parameters, UNSET when not passed; `more` and `kw` take the rest: see the module docstring)
+    signature = ", ".join([*(f"{a}=UNSET" for a in names), *(["/"] if n else []), "*more", "**kw"])
+    other_form = ["kw", "more", *([f"{names[-1]} is UNSET"] if n else []), "current_trace() is not None"]
+    lines = [f"def memo({signature}):",
+             f"    if {' or '.join(other_form)}:",
+             f"        return link[0](*given({', '.join(names)}), *more, **kw)" if n else
+             "        return link[0](*more, **kw)"]
     if checks:
         lines.append(f"    if ({checks[0]}")
         lines += [f"            or {c}" for c in checks[1:]]
         lines[-1] += "):"
-        lines.append("        return link[0](*args)  # not this memo's arguments: the next memo, or the general call")
+        lines.append(f"        return link[0]({', '.join(names)})  # not this memo's arguments: the next memo, or the general call")
     body = "    "
     if outputs is not None:
         call = f"call({', '.join(jax_args)})"
@@ -224,15 +238,15 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if outputs == "one":  # (the fields `adopt_out` sets, written out: a function call less on every call)
             params += ["call", "out_view", "out_dtype", "out_device", "out_storage", "out_readonly"]
             lines += [body + line for line in (
-                "st = new(out_storage)", "st.buf = None", "st.readonly = out_readonly", f"st.owner = {call}",
+                "st = out_storage()", "st.buf = None", "st.readonly = out_readonly", f"st.owner = {call}",
                 "st.device = out_device", "st.jax_view = out_view",
-                "out = new(Array)", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
+                "out = Array()", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
                 "out._np = None", "return out")]
         else:
             params += ["call", "outputs"]
             lines.append(f"{body}return outputs({call})")
     if outputs is None or ready:
-        lines.append("    return remember_after(ref(), args, entry, memo)")
+        lines.append(f"    return remember_after(ref(), ({', '.join(names)}{',' if n == 1 else ''}), entry, memo)")
     if checks_precision:
         params.append("precision")  # (last: `make` passes it after the values of every argument and output)
     header = f"def factory({', '.join(['ref', 'link', 'entry', *params])}):"

@@ -36,7 +36,7 @@ def counting_dispatches(jitted):
 
 
 def memo_of(jitted):
-    memo = jitted._call
+    memo = jitted.__call__
     assert hasattr(memo, "entry"), "no memo: the call goes to the general path"
     return memo
 
@@ -63,7 +63,7 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
     assert ("remember_after" in text) == (outputs is None or bool(kinds))
-    assert ("new(Array)" in text) == (outputs == "one")
+    assert ("out = Array()" in text) == (outputs == "one")
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
@@ -126,7 +126,7 @@ def test_an_input_written_before_every_call_keeps_its_memo():
     for _ in range(5):
         written += 1.0
         assert_same(g(x, y), f(x, y))
-    assert g._call is memo and len(runs) == 5
+    assert g.__call__ is memo and len(runs) == 5
 
 
 def test_the_memo_misses_on_another_argument_dtype_count_or_precision():
@@ -152,6 +152,38 @@ def test_the_memo_misses_on_another_argument_dtype_count_or_precision():
         before = len(misses)
         memo(x)  # compiled under another matmul precision
         assert len(misses) == before + 1
+
+
+def test_a_memo_passes_a_call_of_any_other_form_on_whole():
+    """A memo takes its arguments in named parameters (UNSET when not passed), with `*more` and `**kw` for
+    the rest: a call with fewer or more arguments, or with keywords (its parameters' own names included:
+    they are positional-only), reaches the general call with exactly the arguments it was given."""
+    f = lambda a, b=None, c=None: a * 2 if b is None else (a * b if c is None else a * b + c)
+    g = sx.jit(f)
+    x, y = sx.asarray([1.0, 2.0]), sx.asarray([3.0, 4.0])
+    for _ in range(3):
+        g(x, y)
+    memo = memo_of(g)
+    misses = counting_dispatches(g)
+    for args, kwargs in [((x,), {}), ((x, y, y), {}), ((x,), {"b": y}), ((), {"a": x, "b": y}), ((x, y), {"c": x})]:
+        before = len(misses)
+        assert_same(g(*args, **kwargs), f(*args, **kwargs))
+        assert g.__call__ is memo and len(misses) == before + 1, (args, kwargs)
+    for args, kwargs in [((x,), {"a0": y}), ((x, y), {"a1": y}), ((x, y, y, y), {})]:
+        with pytest.raises(TypeError):
+            f(*args, **kwargs)
+        with pytest.raises(TypeError):
+            g(*args, **kwargs)  # what the function itself refuses, as it refuses it
+    assert_same(g(x, y), f(x, y))
+    nothing = sx.jit(lambda: sx.ones(2))
+    for _ in range(3):
+        nothing()
+    assert hasattr(nothing.__call__, "entry")
+    with pytest.raises(TypeError):
+        nothing(x)
+    with pytest.raises(TypeError):
+        nothing(a=x)
+    assert_same(nothing(), sx.ones(2))
 
 
 @pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
@@ -243,7 +275,7 @@ def test_no_memo_for_a_window_over_the_snapshot_size(count):
     x = sx.asarray(np.arange(float(count)))
     for _ in range(3):
         assert_same(g(x), x + 1.0)
-    assert hasattr(g._call, "entry") == (count * 8 <= SNAPSHOT_MAX_BYTES)
+    assert hasattr(g.__call__, "entry") == (count * 8 <= SNAPSHOT_MAX_BYTES)
 
 
 def test_factories_are_made_once_per_shape_of_call():
