@@ -1,11 +1,15 @@
 """The array object: `Array = (Storage, View, DType)`, with the spec's attributes and protocols.
 
 Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
-window and only creates its Storage/View when a view of it is taken. Its operators, `x[key]`, `.T` and
+window and only creates its Storage/View when a view of it is taken. So are JAX results on the host (a
+jit call's outputs): such an Array keeps the JAX array in `_jax`, with `_np` and `_storage` None, and its
+Storage (read-only, the JAX array its owner) is made when something needs it (`_storage_view`). Its operators, `x[key]`, `.T` and
 `.mT` delegate to the namespace, which installs them from one table (`stridex/_api/array_object.py`).
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -15,11 +19,13 @@ from stridex._core.dtypes import FROM_NUMPY, DType, from_numpy
 from stridex._core.storage import Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
 
+_ADOPTING = threading.Lock()  # (see Array._jax_storage)
+
 
 class Array:
     """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
 
-    __slots__ = ("__weakref__", "_dtype", "_np", "_storage", "_view")
+    __slots__ = ("__weakref__", "_dtype", "_jax", "_np", "_storage", "_view")
     __hash__ = None  # arrays compare elementwise, so they are not hashable
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
@@ -47,13 +53,31 @@ class Array:
         self._np = None
         return self
 
+    def _jax_storage(self) -> Storage:
+        """The Storage of a JAX result on the host, made now if it is not yet (under a lock: two threads
+        must not give the array two storages, which would copy on write apart)."""
+        with _ADOPTING:
+            st = self._storage
+            if st is None:
+                st = Storage()
+                st.buf = None
+                st.readonly = True
+                st.owner = self._jax
+                st.device = None
+                st.jax_view = self._view
+                self._storage = st
+        return st
+
     def _eager_window(self, prim):
         """The NumPy window an eager primitive reads; tracers override this to refuse."""
         return window(self)
 
     def _storage_view(self) -> tuple[Storage, View]:
-        """This array's (Storage, View), adopting a fresh NumPy result or deriving the View of a fast-path view."""
+        """This array's (Storage, View), adopting a fresh NumPy or JAX result or deriving the View of a
+        fast-path view."""
         if self._storage is None:
+            if self._np is None:
+                return self._jax_storage(), self._view
             made = storage_from_ndarray(self._np)
             self._storage, self._view = made
         elif self._view is None:
@@ -182,7 +206,10 @@ class Array:
         asynchronously); every read waits for it anyway, so this is only needed for timing.
         """
         st = self._storage
-        if st is not None and st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
+        if st is None:
+            if self._np is None:  # a JAX result on the host, its Storage not made yet
+                self._jax.block_until_ready()
+        elif st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
             st.owner.block_until_ready()
         return self
 
@@ -254,6 +281,8 @@ def window(a: Array) -> np.ndarray:
     if w is not None:
         return w
     storage, view = a._storage, a._view
+    if storage is None:  # a JAX result on the host, its Storage not made yet
+        storage = a._jax_storage()
     np_dtype = a._dtype.np
     buf = storage.buf
     if buf is None:

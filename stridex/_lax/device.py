@@ -180,7 +180,7 @@ def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     not own it (the first write then copies instead of donating)."""
     dtype = dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)]
     out = adopt_out(buffer, View.contiguous(tuple(buffer.shape)), dtype, dev)
-    out._storage.readonly = readonly
+    out._storage_view()[0].readonly = readonly
     return out
 
 
@@ -432,19 +432,23 @@ def _settle(entry: list, call) -> None:
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     """An Array over a JAX result `buffer` whose View and dtype are known (an executable's or a jit program's
     output). On a device (`dev`): a DeviceStorage whose buffer only this storage holds (writes may donate it).
-    On the host (`dev` None): a read-only Storage owned by the JAX array, its NumPy buffer made on first use.
-    Built field by field: this is on every eager device operation's and every jit call's path."""
-    storage = Storage() if dev is None else DeviceStorage()
-    storage.buf = None
-    storage.readonly = dev is None
-    storage.owner = buffer
-    storage.device = dev
-    storage.jax_view = view
+    On the host (`dev` None): the JAX array kept as it is, its read-only Storage made when first needed
+    (see `Array._jax_storage`). Built field by field: this is on every eager device operation's and every
+    jit call's path."""
     out = Array()
-    out._storage = storage
     out._view = view
     out._dtype = dtype
     out._np = None
+    if dev is None:
+        out._jax = buffer
+        out._storage = None
+        return out
+    storage = out._storage = DeviceStorage()
+    storage.buf = None
+    storage.readonly = False
+    storage.owner = buffer
+    storage.device = dev
+    storage.jax_view = view
     return out
 
 

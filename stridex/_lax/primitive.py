@@ -142,7 +142,8 @@ def _eager_compute(prim, args, params):
         if type(a) is Array:
             wa = a._np
             if wa is None:
-                if a._storage.device is not None:  # (on a JAX device: run there, without OnDevice's detour)
+                st = a._storage
+                if st is not None and st.device is not None:  # (on a JAX device: run there, without OnDevice's detour)
                     return _device.run(prim, args, params)
                 wa = window(a)
         else:
@@ -150,7 +151,8 @@ def _eager_compute(prim, args, params):
         if type(b) is Array:
             wb = b._np
             if wb is None:
-                if b._storage.device is not None:
+                st = b._storage
+                if st is not None and st.device is not None:
                     return _device.run(prim, args, params)
                 wb = window(b)
         else:

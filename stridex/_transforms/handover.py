@@ -135,7 +135,10 @@ def jax_argument(x: Array):
     for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
     one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
     st = x._storage
-    if st is not None and st.jax_view is not None and x._view is st.jax_view:
+    if st is None:
+        if x._np is None:  # a JAX result on the host, its Storage not made yet
+            return x._jax
+    elif st.jax_view is not None and x._view is st.jax_view:
         return st.owner
     if st is not None and st.device is not None:  # a device array: its View, read on the device
         return _device.materialized(x)

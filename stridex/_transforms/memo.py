@@ -11,21 +11,22 @@ compare against bound as closure cells. The code for one shape is compiled once 
 new arguments of that shape is one call of its factory.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
-so it is the only Python frame of a steady-state call; it builds the result's Array and Storage itself,
-field by field as `stridex._lax.device.adopt_out` does. `source(...)` shows the code; for one JAX result
-and one small NumPy window, a program with one output:
+so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
+`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array: its Storage is made
+when first needed). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
+window, a program with one output on the host:
 
     def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
         if kw or more or a1 is UNSET or current_trace() is not None:
             return link[0](*given(a0, a1), *more, **kw)
         if (type(a0) is not Array or a0._dtype is not dtype0
-                or a0._np is not None or a0._view is not view0 or (s0 := a0._storage).device is not device0
+                or a0._np is not None or a0._storage is not None or a0._view is not view0
                 or type(a1) is not Array or a1._dtype is not dtype1
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
-        if s0.jax_view is view0 and bytes1 == window1.tobytes():
-            st = out_storage()
-            st.buf = None
+        if bytes1 == window1.tobytes():
+            out = Array()
+            out._jax = call(a0._jax, copy1)
             ...
             return out
         return remember_after(ref(), (a0, a1), entry, memo)
@@ -58,15 +59,15 @@ import weakref
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._core.storage import Storage
 from stridex._lax.device import DeviceStorage
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
 
-WINDOW, BUFFER = "window", "buffer"
+WINDOW, BUFFER, RESULT = "window", "buffer", "result"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
-snapshot reused while the bytes match), or a View of a storage with no window (a JAX result or a device
-array; its buffer passed as it is when the View is the whole buffer)."""
+snapshot reused while the bytes match), a View of a storage with no window (a JAX result or a device
+array; its buffer passed as it is when the View is the whole buffer), or a JAX result on the host whose
+Storage is not made yet (its JAX array passed as it is: nothing can have written it)."""
 
 
 WAYS = 4
@@ -106,8 +107,13 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     for a in args:
         w = a._np
         if w is None:
-            kinds.append(BUFFER)
-            values += (a._dtype, a._view, a._storage.device)
+            st = a._storage
+            if st is None:
+                kinds.append(RESULT)
+                values += (a._dtype, a._view)
+            else:
+                kinds.append(BUFFER)
+                values += (a._dtype, a._view, st.device)
             continue
         if w.nbytes > handover.SNAPSHOT_MAX_BYTES:
             return None
@@ -124,10 +130,9 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         outputs = "several"
         values += (direct[0], entry.outputs)
     else:
-        outputs = "one"
         call, view, dtype, device = direct
-        # (the Storage `adopt_out` makes for a result on `device`)
-        values += (call, view, dtype, device, Storage if device is None else DeviceStorage, device is None)
+        outputs = "host" if device is None else "device"  # (what `adopt_out` makes for a result there)
+        values += (call, view, dtype) if device is None else (call, view, dtype, device)
     key = (tuple(kinds), outputs, entry.matmul_key is not None)
     if current is not None and current.key == key and all(map(operator.is_, values, current.values)):
         return current
@@ -184,8 +189,8 @@ def remember_after(jitted, args: tuple, entry, memo):
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "UNSET": UNSET, "current_trace": current_trace, "given": given,
-                 "matmul_key": matmul_key, "remember_after": remember_after}
+    namespace = {"Array": Array, "DeviceStorage": DeviceStorage, "UNSET": UNSET, "current_trace": current_trace,
+                 "given": given, "matmul_key": matmul_key, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
     return namespace["factory"]
@@ -194,8 +199,9 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
 def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     """The Python source of the memo factory for one shape of call.
 
-    kinds: each argument's kind (WINDOW, BUFFER, or None for a window with no JAX copy yet); outputs: "one"
-    or "several" when the executable may be called directly with these arguments, else None;
+    kinds: each argument's kind (WINDOW, BUFFER, RESULT, or None for a window with no JAX copy yet);
+    outputs: "host" or "device" (one output, there) or "several" when the executable may be called directly
+    with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
     """
     n = len(kinds)
@@ -206,9 +212,13 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if kind == BUFFER:
             params += [f"dtype{i}", f"view{i}", f"device{i}"]
             checks.append(f"{a}._np is not None or {a}._view is not view{i} "
-                          f"or (s{i} := {a}._storage).device is not device{i}")
+                          f"or (s{i} := {a}._storage) is None or s{i}.device is not device{i}")
             ready.append(f"s{i}.jax_view is view{i}")  # (the whole buffer: a View of it is read inside a program)
             jax_args.append(f"s{i}.owner")
+        elif kind == RESULT:
+            params += [f"dtype{i}", f"view{i}"]
+            checks.append(f"{a}._np is not None or {a}._storage is not None or {a}._view is not view{i}")
+            jax_args.append(f"{a}._jax")
         else:
             params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}"]
             checks.append(f"{a}._np is not window{i}")
@@ -235,10 +245,15 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if ready:
             lines.append(f"    if {' and '.join(ready)}:")
             body = "        "
-        if outputs == "one":  # (the fields `adopt_out` sets, written out: a function call less on every call)
-            params += ["call", "out_view", "out_dtype", "out_device", "out_storage", "out_readonly"]
+        if outputs == "host":  # (the fields `adopt_out` sets, written out: a function call less on every call)
+            params += ["call", "out_view", "out_dtype"]
             lines += [body + line for line in (
-                "st = out_storage()", "st.buf = None", "st.readonly = out_readonly", f"st.owner = {call}",
+                "out = Array()", f"out._jax = {call}", "out._storage = None", "out._view = out_view",
+                "out._dtype = out_dtype", "out._np = None", "return out")]
+        elif outputs == "device":
+            params += ["call", "out_view", "out_dtype", "out_device"]
+            lines += [body + line for line in (
+                "st = DeviceStorage()", "st.buf = None", "st.readonly = False", f"st.owner = {call}",
                 "st.device = out_device", "st.jax_view = out_view",
                 "out = Array()", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
                 "out._np = None", "return out")]

@@ -102,6 +102,9 @@ class Tracer(Array):
     def _fast_storage(self) -> bool:
         return False
 
+    def block_until_ready(self) -> Tracer:
+        return self  # (a traced value has nothing to wait for; the program's result is waited for outside)
+
     def _check_live(self, what: str):
         if self._trace.finished:
             raise EscapedTracerError(

@@ -548,6 +548,11 @@ def test_block_until_ready_returns_the_array():
     assert float(r[0]) == 2.0
     eager = sx.asarray([3.0])
     assert eager.block_until_ready() is eager
+    inside = []
+    sx.jit(lambda a: inside.append(a.block_until_ready() is a) or a * 2.0)(eager)  # a traced value: itself
+    assert inside == [True]
+    on_device = sx.asarray([1.0, 2.0], device="cpu:1") * 2.0
+    assert on_device.block_until_ready() is on_device
 
 
 def test_the_memo_does_not_keep_a_large_input_alive():

@@ -18,7 +18,7 @@ from stridex._core.storage import Storage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, WAYS, WINDOW, source
+from stridex._transforms.memo import BUFFER, RESULT, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
@@ -50,20 +50,23 @@ def counting_runs(jitted):
     return runs
 
 
-@pytest.mark.parametrize("kinds", [(), (BUFFER,), (WINDOW,), (None,), (BUFFER, WINDOW, None)])
-@pytest.mark.parametrize("outputs", [None, "one", "several"])
+@pytest.mark.parametrize("kinds", [(), (BUFFER,), (RESULT,), (WINDOW,), (None,), (BUFFER, RESULT, WINDOW, None)])
+@pytest.mark.parametrize("outputs", [None, "host", "device", "several"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     text = source(kinds, outputs, checks_precision)
     compile(text, "<memo>", "exec")
-    buffers = sum(k == BUFFER for k in kinds)
+    views = sum(k in (BUFFER, RESULT) for k in kinds)
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
-    assert text.count("._view is not view") == buffers  # a JAX buffer's View and device
-    assert text.count("._np is not window") == len(kinds) - buffers  # a NumPy window
+    assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
+    assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
+    # (a result's JAX array passed to the executable; a result on the host made over the executable's)
+    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host"))
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
-    assert ("remember_after" in text) == (outputs is None or bool(kinds))
-    assert ("out = Array()" in text) == (outputs == "one")
+    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, WINDOW, None) for k in kinds))
+    assert ("out = Array()" in text) == (outputs in ("host", "device"))
+    assert ("DeviceStorage()" in text) == (outputs == "device")
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
@@ -188,20 +191,28 @@ def test_a_memo_passes_a_call_of_any_other_form_on_whole():
 
 @pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
 def test_a_memo_builds_its_result_as_adopt_out_does(device):
-    """The memo makes its one result's Array and Storage in line; they must be what `adopt_out` makes, on
-    the host and on a JAX device (tests/conftest.py gives JAX four CPU devices)."""
+    """The memo makes its one result in line; it must be what `adopt_out` makes, on the host (an Array that
+    keeps the JAX array, its Storage made when first needed) and on a JAX device (a DeviceStorage)
+    (tests/conftest.py gives JAX four CPU devices)."""
     g = sx.jit(lambda a: a * 2.0)
     r = g(sx.asarray([1.0, 2.0], device=device))
     for _ in range(3):
         out = g(r)
     assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
-    reference = adopt_out(out._storage.owner, out._view, out._dtype, out._storage.device)
-    for name in ("_view", "_dtype", "_np"):
+    buffer = out._jax if device is None else out._storage.owner
+    reference = adopt_out(buffer, out._view, out._dtype, None if device is None else out._storage.device)
+    for name in ("_view", "_dtype", "_np", "_storage") if device is None else ("_view", "_dtype", "_np"):
         assert getattr(out, name) is getattr(reference, name), name
-    assert type(out._storage) is type(reference._storage)
-    assert (type(out._storage) is Storage) == (device is None)
-    for name in Storage.__slots__[2:]:
-        assert getattr(out._storage, name) is getattr(reference._storage, name), name
+    if device is None:
+        assert out._jax is reference._jax
+        storage = out._storage_view()[0]  # made now, as any use that needs it makes it
+        assert type(storage) is Storage and out._storage is storage and out._storage_view()[0] is storage
+        assert (storage.buf, storage.readonly, storage.owner, storage.device, storage.jax_view) == (
+            None, True, buffer, None, out._view)
+    else:
+        assert type(out._storage) is type(reference._storage) is not Storage
+        for name in Storage.__slots__[2:]:
+            assert getattr(out._storage, name) is getattr(reference._storage, name), name
     assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
 
@@ -306,3 +317,45 @@ def test_threads_calling_with_their_own_arguments_see_their_own_values():
 
     failures = run_in_threads(work, list(range(6)))
     assert not failures, failures
+
+
+@pytest.mark.parametrize("count", [2, 4096], ids=["small", "above the aligned-output size"])
+def test_a_jit_result_on_the_host_gets_its_storage_when_a_use_needs_it(count):
+    """A jit result on the host keeps its JAX array and no Storage until something needs one; passed to a
+    jitted function again it goes to the executable as it is. Every use gives the values an eager run
+    gives, and a write copies (the JAX array is not changed under a result that shares it)."""
+    g = sx.jit(lambda a: a * 2.0)
+    shadow = np.arange(float(count))
+    x = sx.asarray(shadow)
+    uses = {
+        "view": lambda r: r[1:],
+        "eager op": lambda r: r + 1.0,
+        "print": lambda r: repr(r),
+        "NumPy": lambda r: np.asarray(r),
+        "DLPack": lambda r: np.from_dlpack(r),
+        "to_device": lambda r: r.to_device("cpu:1"),
+        "jit again": lambda r: g(r),
+    }
+    for name, use in uses.items():
+        r = g(x)
+        assert r._storage is None and r._np is None, name  # (no Storage yet)
+        use(r)
+        assert_same(r, sx.asarray(shadow * 2.0))
+    r = g(x)
+    again = g(r)
+    assert r._storage is None  # handed to the executable as its JAX array
+    jax_array = r._jax
+    r[0] = -1.0  # a write: the Storage is made now, and copies
+    assert r._storage is not None and r._storage.owner is not jax_array
+    np.testing.assert_array_equal(np.asarray(jax_array), shadow * 2.0)
+    assert float(r[0]) == -1.0 and float(g(r)[0]) == -2.0
+    assert_same(again, sx.asarray(shadow * 4.0))
+
+
+def test_threads_making_a_jit_result_s_storage_make_one():
+    g = sx.jit(lambda a: a * 2.0)
+    for _ in range(20):
+        r = g(sx.asarray([1.0, 2.0]))
+        made = []
+        assert run_in_threads(lambda _, r=r, made=made: made.append(r._storage_view()[0]), range(4)) == []
+        assert len(made) == 4 and all(m is r._storage for m in made)
