@@ -89,7 +89,8 @@ class Storage:
     # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
     # `jit` passes that JAX array again instead of converting the window on every call.
     jax_alias = None
-    # (NumPy window, its bytes, JAX copy or None): `jit`'s snapshot of a small input (see _handover._snapshot).
+    # (NumPy window, its bytes, JAX copy or None, a byte view of a tiny window or None): `jit`'s snapshot of a
+    # small input (see _handover._snapshot).
     jax_copy = None
 
     # Storage has no `__init__` (nor does its subclass `DeviceStorage`): `Storage()` is an empty one whose

@@ -193,10 +193,26 @@ def _snapshot(storage: Storage, w: np.ndarray):
         copy = seen[2]
         if copy is None:
             copy = _to_jax(w)
-            storage.jax_copy = (w, data, copy)
+            storage.jax_copy = (w, data, copy, byte_view(w))
         return copy
-    storage.jax_copy = (w, data, None)
+    storage.jax_copy = (w, data, None, None)
     return w
+
+
+TINY_BYTES = 16
+"""Up to this many bytes (a number or two), a window's bytes compare faster in place, through a byte view
+of them, than copied out by `tobytes`: a memoryview compares item by item, so beyond that the copy wins."""
+
+
+def byte_view(w: np.ndarray) -> memoryview | None:
+    """A view of the bytes of tiny window `w` (C-contiguous, at most TINY_BYTES) that compares with a bytes
+    object in place, or None (a larger or strided window, or a dtype NumPy does not export: bfloat16)."""
+    if w.nbytes > TINY_BYTES or not w.flags.c_contiguous:
+        return None
+    try:
+        return memoryview(w).cast("B")
+    except (TypeError, ValueError, BufferError):
+        return None
 
 
 _IDENTITY = None

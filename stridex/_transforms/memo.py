@@ -63,11 +63,12 @@ from stridex._lax.device import DeviceStorage
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
 
-WINDOW, BUFFER, RESULT = "window", "buffer", "result"
+WINDOW, TINY, BUFFER, RESULT = "window", "tiny", "buffer", "result"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
-snapshot reused while the bytes match), a View of a storage with no window (a JAX result or a device
-array; its buffer passed as it is when the View is the whole buffer), or a JAX result on the host whose
-Storage is not made yet (its JAX array passed as it is: nothing can have written it)."""
+snapshot reused while the bytes match), a tiny one (the same, its bytes compared in place through a byte
+view, see `handover.byte_view`), a View of a storage with no window (a JAX result or a device array; its
+buffer passed as it is when the View is the whole buffer), or a JAX result on the host whose Storage is not
+made yet (its JAX array passed as it is: nothing can have written it)."""
 
 
 WAYS = 4
@@ -120,9 +121,15 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         if adopt and a._storage is None:
             a._storage_view()
         seen = a._storage.jax_copy if a._storage is not None else None
-        ready = seen is not None and seen[0] is w and seen[2] is not None
-        kinds.append(WINDOW if ready else None)  # (None: a window whose JAX copy is not made yet)
-        values += (a._dtype, w, *(seen[1:] if ready else (None, None)))
+        if seen is None or seen[0] is not w or seen[2] is None:
+            kinds.append(None)  # (a window whose JAX copy is not made yet)
+            values += (a._dtype, w, None, None)
+        elif seen[3] is None:
+            kinds.append(WINDOW)
+            values += (a._dtype, w, seen[1], seen[2])
+        else:
+            kinds.append(TINY)
+            values += (a._dtype, w, seen[1], seen[2], seen[3])
     direct = entry.direct if None not in kinds else None
     if direct is None:
         outputs = None
@@ -199,7 +206,7 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
 def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     """The Python source of the memo factory for one shape of call.
 
-    kinds: each argument's kind (WINDOW, BUFFER, RESULT, or None for a window with no JAX copy yet);
+    kinds: each argument's kind (WINDOW, TINY, BUFFER, RESULT, or None for a window with no JAX copy yet);
     outputs: "host" or "device" (one output, there) or "several" when the executable may be called directly
     with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
@@ -220,9 +227,10 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
             checks.append(f"{a}._np is not None or {a}._storage is not None or {a}._view is not view{i}")
             jax_args.append(f"{a}._jax")
         else:
-            params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}"]
+            params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}", *([f"in_place{i}"] if kind == TINY else [])]
             checks.append(f"{a}._np is not window{i}")
-            ready.append(f"bytes{i} == window{i}.tobytes()")  # (bitwise: -0.0, NaNs and every dtype exact)
+            # (bitwise: -0.0, NaNs and every dtype exact)
+            ready.append(f"in_place{i} == bytes{i}" if kind == TINY else f"bytes{i} == window{i}.tobytes()")
             jax_args.append(f"copy{i}")
     if checks_precision:
         checks.append("matmul_key() is not precision")

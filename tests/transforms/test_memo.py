@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -18,7 +19,7 @@ from stridex._core.storage import Storage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, RESULT, WAYS, WINDOW, source
+from stridex._transforms.memo import BUFFER, RESULT, TINY, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
@@ -50,7 +51,8 @@ def counting_runs(jitted):
     return runs
 
 
-@pytest.mark.parametrize("kinds", [(), (BUFFER,), (RESULT,), (WINDOW,), (None,), (BUFFER, RESULT, WINDOW, None)])
+@pytest.mark.parametrize("kinds", [(), (BUFFER,), (RESULT,), (WINDOW,), (TINY,), (None,),
+                                   (BUFFER, RESULT, WINDOW, TINY, None)])
 @pytest.mark.parametrize("outputs", [None, "host", "device", "several"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
@@ -64,7 +66,9 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host"))
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
-    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, WINDOW, None) for k in kinds))
+    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, WINDOW, TINY, None) for k in kinds))
+    assert text.count(".tobytes()") == (0 if outputs is None else sum(k in (WINDOW, None) for k in kinds))
+    assert text.count("== bytes") == (0 if outputs is None else sum(k == TINY for k in kinds))
     assert ("out = Array()" in text) == (outputs in ("host", "device"))
     assert ("DeviceStorage()" in text) == (outputs == "device")
 
@@ -100,14 +104,30 @@ def test_fresh_numpy_data_on_every_call_makes_no_memo():
     assert g._memos == ()
 
 
-def test_a_written_input_runs_the_entry_with_its_new_bytes():
-    f = lambda a: a * 2.0 + 1.0
+# Windows whose bytes the memo compares in place (a number or two: `handover.byte_view`) and through a copy
+# of them (larger, strided, or of a dtype NumPy does not export).
+WRITTEN = {  # (a fresh window, the index written, the value written there, the memo's kind for it)
+    "one float64 (tiny)": (lambda: np.array([-0.0]), 0, 0.0, TINY),
+    "two float64 (tiny)": (lambda: np.array([1.0, -0.0]), 1, 0.0, TINY),
+    "one complex128 (tiny)": (lambda: np.array([complex(1.0, -0.0)]), 0, 1 + 0j, TINY),
+    "a bool (tiny)": (lambda: np.array([True, False]), 1, True, TINY),
+    "three float64": (lambda: np.array([1.0, -0.0, np.nan]), 1, 0.0, WINDOW),
+    "a strided float64 pair": (lambda: np.array([1.0, 5.0, -0.0])[::2], 1, 0.0, WINDOW),
+    "two bfloat16": (lambda: np.array([1.0, -0.0], dtype=ml_dtypes.bfloat16), 1, 0.0, WINDOW),
+}
+
+
+@pytest.mark.parametrize("case", list(WRITTEN), ids=list(WRITTEN))
+def test_a_written_input_runs_the_entry_with_its_new_bytes(case):
+    make, index, value, kind = WRITTEN[case]
+    f = lambda a: a * 2 if a.dtype != sx.bool else ~a
     g = sx.jit(f)
-    x = sx.asarray(np.array([1.0, -0.0, np.nan]))
-    for _ in range(3):
+    x = sx.asarray(make())
+    for _ in range(4):
         g(x)
+    assert memo_of(g).key[0] == (kind,)
     runs = counting_runs(g)
-    x[1] = 0.0  # equal as a float to -0.0, different bytes
+    x._np[index] = value  # written through NumPy: equal as a number (-0.0 and 0.0, say), different bytes
     assert_same(g(x), f(x))
     assert len(runs) == 1
     for _ in range(3):
@@ -115,12 +135,13 @@ def test_a_written_input_runs_the_entry_with_its_new_bytes():
     assert len(runs) == 2  # once more to make the new snapshot, then direct calls
 
 
-def test_an_input_written_before_every_call_keeps_its_memo():
+@pytest.mark.parametrize("count", [1, 3], ids=["tiny", "window"])
+def test_an_input_written_before_every_call_keeps_its_memo(count):
     """Its bytes differ on every call, so it never gets a JAX copy: the memo made for it stays (remaking
     it on every call would cost more than it saves), and every call sees the new bytes."""
     f = lambda a, b: a * b
     g = sx.jit(f)
-    written, steady = np.ones(3), np.arange(3.0)
+    written, steady = np.ones(count), np.arange(float(count))
     x, y = sx.asarray(written), sx.asarray(steady)
     for _ in range(4):
         written += 1.0
