@@ -121,6 +121,9 @@ class Jitted:
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
                  graph_breaks: bool = True):
+        # First, so that what follows is this function's own state: wrapping a jitted function, the update
+        # copies the inner one's attributes (its cache, its static arguments) into this one's dict.
+        functools.update_wrapper(self, fun)
         self._fun = fun
         self._graph_breaks = graph_breaks
         # How tracing went: traces, breaks taken, guard failures, paths traced after a failure, eager calls.
@@ -137,7 +140,6 @@ class Jitted:
         self._fast_cache: dict = {}
         # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
         self._lock = threading.RLock()
-        functools.update_wrapper(self, fun)
         # What a call calls: the memo of a recent fast call's arguments, for a program that writes no input
         # (the first of `_memos`, see `stridex/_transforms/memo.py`), or `_dispatch` through `_dispatcher`.
         self._dispatcher = _memo.dispatcher(self)

@@ -916,3 +916,16 @@ def test_copy_copy_is_independent():
         return c, a
 
     run_both(f, lambda: sx.asarray(np.arange(3.0)))
+
+
+def test_jit_of_a_jitted_function_keeps_its_own_arguments_and_cache():
+    """`functools.update_wrapper` copies the wrapped object's attributes: wrapping a jitted function, the
+    outer one took the inner one's cache and static arguments, and lost its own `static_argnums`."""
+    inner = sx.jit(lambda a, n: a * n)
+    outer = sx.jit(inner, static_argnums=1)
+    x = sx.asarray([1.0, 2.0])
+    assert outer._fun is inner and outer._cache is not inner._cache and outer._static_argnums == {1}
+    assert_same(outer(x, 3), x * 3)
+    assert_same(outer(x, 4), x * 4)
+    assert outer.stats["traces"] == 2  # one trace per value of the static argument
+    assert outer.__name__ == inner.__name__ == "<lambda>"
