@@ -3,8 +3,10 @@
 Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
 window and only creates its Storage/View when a view of it is taken. So are JAX results on the host (a
 jit call's outputs): such an Array keeps the JAX array in `_jax`, with `_np` and `_storage` None, and its
-Storage (read-only, the JAX array its owner) is made when something needs it (`_storage_view`). Its operators, `x[key]`, `.T` and
-`.mT` delegate to the namespace, which installs them from one table (`stridex/_api/array_object.py`).
+Storage (read-only, the JAX array its owner) is made when something needs it (`_storage_view`).
+
+Its operators, `x[key]`, `.T` and `.mT` delegate to the namespace, which installs them from one table
+(`stridex/_api/array_object.py`).
 """
 
 from __future__ import annotations
@@ -59,11 +61,7 @@ class Array:
         with _ADOPTING:
             st = self._storage
             if st is None:
-                st = Storage()
-                st.buf = None
-                st.readonly = True
-                st.owner = self._jax
-                st.device = None
+                st = Storage.of(None, True, self._jax)  # (its NumPy buffer made on first read)
                 st.jax_view = self._view
                 self._storage = st
         return st

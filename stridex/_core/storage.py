@@ -101,8 +101,9 @@ class Storage:
     # it (`jit` then hands JAX its own array back instead of converting the NumPy window).
 
     @classmethod
-    def of(cls, buf: np.ndarray, readonly: bool = False, owner=None) -> Storage:
-        """A host storage over 1-D ndarray `buf`, kept alive by `owner` (if any)."""
+    def of(cls, buf: np.ndarray | None, readonly: bool = False, owner=None) -> Storage:
+        """A host storage over 1-D ndarray `buf`, kept alive by `owner` (if any); `buf` None for a JAX array
+        `owner` on the host, whose NumPy buffer `numpy_buffer` makes on first use."""
         self = cls()
         self.buf = buf
         self.readonly = readonly
