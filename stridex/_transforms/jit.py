@@ -408,10 +408,8 @@ def _fast_key(args):
             key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
         else:
             view, st = a._view, a._storage
-            if st is None or st.device is None:  # (a program for host arrays is not one for a device's)
-                key.append((view.shape, a._dtype, view.strides, 0))
-            else:
-                key.append((view.shape, a._dtype, view.strides, st.device.name))
+            device = None if st is None else st.device  # (None on the host; a program for host arrays is not one for a device's)
+            key.append((view.shape, a._dtype, view.strides, 0 if device is None else device.name))
     key.append(matmul_key())
     if not args:  # (a program given no array runs on the default device)
         placed = _device.placement()
