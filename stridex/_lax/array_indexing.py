@@ -187,18 +187,39 @@ def _lower_block_set(x, value, template):
 
 
 def _lower_masked_set(ctx, x, value, indices, template):
-    """`x[mask] = value` with a leading boolean mask and a value of one element: a `select`.
+    """`x[..., mask, ...] = value` with one boolean mask, every other entry a full slice or an ellipsis, and
+    a value of one element: a `select` with the mask broadcast over the axes it covers.
 
     (A value with one element per selected position has a data-dependent shape; tracing refuses it.)"""
     lax_ = lax()
-    if template[0] != ("array", 0) or any(e[0] not in ("ellipsis",) for e in template[1:]) or \
-            any(n != 1 for n in ctx.avals_in[1].shape):
-        raise NotImplementedError("under jit, boolean-mask assignment supports x[mask] = value with a leading "
-                                  "mask and a one-element value")
-    mask = indices[0]
-    mask = lax_.broadcast_in_dim(mask, x.shape, tuple(range(mask.ndim)))
+    mask = indices[0] if len(indices) == 1 else None
+    at = template.index(("array", 0)) if mask is not None and ("array", 0) in template else None
+    start = _mask_axis(template, at, x.shape, mask.ndim) if at is not None else None
+    if start is None or any(n != 1 for n in ctx.avals_in[1].shape):
+        raise NotImplementedError("under jit (and on a device), boolean-mask assignment supports x[..., mask, ...] = "
+                                  f"value with one mask, full slices elsewhere and a one-element value; got the key "
+                                  f"{template} and a value of shape {ctx.avals_in[1].shape}")
+    mask = lax_.broadcast_in_dim(mask, x.shape, tuple(range(start, start + mask.ndim)))
     value = lax_.broadcast_in_dim(value.reshape(()), x.shape, ())
     return lax_.select(mask, value, x)
+
+
+def _mask_axis(template, at: int, shape: tuple, mask_ndim: int) -> int | None:
+    """The first axis a boolean mask at template position `at` covers, when every other entry of the key is a
+    full slice or an ellipsis (at most one); None otherwise."""
+    axis = 0
+    for position, entry in enumerate(template):
+        if position == at:
+            start = axis
+            axis += mask_ndim
+        elif entry[0] == "ellipsis":
+            after = sum(mask_ndim if e[0] == "array" else 1 for e in template[position + 1:])
+            axis = len(shape) - after
+        elif entry[0] == "slice" and axis < len(shape) and range(*entry[1:]) == range(shape[axis]):
+            axis += 1
+        else:
+            return None
+    return start
 
 
 def _scatter_jvp(primals, tangents, *, template):

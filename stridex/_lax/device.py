@@ -566,42 +566,49 @@ def _write(prim, args, params, dev):
         return _through_host(prim, args, params, dev)  # x[mask] = values: how many are selected depends on the data
     if type(value) in PY_SCALARS:
         value = _scalar_on(dev, value, target._dtype)
-        value_layout = (View.contiguous(()), True, None)
-        value_aval = ShapedArray((), target._dtype)
-    else:
-        if value.device is not dev and value.device != dev:
-            raise _mixed(prim, dev, value.device)
-        value_layout, value_aval = _layout(value), ShapedArray(value.shape, value._dtype)
-        value = value._storage.owner
     whole = view is st.jax_view or is_whole(st.jax_view.shape, view)
-    buffers, offsets = [value], [] if whole else [view.offset]
+    # Each operand is read from its own buffer, or, when it shares the target's buffer (`x[0] = x[1]`,
+    # `x[2] += 1.0`, an index array viewing the target), from the target's buffer argument itself: a donated
+    # buffer must not be passed twice, and inside the program every read comes before the write.
+    buffers, offsets = [], [] if whole else [view.offset]
     key = ["write", _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
-           True if whole else view.strides, not st.readonly, dev.name, value_aval.shape, value_aval.dtype,
-           value_layout[1] or value_layout[0].strides]
-    if not value_layout[1]:
-        offsets.append(value_layout[0].offset)
-    layouts = [value_layout]
-    for i in indices:
-        if i.device is not dev and i.device != dev:
-            raise _mixed(prim, dev, i.device)
-        layouts.append(_layout(i))
-        buffers.append(i._storage.owner)
-        key.append((i._storage.jax_view.shape, i._dtype, i.shape, layouts[-1][1] or i._view.strides))
-        if not layouts[-1][1]:
-            offsets.append(i._view.offset)
+           True if whole else view.strides, not st.readonly, dev.name]
+    layouts, avals, from_target = [], [], []
+    for operand in (value, *indices):
+        if isinstance(operand, Array):
+            if operand.device is not dev and operand.device != dev:
+                raise _mixed(prim, dev, operand.device)
+            layout = _layout(operand)
+            aval = ShapedArray(operand.shape, operand._dtype)
+            shared = operand._storage.owner is st.owner
+            if not shared:
+                buffers.append(operand._storage.owner)
+            if not layout[1]:
+                offsets.append(operand._view.offset)
+            key.append((operand._storage.jax_view.shape, aval.shape, aval.dtype, layout[1] or layout[0].strides,
+                        shared))
+        else:  # (a Python scalar value, on the device already)
+            layout, aval, shared = (View.contiguous(()), True, None), ShapedArray((), target._dtype), False
+            buffers.append(operand)
+            key.append(((), aval.dtype, True, False))
+        layouts.append(layout)
+        avals.append(aval)
+        from_target.append(shared)
     donate = not st.readonly
     key = tuple(key)
     entry = _CACHE.get(key)
     if entry is None:
         scatter = PRIMITIVES["scatter"]
         target_aval = ShapedArray(view.shape, target._dtype)
-        ctx = LoweringContext([target_aval, value_aval, *_avals(indices)], [target_aval])
-        n_in = len(layouts)
+        ctx = LoweringContext([target_aval, *avals], [target_aval])
+        n_in = from_target.count(False)
+        sources = tuple(from_target)
 
         def program(buffer, *rest):
             arrays, dynamic = iter(rest[:n_in]), iter(rest[n_in:])
             start = None if whole else next(dynamic)
-            values = [read_view(next(arrays), v, None if w else next(dynamic)) for v, w, _ in layouts]
+            values = [read_view(buffer if shared else next(arrays), v, None if w else next(dynamic))
+                      for (v, w, _), shared in zip(layouts, sources)]
             updated = scatter.lower(ctx, read_view(buffer, view, start), *values, template=template)
             return write_view(buffer, view, updated, start)
 
