@@ -436,3 +436,47 @@ def test_checkpoint_decorator_static_argnums_and_pytrees():
     close(sx.jit(sx.grad(lambda v: sx.sum(g(v, 3))))(x), sx.grad(lambda v: sx.sum(sx.sin(sx.sin(sx.sin(v)))))(x))
     with pytest.raises(TypeError, match="policy"):
         sx.checkpoint(block, policy="nothing")
+
+
+def test_custom_call_before_a_graph_break_and_closures():
+    x, w = sx.asarray(np.array([1.0, -2.0])), sx.asarray(np.array([0.5, 3.0]))
+
+    def h(v):
+        y = f_sx(v)
+        return y * 2.0 if sx.sum(y) > 0 else y  # a graph break after the custom call
+
+    jitted = sx.jit(h)
+    close(jitted(x), h(x))
+    close(jitted(x), np.log1p(np.exp(A(x))) * 2.0)
+
+    def g(v, w):
+        @sx.custom_jvp
+        def scaled(v):
+            return v * w
+
+        scaled.defjvp(lambda p, t: (scaled(p[0]), t[0] * w))
+        return sx.sum(scaled(v) ** 2)
+
+    for transform in (lambda f: f, sx.jit):
+        with pytest.raises(TypeError, match="with respect to a value it closes over"):
+            transform(sx.grad(g, argnums=1))(x, w)
+    # checkpoint: closed-over values are differentiated like arguments
+    k = lambda w: sx.sum(sx.checkpoint(lambda v: sx.sin(v * w))(x))  # noqa: E731
+    want = np.cos(A(x) * A(w)) * A(x)
+    close(sx.grad(k)(w), want)
+    close(sx.jit(sx.grad(k))(w), want)
+    close(sx.jacfwd(k)(w), want)
+
+
+def test_eager_call_runs_the_python_function():
+    calls = []
+
+    @sx.custom_vjp
+    def f(x):
+        calls.append(1)
+        return x * 2.0 if float(sx.sum(x)) > 0 else x  # a Python decision: fine eagerly
+
+    f.defvjp(lambda x: (f(x), None), lambda res, g: (g * 2.0,))
+    close(f(sx.asarray([1.0])), [2.0])
+    close(f(sx.asarray([-1.0])), [-1.0])
+    assert len(calls) == 2
