@@ -9,6 +9,8 @@ A treedef is a nested tuple, hashable (it is part of `jit`'s cache key) and comp
 
 from __future__ import annotations
 
+from stridex._core.array import Array as _Array
+
 _LEAF = ("leaf",)
 _NONE = ("none",)
 
@@ -36,6 +38,9 @@ def flatten(tree) -> tuple[list, tuple]:
 
 def _flatten(node, leaves):
     t = type(node)
+    if t is _Array:  # (the common leaf: past the containers' checks and the registry at once)
+        leaves.append(node)
+        return _LEAF
     if t is tuple:
         return ("tuple",) + tuple(_flatten(c, leaves) for c in node)
     if t is list:
