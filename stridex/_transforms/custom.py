@@ -37,7 +37,7 @@ from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff as _ad
 from stridex._transforms.batching import vmap
-from stridex._transforms.ir import Eqn, Literal, Program, Var
+from stridex._transforms.ir import Literal, Program, print_program
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import JitTrace, Tracer, TracingError, user_frame
@@ -76,6 +76,17 @@ class _SubTrace(JitTrace):
             return target
         raise TracingError(f"{self.what} writes into an array it closes over (at {user_frame()}); pass the array "
                            "in as an argument and return the new value")
+
+
+class SubProgram(Program):
+    """A Program held in an equation's parameters: printed indented under its equation."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return print_program(self).replace("\n", "\n        ")
+
+    __repr__ = __str__
 
 
 def _input_aval(x) -> ShapedArray:
@@ -118,7 +129,8 @@ def trace_subprogram(fun, args, what: str) -> tuple[Program, list]:
     constants = list(sub.constants.values())
     inputs = [t._var for _, t in captured] + [var for var, _, _ in constants] + [t._var for t in tracers]
     consts = [x for x, _ in captured] + [array for _, array, _ in constants]
-    return optimize(Program(inputs, [], sub.eqns, out_vars)), consts
+    program = optimize(Program(inputs, [], sub.eqns, out_vars))
+    return SubProgram(program.inputs, program.constants, program.eqns, program.outputs), consts
 
 
 def run(call, args) -> list:
@@ -426,7 +438,7 @@ def _checkpoint_under_vjp(prim, trace, args, params):
     if all(p.node is None for p in payloads):
         return trace.process(prim, args, params)
     named = [e.outputs[0] for e in call.eqns if e.prim is name_p and policy.saves(e.params["name"])]
-    forward = Program(call.inputs, [], call.eqns, call.outputs + named) if named else call
+    forward = SubProgram(call.inputs, [], call.eqns, call.outputs + named) if named else call
     primals = [p.primal for p in payloads]
     with trace.below():
         res = prim.bind(*primals, **{**params, "call": forward})

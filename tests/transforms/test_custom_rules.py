@@ -480,3 +480,35 @@ def test_eager_call_runs_the_python_function():
     close(f(sx.asarray([1.0])), [2.0])
     close(f(sx.asarray([-1.0])), [-1.0])
     assert len(calls) == 2
+
+
+def test_sub_programs_are_well_formed_and_printed_nested():
+    x = sx.asarray(X)
+    program = sx.make_ir(lambda v: sx.checkpoint(lambda u: f_sx(u) * 2.0)(v))(x)
+    verify(program)
+    (outer,) = program.eqns
+    inner = outer.params["call"]
+    verify(inner)
+    (nested,) = [e for e in inner.eqns if e.prim.name == "custom_jvp_call"]
+    verify(nested.params["call"])
+    lines = str(program).splitlines()
+    assert lines[1].startswith("    b:f64[4] = checkpoint[call={ lambda")
+    assert any(line.startswith("            ") and "custom_jvp_call" in line for line in lines)
+    assert any(line.startswith("                    ") and "exp" in line for line in lines)  # two levels in
+
+
+def test_defjvps_matches_jax():
+    def make(xp, custom_jvp):
+        @custom_jvp
+        def f(x, y):
+            return xp.sin(x) * y
+
+        f.defjvps(lambda t, ans, x, y: xp.cos(x) * t * y, lambda t, ans, x, y: xp.sin(x) * t)
+        return f
+
+    fs, fj = make(sx, sx.custom_jvp), make(jnp, jax.custom_jvp)
+    a, b = np.array([0.3, 1.1]), np.array([2.0, -0.5])
+    got = sx.grad(lambda a, b: sx.sum(fs(a, b)), argnums=(0, 1))(sx.asarray(a), sx.asarray(b))
+    want = jax.grad(lambda a, b: jnp.sum(fj(a, b)), argnums=(0, 1))(jnp.asarray(a), jnp.asarray(b))
+    close(got[0], want[0])
+    close(got[1], want[1])
