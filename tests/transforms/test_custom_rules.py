@@ -512,3 +512,15 @@ def test_defjvps_matches_jax():
     want = jax.grad(lambda a, b: jnp.sum(fj(a, b)), argnums=(0, 1))(jnp.asarray(a), jnp.asarray(b))
     close(got[0], want[0])
     close(got[1], want[1])
+
+
+def test_custom_rules_on_a_jax_device():
+    x = sx.asarray(X, device="cpu:1")
+    want = 1.0 - 1.0 / (1.0 + np.exp(X))
+    assert f_sx(x).device == x.device
+    close(sx.grad(lambda v: sx.sum(f_sx(v)))(x).to_device("cpu"), want)
+    g = sx.jit(sx.grad(lambda v: sx.sum(sx.checkpoint(f_sx)(v))))(x)
+    assert g.device == x.device
+    close(g.to_device("cpu"), want)
+    y = sx.asarray(XV, device="cpu:1")
+    close(sx.jit(sx.jacrev(v_sx))(y).to_device("cpu"), jax.jacrev(v_jax)(jnp.asarray(XV)))
