@@ -400,13 +400,26 @@ def _checkpoint_vjp(ct, *primals, out, call, policy, prevent_cse, num_consts, na
 
 
 def _substitute(subst, eqn, inputs):
-    """In the recomputation: a `checkpoint_name` whose value was saved gives the saved value, still connected to
-    the recomputed one's derivative (so that the cotangent flows on to its inputs)."""
-    if eqn.prim is not name_p or id(eqn.outputs[0]) not in subst:
+    """In the recomputation, an equation whose outputs were saved gives the saved values instead of running.
+    They stay connected to the derivative: a `checkpoint_name` gives the saved value in place of its input's
+    (so that the cotangent flows on to what computed it); any other equation is put on the tape with its
+    saved outputs, as if it had run."""
+    if id(eqn.outputs[0]) not in subst:
         return None
+    trace = current_trace()
+    if eqn.prim is not name_p:
+        values = [subst[id(v)] for v in eqn.outputs]
+        if not isinstance(trace, _ad.VJPTrace):
+            return tuple(values)
+        payloads = [trace.read(x) for x in inputs]
+        node = None
+        if eqn.prim.differentiable and any(p.node is not None for p in payloads):
+            node = _ad.Node(eqn.prim, eqn.params, payloads, [p.primal for p in payloads], values)
+            trace.tape.append(node)
+        return tuple(trace.new_tracer(_ad.VJPPayload(v, node if node is not None and _ad.is_differentiable(v)
+                                                     else None, i)) for i, v in enumerate(values))
     value = subst[id(eqn.outputs[0])]
     (x,) = inputs
-    trace = current_trace()
     if isinstance(x, Tracer) and isinstance(trace, _ad.VJPTrace) and x._trace is trace:
         payload = trace.read(x)
         node = payload.node
@@ -437,7 +450,7 @@ def _checkpoint_under_vjp(prim, trace, args, params):
     payloads = [trace.read(a) for a in args]
     if all(p.node is None for p in payloads):
         return trace.process(prim, args, params)
-    named = [e.outputs[0] for e in call.eqns if e.prim is name_p and policy.saves(e.params["name"])]
+    named = [v for e in call.eqns if policy.saves_eqn(e) for v in e.outputs]
     forward = SubProgram(call.inputs, [], call.eqns, call.outputs + named) if named else call
     primals = [p.primal for p in payloads]
     with trace.below():
@@ -692,18 +705,28 @@ class custom_vjp:
 
 class Policy:
     """Which values of a checkpointed function the forward pass saves for the backward pass (the rest are
-    recomputed): everything, nothing (but the inputs), or values marked with `checkpoint_name`."""
+    recomputed): everything, nothing (but the inputs), values marked with `checkpoint_name`, or the results
+    of matrix products."""
 
-    __slots__ = ("everything", "exclude", "names", "text")
+    __slots__ = ("dots", "everything", "exclude", "names", "text")
 
-    def __init__(self, text: str, *, everything=False, names=frozenset(), exclude=False):
+    def __init__(self, text: str, *, everything=False, names=frozenset(), exclude=False, dots=None):
         self.text = text
         self.everything = everything
         self.names = frozenset(names)
         self.exclude = exclude
+        self.dots = dots  # None, "all" or "no batch dims"
 
     def saves(self, name) -> bool:
         return self.everything or ((name not in self.names) if self.exclude else (name in self.names))
+
+    def saves_eqn(self, eqn) -> bool:
+        """Whether the forward pass saves this equation's outputs."""
+        if eqn.prim is name_p:
+            return self.saves(eqn.params["name"])
+        if self.dots is not None and eqn.prim.name == "dot_general":
+            return self.dots == "all" or not eqn.params["dimension_numbers"][1][0]
+        return False
 
     def __repr__(self):
         return self.text
@@ -711,6 +734,10 @@ class Policy:
 
 everything_saveable = Policy("everything_saveable", everything=True)
 nothing_saveable = Policy("nothing_saveable")
+
+
+dots_saveable = Policy("dots_saveable", dots="all")
+dots_with_no_batch_dims_saveable = Policy("dots_with_no_batch_dims_saveable", dots="no batch dims")
 
 
 def save_only_these_names(*names) -> Policy:
@@ -728,6 +755,8 @@ class checkpoint_policies:
 
     everything_saveable = everything_saveable
     nothing_saveable = nothing_saveable
+    dots_saveable = checkpoint_dots = dots_saveable
+    dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
     save_only_these_names = staticmethod(save_only_these_names)
     save_any_names_but_these = staticmethod(save_any_names_but_these)
 

@@ -524,3 +524,31 @@ def test_custom_rules_on_a_jax_device():
     close(g.to_device("cpu"), want)
     y = sx.asarray(XV, device="cpu:1")
     close(sx.jit(sx.jacrev(v_sx))(y).to_device("cpu"), jax.jacrev(v_jax)(jnp.asarray(XV)))
+
+
+@pytest.mark.parametrize("policy, recomputed_dots", [("nothing_saveable", 1), ("dots_saveable", 0),
+                                                     ("dots_with_no_batch_dims_saveable", 0)])
+def test_checkpoint_policies_that_save_matrix_products(policy, recomputed_dots):
+    w = sx.asarray(np.array([[0.5, -1.0], [2.0, 0.25], [1.0, 1.0]]))
+
+    def layer(w, h):
+        return sx.tanh(h @ w) @ sx.matrix_transpose(w)
+
+    def layer_jax(w, h):
+        return jnp.tanh(h @ w) @ w.T
+
+    h = sx.asarray(np.array([[0.1, 0.2, -0.3], [1.0, 0.5, 0.0]]))
+    remat = sx.checkpoint(layer, policy=getattr(sx.checkpoint_policies, policy))
+    loss = lambda w, h: sx.sum(remat(w, h) ** 2)  # noqa: E731
+    want = jax.grad(lambda w, h: jnp.sum(jax.checkpoint(layer_jax, policy=getattr(jax.checkpoint_policies, policy))(
+        w, h) ** 2), argnums=(0, 1))(jnp.asarray(A(w)), jnp.asarray(A(h)))
+    for transform in (lambda f: f, sx.jit):
+        got = transform(sx.grad(loss, argnums=(0, 1)))(w, h)
+        close(got[0], want[0])
+        close(got[1], want[1])
+    program = sx.make_ir(sx.grad(loss, argnums=(0, 1)))(w, h)
+    (backward,) = [e for e in program.eqns if e.params.get("name") == "layer_bwd"]
+    dots = [e for e in backward.params["call"].eqns if e.prim.name == "dot_general"]
+    # the backward pass of two products takes four; the forward's first product again unless it was saved
+    # (the second's result is not needed by any rule)
+    assert len(dots) == 4 + recomputed_dots, [str(e.params) for e in dots]
