@@ -573,13 +573,13 @@ class custom_jvp:
 
         def jvp(primals, tangents):
             out = self(*primals)
-            total = None
-            for fn, t in zip(tangent_fns, tangents):
-                if fn is not None:
-                    part = fn(t, out, *primals)
-                    total = part if total is None else _tree.tree_map(lambda a, b: a + b, total, part) \
-                        if not isinstance(total, Array) else total + part
-            return out, total if total is not None else _tree.tree_map(_zero, out)
+            parts = [fn(t, out, *primals) for fn, t in zip(tangent_fns, tangents) if fn is not None]
+            if not parts:
+                return out, _tree.tree_map(_zero, out)
+            leaves, treedef = _tree.flatten(parts[0])
+            for part in parts[1:]:
+                leaves = [a + b for a, b in zip(leaves, _tree.flatten_up_to(treedef, part))]
+            return out, _tree.unflatten(treedef, leaves)
 
         self.defjvp(jvp)
 

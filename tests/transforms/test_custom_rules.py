@@ -552,3 +552,15 @@ def test_checkpoint_policies_that_save_matrix_products(policy, recomputed_dots):
     # the backward pass of two products takes four; the forward's first product again unless it was saved
     # (the second's result is not needed by any rule)
     assert len(dots) == 4 + recomputed_dots, [str(e.params) for e in dots]
+
+
+def test_defjvps_with_a_pytree_output():
+    @sx.custom_jvp
+    def f(x, y):
+        return (x * y, sx.sin(x))
+
+    f.defjvps(lambda t, ans, x, y: (t * y, sx.cos(x) * t), lambda t, ans, x, y: (x * t, sx.zeros_like(t)))
+    x, y = sx.asarray(np.array([0.2, 0.4])), sx.asarray(np.array([3.0, -1.0]))
+    got = sx.grad(lambda x, y: sx.sum(f(x, y)[0]) + sx.sum(f(x, y)[1]), argnums=(0, 1))(x, y)
+    close(got[0], A(y) + np.cos(A(x)))
+    close(got[1], A(x))
