@@ -564,3 +564,12 @@ def test_defjvps_with_a_pytree_output():
     got = sx.grad(lambda x, y: sx.sum(f(x, y)[0]) + sx.sum(f(x, y)[1]), argnums=(0, 1))(x, y)
     close(got[0], A(y) + np.cos(A(x)))
     close(got[1], A(x))
+
+
+def test_checkpoint_lowers_behind_an_optimization_barrier():
+    x = sx.asarray(np.linspace(-1.0, 1.0, 8))
+    for prevent_cse, barriers in ((True, 5), (False, 0)):
+        remat = sx.checkpoint(block, prevent_cse=prevent_cse)
+        text = sx.jit(sx.grad(lambda v: sx.sum(chain(remat, 3)(v)))).lower(x).as_text()
+        # two forward blocks (the third's output is not needed) and three backward ones
+        assert text.count("optimization_barrier") == barriers
