@@ -22,12 +22,13 @@ from stridex._api import sorting_functions as _sorting
 from stridex._api import statistical_functions as _statistical
 from stridex._api import transcendental_functions as _transcendental
 from stridex._api import utility_functions as _utility
-from stridex import fft, linalg
+from stridex import fft, linalg, tree_util
 from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._lax.device import default_device
 from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from stridex._transforms.batching import vmap
+from stridex._transforms.custom import checkpoint, checkpoint_name, checkpoint_policies, custom_jvp, custom_vjp, remat
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
@@ -54,5 +55,6 @@ _CHAPTERS = (_constants, _creation, _data_type, _elementwise, _indexing, _info, 
              _searching, _set, _sorting, _statistical, _transcendental, _utility)
 __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-    "complex64", "complex128", "float16", "bfloat16", "fft", "linalg", "Array", "Device", "default_device", "jit", "make_ir", "grad", "value_and_grad",
-    "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})
+    "complex64", "complex128", "float16", "bfloat16", "fft", "linalg", "tree_util", "Array", "Device", "default_device", "jit", "make_ir", "grad", "value_and_grad",
+    "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap", "custom_jvp", "custom_vjp", "checkpoint", "remat",
+    "checkpoint_name", "checkpoint_policies"})

@@ -1,9 +1,33 @@
-"""Pytrees: tuples, lists, dicts, namedtuples and None around leaves (arrays, scalars, static values)."""
+"""Pytrees: tuples, lists, dicts, namedtuples, None and registered classes around leaves (arrays, scalars,
+static values).
+
+A treedef is a nested tuple, hashable (it is part of `jit`'s cache key) and compared with `==`: `("leaf",)`,
+`("none",)`, `("tuple", *children)`, `("list", *children)`, `("dict", keys, *children)`,
+`("namedtuple", type, *children)` and, for a class registered with `register_node`,
+`("node", type, aux_data, *children)`. The public face is `stridex.tree_util`.
+"""
 
 from __future__ import annotations
 
+from stridex._core.array import Array as _Array
+
 _LEAF = ("leaf",)
 _NONE = ("none",)
+
+# Registered node types: type -> (flatten(node) -> (children, aux_data), unflatten(aux_data, children) -> node).
+# Looked up once per leaf that is not a built-in container (a dict lookup: flatten's hot path stays as it was).
+_NODES: dict[type, tuple] = {}
+
+
+def register_node(nodetype: type, flatten_func, unflatten_func) -> None:
+    """Make instances of `nodetype` pytree nodes: `flatten_func(node) -> (children, aux_data)` with the children
+    an iterable of subtrees and `aux_data` hashable (it is part of `jit`'s cache key), and
+    `unflatten_func(aux_data, children) -> node`."""
+    if not isinstance(nodetype, type):
+        raise TypeError(f"register_pytree_node: expected a type, got {nodetype!r}")
+    if nodetype in _NODES or nodetype in (tuple, list, dict, type(None)):
+        raise ValueError(f"register_pytree_node: {nodetype.__qualname__} is already registered as a pytree node")
+    _NODES[nodetype] = (flatten_func, unflatten_func)
 
 
 def flatten(tree) -> tuple[list, tuple]:
@@ -14,6 +38,9 @@ def flatten(tree) -> tuple[list, tuple]:
 
 def _flatten(node, leaves):
     t = type(node)
+    if t is _Array:  # (the common leaf: past the containers' checks and the registry at once)
+        leaves.append(node)
+        return _LEAF
     if t is tuple:
         return ("tuple",) + tuple(_flatten(c, leaves) for c in node)
     if t is list:
@@ -25,8 +52,90 @@ def _flatten(node, leaves):
         return _NONE
     if isinstance(node, tuple) and hasattr(t, "_fields"):
         return ("namedtuple", t) + tuple(_flatten(c, leaves) for c in node)
+    rule = _NODES.get(t)
+    if rule is not None:
+        children, aux = rule[0](node)
+        return ("node", t, aux) + tuple(_flatten(c, leaves) for c in children)
     leaves.append(node)
     return _LEAF
+
+
+def flatten_with(tree, is_leaf) -> tuple[list, tuple]:
+    """`flatten`, where a subtree for which `is_leaf(subtree)` is true is a leaf (None: `flatten` itself)."""
+    if is_leaf is None:
+        return flatten(tree)
+    leaves: list = []
+    return leaves, _flatten_with(tree, leaves, is_leaf)
+
+
+def _flatten_with(node, leaves, is_leaf):
+    if is_leaf(node):
+        leaves.append(node)
+        return _LEAF
+    children, head = node_children(node)
+    if head is None:
+        leaves.append(node)
+        return _LEAF
+    if head == _NONE:
+        return _NONE
+    return head + tuple(_flatten_with(c, leaves, is_leaf) for c in children)
+
+
+def node_children(node) -> tuple[list, tuple | None]:
+    """(children, the treedef's head without its children) for a container; ([], None) for a leaf."""
+    t = type(node)
+    if t is tuple:
+        return list(node), ("tuple",)
+    if t is list:
+        return list(node), ("list",)
+    if t is dict:
+        keys = tuple(sorted(node, key=repr))
+        return [node[k] for k in keys], ("dict", keys)
+    if node is None:
+        return [], _NONE
+    if isinstance(node, tuple) and hasattr(t, "_fields"):
+        return list(node), ("namedtuple", t)
+    rule = _NODES.get(t)
+    if rule is not None:
+        children, aux = rule[0](node)
+        return list(children), ("node", t, aux)
+    return [], None
+
+
+def head_size(d: tuple) -> int:
+    """How many entries of treedef `d` precede its children."""
+    return {"tuple": 1, "list": 1, "dict": 2, "namedtuple": 2, "node": 3}.get(d[0], len(d))
+
+
+def num_leaves(d: tuple) -> int:
+    if d[0] == "leaf":
+        return 1
+    return sum(num_leaves(c) for c in d[head_size(d):])
+
+
+def flatten_up_to(treedef: tuple, tree) -> list:
+    """The subtrees of `tree` at the leaves of `treedef` (which must be a prefix of tree's structure);
+    ValueError naming the first difference."""
+    out: list = []
+    _up_to(treedef, tree, out, "tree")
+    return out
+
+
+def _up_to(d, node, out, where):
+    if d[0] == "leaf":
+        out.append(node)
+        return
+    children, head = node_children(node)
+    if head is None or head != d[:head_size(d)]:
+        want = d[0] if d[0] not in ("namedtuple", "node") else d[1].__name__
+        raise ValueError(f"pytree structures differ at {where}: expected a {want} node with "
+                         f"{len(d) - head_size(d)} children, got {type(node).__name__} "
+                         f"{'(a leaf)' if head is None else 'node'}")
+    kids = d[head_size(d):]
+    if len(children) != len(kids):
+        raise ValueError(f"pytree structures differ at {where}: expected {len(kids)} children, got {len(children)}")
+    for i, (c, k) in enumerate(zip(children, kids)):
+        _up_to(k, c, out, f"{where}[{i}]")
 
 
 def unflatten(treedef: tuple, leaves) -> object:
@@ -48,6 +157,8 @@ def _unflatten(d, it):
         return {k: _unflatten(c, it) for k, c in zip(d[1], d[2:])}
     if tag == "namedtuple":
         return d[1](*[_unflatten(c, it) for c in d[2:]])
+    if tag == "node":
+        return _NODES[d[1]][1](d[2], tuple(_unflatten(c, it) for c in d[3:]))
     raise ValueError(f"bad treedef {d!r}")
 
 
