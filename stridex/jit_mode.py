@@ -53,6 +53,8 @@ NOT_TRACED = frozenset({
     "__array_namespace_info__",
     # the transformations themselves: they take functions, and what they return runs through jit mode
     "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
+    # the precision switch: settings, not computations
+    "matmul_precision", "set_matmul_precision", "get_matmul_precision",
 })
 
 

@@ -21,6 +21,7 @@ run there, and send the result back, as `jax.numpy` and PyTorch synchronise for 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 import os
 import sys
 import threading
@@ -133,7 +134,7 @@ def placement() -> Device | None:
 
 
 @contextlib.contextmanager
-def default_device(device):
+def default_device(device: Device | str) -> Iterator[Device]:
     """Within the block, arrays created without `device=` are created on `device`.
 
     >>> import stridex as sx

@@ -14,6 +14,8 @@ import operator
 import threading
 import warnings
 from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -40,8 +42,21 @@ CACHE_SIZE = 256
 _SCALARS = (bool, int, float, complex)
 
 
-def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None,
-        in_shardings=None, out_shardings=None, graph_breaks: bool = True):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@overload
+def jit(fun: Callable[P, R], /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True) -> Jitted[P, R]: ...
+@overload
+def jit(fun: None = None, /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
+def jit(fun: Callable[P, R] | None = None, /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
     """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
 
     Where the traced Python needs a value (`bool(x)`, `float(x)`, `np.asarray(x)`, ...) or calls an
@@ -63,7 +78,8 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=()
                   graph_breaks)
 
 
-def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = True):
+def make_ir(fun: Callable[P, Any], /, *, static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Iterable[str] = (), optimize: bool = True) -> Callable[P, Program]:
     """A function returning the stridex IR Program that `fun` traces to for the given arguments.
 
     With `optimize=True` (the default) the program is the one `jit` lowers: after view folding,
@@ -111,16 +127,19 @@ class _Signature:
     __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
 
 
-class Jitted:
+class Jitted(Generic[P, R]):
     """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
 
     # `__call__` is a slot: Python looks it up on the class, finds the slot's descriptor, and calls what this
     # instance holds there, with no Python frame in between: the memo of a recent call's arguments (the only
     # frame of a steady-state call, see `stridex/_transforms/memo.py`), or the general call, `_dispatch`.
-    __slots__ = ("__call__", "__dict__", "__weakref__")
+    if TYPE_CHECKING:  # what the slot holds, as a type checker sees it: a call with the wrapped function's type
+        def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+    else:
+        __slots__ = ("__call__", "__dict__", "__weakref__")
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
-                 graph_breaks: bool = True):
+    def __init__(self, fun: Callable[P, R], static_argnums: Any, static_argnames: Any, donate_argnums: Any, device: Any,
+                 in_shardings: Any, out_shardings: Any, graph_breaks: bool = True) -> None:
         # First, so that what follows is this function's own state: wrapping a jitted function, the update
         # copies the inner one's attributes (its cache, its static arguments) into this one's dict.
         functools.update_wrapper(self, fun)
@@ -150,7 +169,7 @@ class Jitted:
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
 
-    def __get__(self, obj, objtype=None):  # behave like a function when used as a method
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:  # behave like a function when used as a method
         return self if obj is None else functools.partial(self, obj)
 
     # --- signature ------------------------------------------------------------------------------
@@ -242,7 +261,7 @@ class Jitted:
         return sig
 
     # --- tracing --------------------------------------------------------------------------------
-    def trace(self, *args, **kwargs) -> Traced:
+    def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced:
         sig = self._signature(args, kwargs)
         return self._trace(sig, len(args))
 
@@ -375,13 +394,13 @@ class Jitted:
                       RuntimeWarning, stacklevel=3)
         return self._fun(*args, **kwargs)
 
-    def explain(self, *args, **kwargs) -> Explanation:
+    def explain(self, *args: P.args, **kwargs: P.kwargs) -> Explanation:
         """Trace the function for these arguments and say where its graph breaks: each break's reason, source
         line and the value observed (what the compiled path is guarded on)."""
         sig = self._signature(args, kwargs)
         return Explanation(self._trace(sig, len(args)))
 
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
         return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
 
