@@ -198,7 +198,7 @@ class Array:
             return w.astype(dtype)
         return w.copy() if copy else w
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[np.ndarray], Array], tuple[np.ndarray]]:
         # Pickle (and copy.copy / copy.deepcopy) an array as its values: a contiguous copy of its window,
         # read through stridex, so a JAX result not read yet is read with its own dtype (the JAX owner
         # itself would unpickle narrowed to 32 bits when JAX's global x64 mode is off). As with NumPy,
