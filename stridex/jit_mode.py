@@ -130,8 +130,8 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
             FALLBACKS[name] += 1
         return out
 
-    wrapper.__wrapped_for_jit__ = fn
-    wrapper.jitted = jits  # one `Jitted` per static signature (inspection and tests)
+    wrapper.__wrapped_for_jit__ = fn  # type: ignore[attr-defined]  # (function attributes: no way to declare them)
+    wrapper.jitted = jits  # type: ignore[attr-defined]  # one `Jitted` per static signature (inspection and tests)
     return wrapper
 
 

@@ -389,7 +389,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         if not n:
             break
         base = matmul(base, base)
-    return ops.copy(result) if result is x else result
+    return ops.copy(result) if result is x else result  # type: ignore[return-value]  # (n >= 1 here: result is set)
 
 
 def _real_dtype(x: Array) -> _dtypes.DType:
@@ -514,6 +514,6 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | Liter
     else:
         # 1 / -1: largest / smallest absolute column sum; inf / -inf: the same over rows.
         sums = _stat.sum(_ew.abs(x), axis=-2 if abs(ord) == 1 else -1)
-        result = (_stat.max if ord > 0 else _stat.min)(sums, axis=-1)
+        result = (_stat.max if ord > 0 else _stat.min)(sums, axis=-1)  # type: ignore[operator]  # (ord is 1, -1, inf or -inf)
     return _expand(result, -1, -1) if keepdims else result
 

@@ -251,8 +251,8 @@ def _install() -> None:
                    __array_namespace__, to_device, __dlpack__, __dlpack_device__):
         method.__qualname__ = f"Array.{method.__name__}"
         setattr(Array, method.__name__, method)
-    Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")
-    Array.mT = property(_matrix_transpose, doc="The transpose of the last two axes (a view).")
+    Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")  # type: ignore[method-assign,assignment]  # (declared as a property in the class, for checkers)
+    Array.mT = property(_matrix_transpose, doc="The transpose of the last two axes (a view).")  # type: ignore[method-assign,assignment]  # (as T)
     missing = [name for name in OPERATORS if name not in vars(Array)]
     assert not missing, f"operators in the table but not installed: {missing}"
 

@@ -121,7 +121,7 @@ def _python_scalar(value, fname: str, what: str, kinds=(bool, int, float, comple
     for kind in (bool, int, float, complex):  # bool first: it is also an int
         if isinstance(value, kind):
             if kind in kinds:
-                return kind(value)
+                return kind(value)  # type: ignore[arg-type]  # (value is an instance of kind here)
             break
     names = "/".join(k.__name__ for k in kinds)
     raise TypeError(f"{fname}: {what} must be a Python {names}, got {type(value).__name__}")
@@ -179,7 +179,7 @@ def _asarray_here(obj, dtype: DType | None, copy: bool | None) -> Array:
     """asarray, with the result where `obj` is (an Array) or on the host."""
     if isinstance(obj, Array):
         if weak_scalar_example(obj) is not None:
-            return _from_traced_scalar(obj, dtype, copy)
+            return _from_traced_scalar(obj, dtype, copy)  # type: ignore[arg-type]  # (a weak scalar is a Tracer)
         if dtype is None or obj._dtype is dtype:
             return ops.copy(obj) if copy else obj
         if copy is False:
@@ -244,7 +244,7 @@ def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Arra
         raise_if_unsupported(a.dtype)
     if dtype is not None and own is not dtype:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change dtype {own.name} to {dtype.name} without a copy")
+            raise ValueError(f"asarray(copy=False) cannot change dtype {own.name} to {dtype.name} without a copy")  # type: ignore[union-attr]  # (own is None only for a dtype raise_if_unsupported refused)
         return _cast(adopt(a), dtype)
     if not copy and a.flags.writeable and _whole_element_strides(a):
         # Writable memory needs no copy-on-write bookkeeping: the ndarray itself is the array's window,
@@ -380,7 +380,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     elif dtype is _dtypes.bool:
         raise TypeError("arange makes numeric arrays, not bool; compare an integer arange instead (arange(n) < k)")
     if all_int:
-        num = len(range(start, stop, step))
+        num = len(range(start, stop, step))  # type: ignore[arg-type]  # (all three are ints here)
     else:
         span = (stop - start) / step
         if not math.isfinite(span):
@@ -617,7 +617,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     elif is_complex and dtype.kind != "complex floating":
         raise TypeError(f"linspace: complex start/stop ({start!r}, {stop!r}) do not fit dtype {dtype.name}")
     convert = complex if is_complex else float
-    return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)
+    return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)  # type: ignore[arg-type]  # (complex only with convert complex)
 
 
 def _concrete_bound(value, what: str):
@@ -701,7 +701,7 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
     if indexing == "xy" and len(arrays) > 1:
         shape[0], shape[1] = shape[1], shape[0]
         axes[0], axes[1] = 1, 0
-    shape = tuple(shape)
+    shape = tuple(shape)  # type: ignore[assignment]  # (the list, frozen)
     out = []
     for a, axis in zip(arrays, axes):
         lifted = tuple(a.shape[0] if i == axis else 1 for i in range(len(arrays)))

@@ -89,7 +89,7 @@ class finfo_object:
 
             info = ml_dtypes.finfo(dtype.np)
         else:
-            info = np.finfo(dtype.np)
+            info = np.finfo(dtype.np)  # type: ignore[assignment]  # (NumPy's finfo, with the fields of ml_dtypes')
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

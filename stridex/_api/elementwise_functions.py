@@ -54,7 +54,7 @@ def _python_scalar(value):
         return value if type(value) in _PY_SCALARS else None
     for kind in (bool, int, float, complex):
         if isinstance(value, kind):
-            return kind(value)
+            return kind(value)  # type: ignore[arg-type]  # (value is an instance of kind here)
     return None
 
 

@@ -154,8 +154,8 @@ def where(condition: Array, x1: Array | int | float | complex | bool, x2: Array 
         if scalar is not None:
             _check_scalar(dtype, scalar, "where")
             _check_int_fits(x, _dtypes.scalar_result_dtype(dtype, scalar))
-    if len(arrays) == 2 and x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):
-        x1, x2 = _common_dtype(x1, x2)
+    if len(arrays) == 2 and x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):  # type: ignore[union-attr]  # (two arrays)
+        x1, x2 = _common_dtype(x1, x2)  # type: ignore[arg-type]  # (two arrays)
     return _s.where.bind(condition, x1, x2)
 
 

@@ -83,11 +83,11 @@ class Array:
         fast-path view."""
         if self._storage is None:
             if self._np is None:
-                return self._jax_storage(), self._view
+                return self._jax_storage(), self._view  # type: ignore[return-value]  # (a JAX result has its View)
             made = storage_from_ndarray(self._np)
-            self._storage, self._view = made
+            self._storage, self._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
         elif self._view is None:
-            self._view = _view_of_window(self._np, self._storage.numpy_buffer())
+            self._view = _view_of_window(self._np, self._storage.numpy_buffer())  # type: ignore[arg-type]  # (no View: a window)
         return self._storage, self._view
 
     def _fast_view(self, w: np.ndarray) -> Array:
@@ -128,7 +128,7 @@ class Array:
     def shape(self) -> tuple[int, ...]:
         """The length of each axis, a tuple of ints."""
         w = self._np
-        return w.shape if w is not None else self._view.shape
+        return w.shape if w is not None else self._view.shape  # type: ignore[union-attr]  # (no window: a View)
 
     @property
     def ndim(self) -> int:
@@ -400,7 +400,7 @@ def host_window(a: Array) -> np.ndarray:
     conversion — `np.asarray(x)`, `float(x)`, `repr(x)` — asks for)."""
     st = a._storage
     if st is not None and st.device is not None and a._np is None:
-        return st.host_values(a)
+        return st.host_values(a)  # type: ignore[attr-defined]  # (a storage on a device is a DeviceStorage)
     return window(a)
 
 
@@ -409,7 +409,8 @@ def window(a: Array) -> np.ndarray:
     w = a._np
     if w is not None:
         return w
-    storage, view = a._storage, a._view
+    view: View
+    storage, view = a._storage, a._view  # type: ignore[assignment]  # (no window: a View)
     if storage is None:  # a JAX result on the host, its Storage not made yet
         storage = a._jax_storage()
     np_dtype = a._dtype.np

@@ -49,7 +49,7 @@ class DType:
     def __repr__(self) -> str:
         return f"stridex.{self.name}"
 
-    __str__ = lambda self: self.name
+    __str__ = lambda self: self.name  # type: ignore[attr-defined]  # (a lambda's `self` is untyped)
 
     # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
 
@@ -74,7 +74,7 @@ class _BFloat16(DType):
         self.name, self.kind, self.itemsize = "bfloat16", "real floating", 2
 
     @property
-    def np(self):
+    def np(self):  # type: ignore[override]  # (a property over the base's slot: ml_dtypes' dtype, made when first read)
         return _bfloat16_numpy()
 
 

@@ -239,8 +239,8 @@ def materialized(x: Array):
     """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
     device (one compiled gather or slice)."""
     st, view = x._storage, x._view
-    buffer = st.owner
-    if st.jax_view is view or is_whole(tuple(buffer.shape), view):
+    buffer = st.owner  # type: ignore[union-attr]  # (a device array has its Storage and View)
+    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[union-attr,arg-type]  # (as above)
         return buffer
     return run(_READ, (x,), {})._storage.owner
 
@@ -457,11 +457,11 @@ def _layout(a: Array) -> tuple:
     """(View, whole, None) of an array argument as its executable reads it: all of its buffer, or its View
     at an offset the call passes."""
     st, v = a._storage, a._view
-    return (v, v is st.jax_view or is_whole(st.jax_view.shape, v), None)
+    return (v, v is st.jax_view or is_whole(st.jax_view.shape, v), None)  # type: ignore[union-attr,arg-type]  # (a device array's)
 
 
 def _avals(args) -> list:
-    return [ShapedArray(a._view.shape, a._dtype) if isinstance(a, Array) else aval_of(a) for a in args]
+    return [ShapedArray(a._view.shape, a._dtype) if isinstance(a, Array) else aval_of(a) for a in args]  # type: ignore[union-attr]  # (device arrays: Views)
 
 
 def _out_avals(prim, avals, params) -> tuple:

@@ -475,7 +475,7 @@ def jacfwd(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
             assign.bind(args[k], value, template=(("ellipsis",),))
         return results[0] if isinstance(argnums, int) else tuple(results)
 
-    return jac_fun
+    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
 def jacrev(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
@@ -491,7 +491,7 @@ def jacrev(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
         results = [ops.reshape(j, out.shape + args[i].shape) for j, i in zip(jacs, nums)]
         return results[0] if isinstance(argnums, int) else tuple(results)
 
-    return jac_fun
+    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
 def hessian(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:

@@ -156,7 +156,7 @@ def vmap(fun: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0) -> Callable[P
                 results.append(_place(payload, oax, axis_size))
         return _tree.unflatten(out_def, results)
 
-    return batched
+    return batched  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
 def _place(payload, out_axis, axis_size):

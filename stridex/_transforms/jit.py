@@ -71,7 +71,7 @@ def jit(fun: Callable[P, R] | None = None, /, *, static_argnums: int | Sequence[
     Array(11.)
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,  # type: ignore[return-value]  # (jit's decorator form)
                                  donate_argnums=donate_argnums, device=device, in_shardings=in_shardings,
                                  out_shardings=out_shardings, graph_breaks=graph_breaks)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
@@ -125,6 +125,16 @@ def _as_tuple(x) -> tuple:
 
 class _Signature:
     __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
+    conflict: Any
+    device: Device | None
+    groups: Any
+    key: Any
+    leaves: list[Any]
+    n_user: int
+    placed: Any
+    same: Any
+    statics: Any
+    treedef: Any
 
 
 class Jitted(Generic[P, R]):
@@ -146,12 +156,12 @@ class Jitted(Generic[P, R]):
         self._fun = fun
         self._graph_breaks = graph_breaks
         # How tracing went: traces, breaks taken, guard failures, paths traced after a failure, eager calls.
-        self.stats = Counter()
+        self.stats: Counter[str] = Counter()
         self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
         self._static_argnames = frozenset(_as_tuple(static_argnames))
         self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
         self._placement = None if device is None else _placement(device)  # (a stridex Device)
-        self._device = None if device is None else _jax_device(self._placement)
+        self._device = None if device is None else _jax_device(self._placement)  # type: ignore[arg-type]  # (placed: a device)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._cache: OrderedDict = OrderedDict()
@@ -163,8 +173,8 @@ class Jitted(Generic[P, R]):
         # (the first of `_memos`, see `stridex/_transforms/memo.py`), or `_dispatch` through `_dispatcher`.
         self._dispatcher = _memo.dispatcher(self)
         self._memos = ()
-        self._recent_windows = []  # (weak references: see `memo.comes_again`)
-        self.__call__ = self._dispatcher
+        self._recent_windows: list[Any] = []  # (weak references: see `memo.comes_again`)
+        self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
@@ -196,8 +206,8 @@ class Jitted(Generic[P, R]):
         leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
         n_user = len(leaves)
         leaves = leaves + list(constants)
-        sigs = []
-        storages = {}
+        sigs: list[Any] = []
+        storages: dict[int, int] = {}
         alias = []
         device = None  # the device of the arguments that live on a JAX device (one for all of them)
         any_array = False
@@ -267,6 +277,7 @@ class Jitted(Generic[P, R]):
 
     def _trace(self, sig: _Signature, nargs: int) -> Traced:
         statics = dict(sig.statics)
+        views: list[Any]
         avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
         for j, leaf in enumerate(sig.leaves):
             group = sig.groups.get(j)
@@ -407,7 +418,7 @@ class Jitted(Generic[P, R]):
     def clear_cache(self) -> None:
         with self._lock:
             self._memos = ()
-            self.__call__ = self._dispatcher
+            self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
         self._cache.clear()
         self._fast_cache.clear()
 
@@ -463,6 +474,8 @@ def _hashable(value, what: str):
 class Traced:
     """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
 
+    _program: Program | None
+
     def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
         self.device = sig.device  # where the arguments that live on a JAX device are (None: the host)
         self.placed = sig.placed  # no array comes in, and the program runs on the default device (`device`)
@@ -470,6 +483,7 @@ class Traced:
         input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
         const_entries = list(trace.constants.values())
         const_buffers = {id(tracer._buffer): j for j, (_, _, tracer) in enumerate(const_entries)}
+        outputs: list[Any]
         outputs, out_slots, specs = [], {}, []
         sharing: dict[int, int] = {}  # buffer id -> number of output leaves that view it
         for leaf in out_leaves:
@@ -564,7 +578,7 @@ class Compiled:
         if jitted._device is not None:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
-            options["out_shardings"] = _device.creation_sharding(traced.device)
+            options["out_shardings"] = _device.creation_sharding(traced.device)  # type: ignore[arg-type]  # (placed: a device)
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
@@ -588,7 +602,7 @@ class Compiled:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
             self.out_view, self.out_dtype = View.contiguous(aval.shape), aval.dtype
-            self.run = self._run_single  # one frame less on every call
+            self.run = self._run_single  # type: ignore[method-assign]  # one frame less on every call
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).
