@@ -10,6 +10,7 @@ type JAX uses), promote as JAX defines it. They are kept out of the spec-facing 
 from __future__ import annotations
 
 import builtins as _builtins
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ class DType:
 
     __slots__ = ("__weakref__", "itemsize", "kind", "name", "np")
 
-    def __init__(self, name: str, kind: str, np_dtype=None):
+    def __init__(self, name: str, kind: str, np_dtype: Any = None) -> None:
         self.name = name
         self.kind = kind  # "bool" | "signed" | "unsigned" | "real floating" | "complex floating"
         self.np = np.dtype(name if np_dtype is None else np_dtype)
@@ -53,7 +54,7 @@ class DType:
 
     # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_by_name, (self.name,))
 
 
