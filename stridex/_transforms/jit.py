@@ -54,9 +54,11 @@ def jit(fun: Callable[P, R], /, *, static_argnums: int | Sequence[int] = (), sta
 def jit(fun: None = None, /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
         donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
         out_shardings: Any = None, graph_breaks: bool = True) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
-def jit(fun: Callable[P, R] | None = None, /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+def jit(fun: Callable[P, R] | None = None, /, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Iterable[str] = (),
         donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
-        out_shardings: Any = None, graph_breaks: bool = True) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
+        out_shardings: Any = None, graph_breaks: bool = True
+        ) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
     """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
 
     Where the traced Python needs a value (`bool(x)`, `float(x)`, `np.asarray(x)`, ...) or calls an
@@ -148,8 +150,8 @@ class Jitted(Generic[P, R]):
     else:
         __slots__ = ("__call__", "__dict__", "__weakref__")
 
-    def __init__(self, fun: Callable[P, R], static_argnums: Any, static_argnames: Any, donate_argnums: Any, device: Any,
-                 in_shardings: Any, out_shardings: Any, graph_breaks: bool = True) -> None:
+    def __init__(self, fun: Callable[P, R], static_argnums: Any, static_argnames: Any, donate_argnums: Any,
+                 device: Any, in_shardings: Any, out_shardings: Any, graph_breaks: bool = True) -> None:
         # First, so that what follows is this function's own state: wrapping a jitted function, the update
         # copies the inner one's attributes (its cache, its static arguments) into this one's dict.
         functools.update_wrapper(self, fun)
