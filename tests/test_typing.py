@@ -1,9 +1,9 @@
 """stridex is typed as its users type-check: `mypy --strict` accepts ordinary stridex code and rejects wrong code.
 
-- tests/typing/usage.py (operators, indexing, every chapter, linalg, fft, the transformations and
+- tests/typecheck/usage.py (operators, indexing, every chapter, linalg, fft, the transformations and
   `__array_namespace_info__`, with `assert_type`) gives 0 errors under `mypy --strict`, and under basedpyright or
   pyright in strict mode where one is installed;
-- tests/typing/must_fail.py gives exactly the errors its lines are marked with, so the check can fail;
+- tests/typecheck/must_fail.py gives exactly the errors its lines are marked with, so the check can fail;
 - the Array's operators as a type checker sees them (the `if TYPE_CHECKING:` block of the class in
   stridex/_core/array.py) are the ones stridex/_api/array_object.py installs, with the same parameters, taking
   the scalar types of the namespace function each calls;
@@ -40,8 +40,8 @@ from stridex._api import transcendental_functions as _tr
 from stridex._core import array as _core_array
 
 ROOT = Path(__file__).resolve().parent.parent
-USAGE = ROOT / "tests" / "typing" / "usage.py"
-MUST_FAIL = ROOT / "tests" / "typing" / "must_fail.py"
+USAGE = ROOT / "tests" / "typecheck" / "usage.py"
+MUST_FAIL = ROOT / "tests" / "typecheck" / "must_fail.py"
 API_NAMES = json.loads((ROOT / "tests" / "data" / "api_2025_12.json").read_text())
 CACHE = ROOT / ".mypy_cache"
 ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$", re.M)
