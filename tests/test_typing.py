@@ -130,7 +130,10 @@ def test_pyright_strict(path: Path, tmp_path: Path) -> None:
                                   "include": [str(path)], "reportMissingModuleSource": False}))
     result = subprocess.run([*command, "-p", str(config), "--outputjson"], capture_output=True, text=True,
                             timeout=600, cwd=tmp_path, check=False)
-    report = json.loads(result.stdout)
+    try:
+        report = json.loads(result.stdout)
+    except json.JSONDecodeError:  # the tool did not run (pyright's PyPI package fetches node on first use)
+        pytest.skip(f"{command[0]} did not run: {(result.stdout + result.stderr)[-300:]}")
     lines = {d["range"]["start"]["line"] + 1 for d in report["generalDiagnostics"] if d["severity"] == "error"}
     expected = {line for line, _ in _marked(path)}
     assert lines == expected, json.dumps(report["generalDiagnostics"], indent=1)
