@@ -34,7 +34,7 @@ REFERENCE_OPTIONS = "    options:\n      show_root_full_path: false\n"
 # they have no docstring; Python's own class attributes (`__slots__`, `__module__`, ...) are left out.
 CLASS_OPTIONS = REFERENCE_OPTIONS + (
     "      show_if_no_docstring: true\n"
-    '      filters: ["!^_[^_]", "!^__(module|doc|slots|weakref|dict|array_priority|hash|reduce|copy|deepcopy)__$"]\n'
+    '      filters: ["!^_[^_]", "!^__(module|doc|slots|weakref|dict|array_priority|hash|reduce|copy|deepcopy|annotations)__$"]\n'
 )
 
 

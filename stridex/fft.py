@@ -7,9 +7,12 @@ Array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal, TypeAlias
+
 from stridex._api import manipulation_functions as _manip
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array
+from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
 from stridex._core.view import as_count, normalize_axes, normalize_axis
 from stridex._lax import device as _device
@@ -34,6 +37,7 @@ __all__ = [
 ]
 
 _NORMS = ("backward", "ortho", "forward")
+Norm: TypeAlias = Literal["backward", "ortho", "forward"]
 _COMPLEX = frozenset(_dtypes.COMPLEX_DTYPES)
 _REAL = frozenset(_dtypes.REAL_FLOATING_DTYPES)
 _FLOATING = frozenset(_dtypes.FLOATING_DTYPES)
@@ -88,7 +92,7 @@ def _many_axes(name: str, x: Array, s, axes, norm, kind: str, allowed, category)
     return _p.fft.bind(x, kind=kind, axes=axes, lengths=lengths, norm=norm)
 
 
-def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """1-D discrete Fourier transform along `axis` (zero-padded or trimmed to `n` points).
 
     >>> import stridex as sx
@@ -98,7 +102,7 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backw
     return _one_axis("fft", x, n, axis, norm, "fft", _COMPLEX, "complex floating-point", False)
 
 
-def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """1-D inverse discrete Fourier transform along `axis`.
 
     >>> import stridex as sx
@@ -108,7 +112,7 @@ def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return _one_axis("ifft", x, n, axis, norm, "ifft", _COMPLEX, "complex floating-point", False)
 
 
-def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """1-D transform of real input: the n // 2 + 1 non-negative-frequency terms.
 
     >>> import stridex as sx
@@ -118,7 +122,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return _one_axis("rfft", x, n, axis, norm, "rfft", _REAL, "real floating-point", False)
 
 
-def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of `rfft`: `n` real output points (default 2 * (M - 1)) from M Hermitian half-spectrum terms.
 
     >>> import stridex as sx
@@ -128,7 +132,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     return _one_axis("irfft", x, n, axis, norm, "irfft", _COMPLEX, "complex floating-point", True)
 
 
-def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Transform of a Hermitian-symmetric signal given by its first half: `n` real outputs (default 2 * (M - 1)).
 
     >>> import stridex as sx
@@ -138,7 +142,7 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return _one_axis("hfft", x, n, axis, norm, "hfft", _COMPLEX, "complex floating-point", True)
 
 
-def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of `hfft` for real input: the n // 2 + 1 terms of a Hermitian spectrum.
 
     >>> import stridex as sx
@@ -148,7 +152,8 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     return _one_axis("ihfft", x, n, axis, norm, "ihfft", _REAL, "real floating-point", False)
 
 
-def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: Norm = "backward") -> Array:
     """n-D discrete Fourier transform over `axes` (all when None), each padded/trimmed to `s`.
 
     >>> import stridex as sx
@@ -158,7 +163,8 @@ def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     return _many_axes("fftn", x, s, axes, norm, "fft", _COMPLEX, "complex floating-point")
 
 
-def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: Norm = "backward") -> Array:
     """n-D inverse discrete Fourier transform over `axes`.
 
     >>> import stridex as sx
@@ -168,7 +174,8 @@ def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     return _many_axes("ifftn", x, s, axes, norm, "ifft", _COMPLEX, "complex floating-point")
 
 
-def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: Norm = "backward") -> Array:
     """n-D transform of real input; the last transformed axis keeps s[-1] // 2 + 1 terms.
 
     >>> import stridex as sx
@@ -178,7 +185,8 @@ def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     return _many_axes("rfftn", x, s, axes, norm, "rfft", _REAL, "real floating-point")
 
 
-def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: Norm = "backward") -> Array:
     """Inverse of `rfftn`: real output of sizes `s` (the last defaulting to 2 * (M - 1)).
 
     >>> import stridex as sx
@@ -222,7 +230,7 @@ def _freq(name: str, n, d, dtype, device, real: bool) -> Array:
         return _p.fftfreq.bind(n=n, d=float(d), dtype=dtype, real=real)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device=None) -> Array:
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """Sample frequencies of an n-point transform with sample spacing `d`: [0, 1, ..., -1] / (d * n).
 
     >>> import stridex as sx
@@ -232,7 +240,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device=Non
     return _freq("fftfreq", n, d, dtype, device, False)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device=None) -> Array:
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """Sample frequencies of `rfft`'s n // 2 + 1 outputs (the Nyquist term counted positive).
 
     >>> import stridex as sx
@@ -252,7 +260,7 @@ def _shift(name: str, x, axes, sign: int) -> Array:
     return _manip.roll(x, shifts, axis=axes)
 
 
-def fftshift(x: Array, /, *, axes=None) -> Array:
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Move the zero-frequency term to the centre along `axes` (all when None).
 
     >>> import stridex as sx
@@ -262,7 +270,7 @@ def fftshift(x: Array, /, *, axes=None) -> Array:
     return _shift("fftshift", x, axes, 1)
 
 
-def ifftshift(x: Array, /, *, axes=None) -> Array:
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of `fftshift` (they differ by one sample for odd lengths).
 
     >>> import stridex as sx

@@ -53,6 +53,8 @@ NOT_TRACED = frozenset({
     "__array_namespace_info__",
     # the transformations themselves: they take functions, and what they return runs through jit mode
     "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
+    # the precision switch: settings, not computations
+    "matmul_precision", "set_matmul_precision", "get_matmul_precision",
 })
 
 
@@ -128,8 +130,8 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
             FALLBACKS[name] += 1
         return out
 
-    wrapper.__wrapped_for_jit__ = fn
-    wrapper.jitted = jits  # one `Jitted` per static signature (inspection and tests)
+    wrapper.__wrapped_for_jit__ = fn  # type: ignore[attr-defined]  # (function attributes: no way to declare them)
+    wrapper.jitted = jits  # type: ignore[attr-defined]  # one `Jitted` per static signature (inspection and tests)
     return wrapper
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from numbers import Real
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from stridex._api import transcendental_functions as _tr
 from stridex._api.linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, python_scalar
+from stridex._core.dtypes import DType
 from stridex._core.view import broadcast_shapes, normalize_axes
 from stridex._lax import linalg as _p
 from stridex._lax import ops
@@ -250,7 +251,7 @@ def svdvals(x: Array, /) -> Array:
     return s
 
 
-def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition: `mode="reduced"` gives Q (..., M, K), R (..., K, N); "complete" Q (..., M, M), R (..., M, N).
 
     >>> import stridex as sx
@@ -281,7 +282,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     return _views.diagonal.bind(x, offset=offset, axis1=x.ndim - 2, axis2=x.ndim - 1)
 
 
-def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
+def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """Sum of the `offset` diagonal of each matrix; `dtype` as in `sum` (small integers widen).
 
     >>> import stridex as sx
@@ -388,7 +389,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         if not n:
             break
         base = matmul(base, base)
-    return ops.copy(result) if result is x else result
+    return ops.copy(result) if result is x else result  # type: ignore[return-value]  # (n >= 1 here: result is set)
 
 
 def _real_dtype(x: Array) -> _dtypes.DType:
@@ -410,7 +411,7 @@ def _tolerance(name: str, x: Array, s: Array, rtol) -> Array:
     return _ew.multiply(smax, float(rtol))
 
 
-def matrix_rank(x: Array, /, *, rtol=None) -> Array:
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above `rtol * largest singular value` (default rtol: max(M, N) * eps).
 
     >>> import stridex as sx
@@ -428,7 +429,7 @@ def matrix_rank(x: Array, /, *, rtol=None) -> Array:
     return _stat.sum(above, axis=-1, dtype=_dtypes.int64)
 
 
-def pinv(x: Array, /, *, rtol=None) -> Array:
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse from the SVD, zeroing singular values at or below `rtol * largest`.
 
     >>> import stridex as sx
@@ -461,7 +462,8 @@ def _adjoint(x: Array) -> Array:
 _INF = float("inf")
 
 
-def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
+def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> Array:
     """Vector p-norm over `axis` (all axes when None): ord 1, 2, inf, -inf, 0 (count of nonzeros), or any p.
 
     >>> import stridex as sx
@@ -489,7 +491,8 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     return _tr.pow(_stat.sum(_tr.pow(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
-def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | Literal["fro", "nuc"] | None = "fro"
+                ) -> Array:
     """Matrix norm of each matrix: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
 
     >>> import stridex as sx
@@ -511,6 +514,6 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     else:
         # 1 / -1: largest / smallest absolute column sum; inf / -inf: the same over rows.
         sums = _stat.sum(_ew.abs(x), axis=-2 if abs(ord) == 1 else -1)
-        result = (_stat.max if ord > 0 else _stat.min)(sums, axis=-1)
+        result = (_stat.max if ord > 0 else _stat.min)(sums, axis=-1)  # type: ignore[operator]  # (ord is 1, -1, inf or -inf)
     return _expand(result, -1, -1) if keepdims else result
 

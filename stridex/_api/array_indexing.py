@@ -7,6 +7,7 @@ advanced-indexing rules (the spec's where it has them) and give copies.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ def _normalize_basic(key: tuple, shape: tuple) -> tuple:
         raise IndexError(f"an index can have at most one ellipsis ('...'), got {n_ellipsis}")
     if n_indexing > ndim:
         raise IndexError(f"too many indices for an array of shape {shape}: {n_indexing} were given")
-    entries = []
+    entries: list[tuple[Any, ...]] = []
     axis = 0
     for k in key:
         if k is None:
@@ -96,6 +97,8 @@ def _advanced_template(key: tuple, shape: tuple, device=None):
 
     if any(isinstance(k, (np.ndarray, np.bool_)) for k in key):
         key = tuple(_from_numpy_index(k, device) for k in key)
+    template: list[tuple[Any, ...]]
+    arrays: list[Any]
     template, arrays, has_mask = [], [], False
     ndim = len(shape)
     consumed = 0

@@ -75,7 +75,7 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
     fn = _namespace_function(fname)
     fast = getattr(fn, "fast_path", None)  # (dtype names, primitive): two same-category arrays skip a call
 
-    def op(self, other):
+    def op(self, other, /):
         if type(other) is Array and fast is not None:
             names, prim = fast
             if self._dtype.name in names and other._dtype.name in names:
@@ -89,12 +89,12 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
             return _foreign(other, name)
         return fn(self, other)
 
-    def rop(self, other):
+    def rop(self, other, /):
         if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
             return _foreign(other, name)
         return fn(other, self)
 
-    def iop(self, other):
+    def iop(self, other, /):
         if not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
             return _foreign(other, name)
         _getitem.assign_inplace(self, fn(self, other), name)
@@ -118,7 +118,7 @@ def _matrix_transpose(self) -> Array:
     return _linalg_main.matrix_transpose(self)
 
 
-def __getitem__(self, key) -> Array:
+def __getitem__(self, key, /) -> Array:
     if current_trace() is None:
         t = type(key)
         if t is int or t is slice:
@@ -132,7 +132,7 @@ def __getitem__(self, key) -> Array:
     return _getitem.getitem(self, key)
 
 
-def __setitem__(self, key, value) -> None:
+def __setitem__(self, key, value, /) -> None:
     if current_trace() is None:
         t = type(key)
         if (t is int or t is slice or (t is tuple and is_fast_key(key))) and self._fast_storage():
@@ -146,19 +146,19 @@ def __setitem__(self, key, value) -> None:
     _getitem.setitem(self, key, value)
 
 
-def __matmul__(self, other):
+def __matmul__(self, other, /):
     if not isinstance(other, Array):
         return NotImplemented
     return _linalg_main.matmul(self, other)
 
 
-def __rmatmul__(self, other):
+def __rmatmul__(self, other, /):
     if not isinstance(other, Array):
         return NotImplemented
     return _linalg_main.matmul(other, self)
 
 
-def __imatmul__(self, other):
+def __imatmul__(self, other, /):
     result = self.__matmul__(other)
     if result is NotImplemented:
         return NotImplemented
@@ -167,7 +167,7 @@ def __imatmul__(self, other):
 
 
 def _unary(name: str, fn):
-    def op(self):
+    def op(self, /):
         return fn(self)
 
     op.__name__ = name
@@ -181,7 +181,7 @@ def __copy__(self) -> Array:
     return ops.copy(self)
 
 
-def __deepcopy__(self, memo) -> Array:
+def __deepcopy__(self, memo, /) -> Array:
     return ops.copy(self)  # an array holds numbers only: the shallow copy is already a deep one
 
 
@@ -224,7 +224,7 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     return value.__dlpack__(**kwargs)
 
 
-def __dlpack_device__(self) -> tuple:
+def __dlpack_device__(self, /) -> tuple:
     """(device type, device id) in DLPack's numbering: (1, 0) for the host; a JAX device's own otherwise
     ((2, n) for CUDA device n)."""
     st = self._storage
@@ -251,8 +251,8 @@ def _install() -> None:
                    __array_namespace__, to_device, __dlpack__, __dlpack_device__):
         method.__qualname__ = f"Array.{method.__name__}"
         setattr(Array, method.__name__, method)
-    Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")
-    Array.mT = property(_matrix_transpose, doc="The transpose of the last two axes (a view).")
+    Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")  # type: ignore[method-assign,assignment]  # (declared as a property in the class, for checkers)
+    Array.mT = property(_matrix_transpose, doc="The transpose of the last two axes (a view).")  # type: ignore[method-assign,assignment]  # (as T)
     missing = [name for name in OPERATORS if name not in vars(Array)]
     assert not missing, f"operators in the table but not installed: {missing}"
 

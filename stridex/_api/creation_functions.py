@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -12,7 +14,8 @@ from stridex._api.elementwise_functions import floor
 from stridex._api.manipulation_functions import concat, reshape
 from stridex._api.searching_functions import where
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array, adopt, python_scalar, raise_if_unsupported
+from stridex._core.array import (Array, DeviceLike, NestedSequence, SupportsArray, SupportsBufferProtocol, adopt,
+                                 python_scalar, raise_if_unsupported)
 from stridex._core.device import DEFAULT_DEVICE, KDL_CPU
 from stridex._core.dtypes import DType
 from stridex._core.state import current_trace
@@ -64,15 +67,18 @@ def _filled(fname: str, shape: tuple, dtype, value: int) -> Array:
     return _p.full.bind(shape=shape, fill_value=bool(value) if dtype is _dtypes.bool else value, dtype=dtype)
 
 
-def _placed(like: bool = False):
+F = TypeVar("F", bound=Callable[..., Array])
+
+
+def _placed(like: bool = False) -> Callable[[F], F]:
     """A creation function made on its `device=`: the host runs NumPy as usual; for a JAX device the
     function runs with that device as the default, so its primitives (which take no array) run there, and
     a result built on the host on the way (from Python values) is moved there once. `device=None` means
     the default device, or with `like`, the device of the array argument (the spec's inference rule)."""
 
-    def decorate(fn):
+    def decorate(fn: F) -> F:
         @functools.wraps(fn)
-        def placed(*args, device=None, **kwargs):
+        def placed(*args: Any, device: Any = None, **kwargs: Any) -> Array:
             if device is None:
                 dev = args[0].device if like and args and isinstance(args[0], Array) else None
             else:
@@ -92,7 +98,7 @@ def _placed(like: bool = False):
                 out = _device.transfer(out, dev)
             return out
 
-        return placed
+        return placed  # type: ignore[return-value]  # (a wrapper taking fn's arguments)
 
     return decorate
 
@@ -115,7 +121,7 @@ def _python_scalar(value, fname: str, what: str, kinds=(bool, int, float, comple
     for kind in (bool, int, float, complex):  # bool first: it is also an int
         if isinstance(value, kind):
             if kind in kinds:
-                return kind(value)
+                return kind(value)  # type: ignore[arg-type]  # (value is an instance of kind here)
             break
     names = "/".join(k.__name__ for k in kinds)
     raise TypeError(f"{fname}: {what} must be a Python {names}, got {type(value).__name__}")
@@ -124,7 +130,9 @@ def _python_scalar(value, fname: str, what: str, kinds=(bool, int, float, comple
 # --- asarray and from_dlpack ------------------------------------------------------------------------
 
 
-def asarray(obj, /, *, dtype: DType | None = None, device=None, copy: bool | None = None) -> Array:
+def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | int | float | complex | Array]
+            | SupportsBufferProtocol | SupportsArray, /, *, dtype: DType | None = None,
+            device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     """Convert `obj` (an array, NumPy array, DLPack producer, buffer, Python scalar or nested sequence) to an Array.
 
     Arrays, NumPy arrays, DLPack producers (JAX, PyTorch, ...) and buffer-protocol objects are shared, not
@@ -171,7 +179,7 @@ def _asarray_here(obj, dtype: DType | None, copy: bool | None) -> Array:
     """asarray, with the result where `obj` is (an Array) or on the host."""
     if isinstance(obj, Array):
         if weak_scalar_example(obj) is not None:
-            return _from_traced_scalar(obj, dtype, copy)
+            return _from_traced_scalar(obj, dtype, copy)  # type: ignore[arg-type]  # (a weak scalar is a Tracer)
         if dtype is None or obj._dtype is dtype:
             return ops.copy(obj) if copy else obj
         if copy is False:
@@ -236,7 +244,7 @@ def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Arra
         raise_if_unsupported(a.dtype)
     if dtype is not None and own is not dtype:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot change dtype {own.name} to {dtype.name} without a copy")
+            raise ValueError(f"asarray(copy=False) cannot change dtype {own.name} to {dtype.name} without a copy")  # type: ignore[union-attr]  # (own is None only for a dtype raise_if_unsupported refused)
         return _cast(adopt(a), dtype)
     if not copy and a.flags.writeable and _whole_element_strides(a):
         # Writable memory needs no copy-on-write bookkeeping: the ndarray itself is the array's window,
@@ -308,7 +316,7 @@ def _unwrap(obj):
     return obj
 
 
-def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
+def from_dlpack(x: object, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     """Import any DLPack producer (NumPy, JAX, PyTorch, ...), sharing its memory unless `copy=True`.
 
     Read-only producer memory (a JAX result, say) is copied on the first write, never written through.
@@ -347,8 +355,8 @@ def _number(value, fname: str, what: str):
 
 
 @_placed()
-def arange(start: float, /, stop: float | None = None, step: float = 1, *,
-           dtype: DType | None = None, device=None) -> Array:
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """Evenly spaced values in the half-open interval [start, stop) (or [0, start) when `stop` is None).
 
     >>> import stridex as sx
@@ -372,7 +380,7 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     elif dtype is _dtypes.bool:
         raise TypeError("arange makes numeric arrays, not bool; compare an integer arange instead (arange(n) < k)")
     if all_int:
-        num = len(range(start, stop, step))
+        num = len(range(start, stop, step))  # type: ignore[arg-type]  # (all three are ints here)
     else:
         span = (stop - start) / step
         if not math.isfinite(span):
@@ -384,7 +392,7 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
 
 
 @_placed()
-def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """An uninitialised array of `shape` (float64 unless `dtype` says otherwise).
 
     >>> import stridex as sx
@@ -397,7 +405,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=No
 
 
 @_placed(like=True)
-def empty_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+def empty_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """An uninitialised array with the shape of `x` (and its dtype unless `dtype` is given).
 
     >>> import stridex as sx
@@ -445,8 +453,8 @@ def _fill_with_array(fname: str, shape: tuple, fill: Array, dtype: DType | None)
 
 
 @_placed()
-def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DType | None = None,
-         device=None) -> Array:
+def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *, dtype: DType | None = None,
+         device: DeviceLike | None = None) -> Array:
     """An array of `shape` filled with `fill_value` (dtype inferred from the scalar's type when None).
 
     >>> import stridex as sx
@@ -459,8 +467,8 @@ def full(shape: int | tuple[int, ...], fill_value: bool | complex, *, dtype: DTy
 
 
 @_placed(like=True)
-def full_like(x: Array, /, fill_value: bool | complex, *, dtype: DType | None = None,
-              device=None) -> Array:
+def full_like(x: Array, /, fill_value: bool | int | float | complex, *, dtype: DType | None = None,
+              device: DeviceLike | None = None) -> Array:
     """An array with the shape of `x` filled with `fill_value` (dtype of `x` unless `dtype` is given).
 
     >>> import stridex as sx
@@ -473,7 +481,7 @@ def full_like(x: Array, /, fill_value: bool | complex, *, dtype: DType | None = 
 
 
 @_placed()
-def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """An array of `shape` filled with zeros (float64 unless `dtype` says otherwise).
 
     >>> import stridex as sx
@@ -484,7 +492,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=No
 
 
 @_placed(like=True)
-def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """Zeros with the shape of `x` (and its dtype unless `dtype` is given).
 
     >>> import stridex as sx
@@ -495,7 +503,7 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array
 
 
 @_placed()
-def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=None) -> Array:
+def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """An array of `shape` filled with ones (float64 unless `dtype` says otherwise).
 
     >>> import stridex as sx
@@ -506,7 +514,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device=Non
 
 
 @_placed(like=True)
-def ones_like(x: Array, /, *, dtype: DType | None = None, device=None) -> Array:
+def ones_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     """Ones with the shape of `x` (and its dtype unless `dtype` is given).
 
     >>> import stridex as sx
@@ -528,7 +536,7 @@ def _size(value, fname: str, what: str) -> int:
 
 @_placed()
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType | None = None,
-        device=None) -> Array:
+        device: DeviceLike | None = None) -> Array:
     """A 2-D array with ones on the `k`-th diagonal and zeros elsewhere.
 
     >>> import stridex as sx
@@ -585,8 +593,8 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
 
 
 @_placed()
-def linspace(start: complex, stop: complex, /, num: int, *,
-             dtype: DType | None = None, device=None, endpoint: bool = True) -> Array:
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DType | None = None, device: DeviceLike | None = None, endpoint: bool = True) -> Array:
     """`num` evenly spaced numbers from `start` to `stop` (included unless `endpoint=False`).
 
     >>> import stridex as sx
@@ -609,7 +617,7 @@ def linspace(start: complex, stop: complex, /, num: int, *,
     elif is_complex and dtype.kind != "complex floating":
         raise TypeError(f"linspace: complex start/stop ({start!r}, {stop!r}) do not fit dtype {dtype.name}")
     convert = complex if is_complex else float
-    return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)
+    return _p.linspace.bind(start=convert(start), stop=convert(stop), num=num, endpoint=bool(endpoint), dtype=dtype)  # type: ignore[arg-type]  # (complex only with convert complex)
 
 
 def _concrete_bound(value, what: str):
@@ -673,7 +681,7 @@ def _traced_linspace(start, stop, num, dtype, device, endpoint) -> Array:
     return values if values.dtype is dtype else convert_element_type.bind(values, new_dtype=dtype)
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-D coordinate vectors ("xy": Cartesian, "ij": matrix indexing).
 
     Each output is a fresh array (not a broadcast view), so writing into one never touches the others.
@@ -693,7 +701,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if indexing == "xy" and len(arrays) > 1:
         shape[0], shape[1] = shape[1], shape[0]
         axes[0], axes[1] = 1, 0
-    shape = tuple(shape)
+    shape = tuple(shape)  # type: ignore[assignment]  # (the list, frozen)
     out = []
     for a, axis in zip(arrays, axes):
         lifted = tuple(a.shape[0] if i == axis else 1 for i in range(len(arrays)))

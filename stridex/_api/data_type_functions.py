@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array
+from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -27,7 +27,7 @@ def _check_dtype(dtype, fname: str, what: str = "dtype") -> DType:
     return out
 
 
-def astype(x: Array, dtype: DType, /, *, copy: bool = True, device=None) -> Array:
+def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
     """Cast `x` to `dtype` regardless of promotion rules (a new array unless `copy=False` and the dtype matches).
 
     Casting a complex array to a real or integer dtype is a TypeError: take `real` or `imag` first.
@@ -89,7 +89,7 @@ class finfo_object:
 
             info = ml_dtypes.finfo(dtype.np)
         else:
-            info = np.finfo(dtype.np)
+            info = np.finfo(dtype.np)  # type: ignore[assignment]  # (NumPy's finfo, with the fields of ml_dtypes')
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
@@ -172,7 +172,7 @@ _KINDS = {
 }
 
 
-def isdtype(dtype: DType, kind: DType | str | tuple) -> bool:
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """Whether `dtype` is `kind`: a dtype, a kind name ("integral", "numeric", ...) or a tuple of those.
 
     >>> import stridex as sx
@@ -213,7 +213,7 @@ def _check_scalar_kind(dtype: DType, value) -> None:
         raise TypeError(f"result_type: a Python complex does not combine with dtype {dtype.name}")
 
 
-def result_type(*arrays_and_dtypes: Array | DType | bool | complex) -> DType:
+def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     """The dtype the promotion rules give for these arrays, dtypes and (weakly typed) Python scalars.
 
     >>> import stridex as sx

@@ -9,15 +9,20 @@ definitions read as the list of what accepts what.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import TypeVar
 
 from stridex._core import dtypes as _dtypes
-from stridex._core.array import Array
+from stridex._core.array import (Array, AnyBinaryFunction, BinaryFunction, BitwiseBinaryFunction,
+                                 IntegerBinaryFunction, LogicalBinaryFunction, RealBinaryFunction, Scalar,
+                                 UnaryFunction)
 from stridex._lax import elementwise as _p
 from stridex._lax import ops
 from stridex._transforms.tracing import note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
 
 _PY_SCALARS = (bool, int, float, complex)
+F = TypeVar("F", bound=Callable[..., object])
 # (The extended categories: the half types are accepted wherever the spec's floating types are.)
 _ALLOWED = {category: frozenset(dtypes) for category, dtypes in _dtypes.EXTENDED_CATEGORIES.items()}
 _ALLOWED["logical"] = frozenset((_dtypes.bool,) + _dtypes.REAL_DTYPES + _dtypes.HALF_DTYPES)
@@ -49,7 +54,7 @@ def _python_scalar(value):
         return value if type(value) in _PY_SCALARS else None
     for kind in (bool, int, float, complex):
         if isinstance(value, kind):
-            return kind(value)
+            return kind(value)  # type: ignore[arg-type]  # (value is an instance of kind here)
     return None
 
 
@@ -146,7 +151,7 @@ def _docstring(summary: str, example: str, result: str) -> str:
     """
 
 
-def _binary_function(name: str, category: str, summary: str, example: str, result: str):
+def _binary_function(name: str, category: str, summary: str, example: str, result: str) -> AnyBinaryFunction:
     prim = getattr(_p, name)
     allowed = _ALLOWED[category]
     # The fast path tests dtype *names*: str hashes are cached in C, DType.__hash__ runs Python code. Two half
@@ -155,7 +160,7 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
     scalar_ok = frozenset((d.name, kind) for d, kind in _scalar_pairs(allowed))
     bind, array = prim.bind, Array  # closure cells: cheaper than global and attribute lookups
 
-    def function(x1, x2, /):
+    def function(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         if type(x1) is array:
             if type(x2) is array:
                 if x1._dtype.name in names and x2._dtype.name in names:
@@ -167,7 +172,8 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
         return _binary_slow(prim, allowed, category, x1, x2)
 
     # What Array's operators need to take the same fast path without a second call (see `_array._binary`).
-    function.fast_path = (names, prim)
+    function.fast_path = (names, prim)  # type: ignore[attr-defined]  # (a function attribute: mypy has no
+                                        # way to declare one on a def)
     return _named(function, name, _docstring(summary, example, result))
 
 
@@ -187,12 +193,13 @@ def _scalar_pairs(allowed: frozenset) -> frozenset:
     return frozenset(pairs)
 
 
-def _unary_function(name: str, category: str, summary: str, example: str, result: str, copy_unless=None):
+def _unary_function(name: str, category: str, summary: str, example: str, result: str,
+                    copy_unless: tuple[str, ...] | None = None) -> UnaryFunction:
     """A one-argument function; `copy_unless`: dtype kinds it computes, every other dtype is copied as is."""
     prim = getattr(_p, name)
     allowed = _ALLOWED[category]
 
-    def function(x, /):
+    def function(x: Array, /) -> Array:
         if type(x) is not Array and not isinstance(x, Array):
             raise TypeError(f"{name} takes an array, got {type(x).__name__}")
         dtype = x._dtype
@@ -205,7 +212,7 @@ def _unary_function(name: str, category: str, summary: str, example: str, result
     return _named(function, name, _docstring(summary, example, result))
 
 
-def _named(function, name: str, doc: str):
+def _named(function: F, name: str, doc: str) -> F:
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -213,6 +220,49 @@ def _named(function, name: str, doc: str):
 
 _FLOATING_KINDS = ("real floating", "complex floating")
 _COMPLEX_KINDS = ("complex floating",)
+
+# What each function takes, as the standard's stubs say (the factories return the widest type, `AnyBinaryFunction`):
+add: BinaryFunction
+subtract: BinaryFunction
+multiply: BinaryFunction
+divide: BinaryFunction
+floor_divide: RealBinaryFunction
+remainder: RealBinaryFunction
+maximum: RealBinaryFunction
+minimum: RealBinaryFunction
+copysign: RealBinaryFunction
+less: RealBinaryFunction
+less_equal: RealBinaryFunction
+greater: RealBinaryFunction
+greater_equal: RealBinaryFunction
+equal: AnyBinaryFunction
+not_equal: AnyBinaryFunction
+bitwise_and: BitwiseBinaryFunction
+bitwise_or: BitwiseBinaryFunction
+bitwise_xor: BitwiseBinaryFunction
+bitwise_left_shift: IntegerBinaryFunction
+bitwise_right_shift: IntegerBinaryFunction
+logical_and: LogicalBinaryFunction
+logical_or: LogicalBinaryFunction
+logical_xor: LogicalBinaryFunction
+abs: UnaryFunction
+negative: UnaryFunction
+square: UnaryFunction
+sign: UnaryFunction
+reciprocal: UnaryFunction
+ceil: UnaryFunction
+floor: UnaryFunction
+trunc: UnaryFunction
+round: UnaryFunction
+isfinite: UnaryFunction
+isinf: UnaryFunction
+isnan: UnaryFunction
+signbit: UnaryFunction
+bitwise_invert: UnaryFunction
+logical_not: UnaryFunction
+real: UnaryFunction
+imag: UnaryFunction
+conj: UnaryFunction
 
 # Each function: its name, the dtype category it accepts, a summary, and a doctest example with its result.
 add = _binary_function("add", "numeric", "Elementwise sum `x1 + x2`, broadcasting.", "sx.add(sx.asarray([1, 2]), 3)",
@@ -311,7 +361,7 @@ conj = _unary_function("conj", "numeric", "The complex conjugate (real-valued in
                        "sx.conj(sx.asarray([1 + 2j]))", "Array([1.-2.j])", copy_unless=_COMPLEX_KINDS)
 
 
-def positive(x, /):
+def positive(x: Array, /) -> Array:
     """Elementwise `+x`: a fresh array with the same values and dtype.
 
     >>> import stridex as sx
@@ -325,7 +375,7 @@ def positive(x, /):
     return _p.copy.bind(x)
 
 
-def nextafter(x1, x2, /):
+def nextafter(x1: Array | int | float, x2: Array | int | float, /) -> Array:
     """The next representable value after `x1` in the direction of `x2` (dtype of `x1`).
 
     >>> import stridex as sx
@@ -338,7 +388,7 @@ def nextafter(x1, x2, /):
     return _binary(_p.nextafter, _ALLOWED["real floating"], "real floating", x1, x2)
 
 
-def clip(x, /, min=None, max=None):
+def clip(x: Array, /, min: int | float | Array | None = None, max: int | float | Array | None = None) -> Array:
     """Clamp `x` to [`min`, `max`] (arrays, Python scalars or None); the result keeps `x`'s dtype.
 
     A NaN in `x`, `min` or `max` gives NaN; where `min` > `max` the result is `max`.

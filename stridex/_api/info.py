@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from stridex._core import dtypes as _dtypes
+from stridex._core.array import DeviceLike
+from stridex._core.device import Device
+from stridex._core.dtypes import DType
 from stridex._lax import device as _device
 
 __all__ = ["__array_namespace_info__"]
@@ -24,7 +27,7 @@ class Info:
 
     __slots__ = ()
 
-    def capabilities(self) -> dict:
+    def capabilities(self) -> dict[str, bool | int | None]:
         """Boolean indexing and data-dependent shapes run eagerly; NumPy windows cap arrays at 64 dimensions.
 
         >>> import stridex as sx
@@ -33,17 +36,17 @@ class Info:
         """
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
-    def default_device(self):
+    def default_device(self) -> Device:
         """The device arrays are created on when no `device=` is given: the host (`Device('cpu')`) unless
         `with stridex.default_device(d):` or the environment variable STRIDEX_DEFAULT_DEVICE says otherwise."""
         return _device.current_default()
 
-    def devices(self) -> tuple:
+    def devices(self) -> tuple[Device, ...]:
         """The devices arrays can be created on: the host, then every JAX device (GPUs, and JAX's CPU devices,
         named "cpu:0", "cpu:1", ...). A tuple, as the 2025.12 standard has it (2024.12 returned a list)."""
         return _device.devices()
 
-    def default_dtypes(self, *, device=None) -> dict:
+    def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, DType]:
         """The default dtypes: float64, complex128, int64, and int64 for indexing.
 
         >>> import stridex as sx
@@ -54,7 +57,8 @@ class Info:
         return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
                 "integral": _dtypes.int64, "indexing": _dtypes.int64}
 
-    def dtypes(self, *, device=None, kind=None) -> dict:
+    def dtypes(self, *, device: DeviceLike | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
         """The supported dtypes by canonical name, all 13 or those of `kind` (a kind string or a tuple of them).
 
         >>> import stridex as sx
@@ -75,7 +79,7 @@ class Info:
                 chosen.update(_KIND_DTYPES[k])
         return {d.name: d for d in _dtypes.ALL_DTYPES if d in chosen}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "stridex.__array_namespace_info__()"
 
 

@@ -6,6 +6,7 @@ All three products bind one primitive, `dot_general`; broadcasting of batch axes
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 from stridex._api import elementwise_functions as _ew
 from stridex._core import dtypes as _dtypes
@@ -118,7 +119,7 @@ def _axis_list(axes, ndim: int, which: str) -> tuple:
     return tuple(out)
 
 
-def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
+def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Contract `x1` and `x2` over `axes`: an int N (last N of x1 with first N of x2) or two axis sequences.
 
     The result's axes are x1's free axes followed by x2's free axes.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from typing import Literal
 
 import numpy as np
 
@@ -86,7 +87,8 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return _s.nonzero.bind(x)
 
 
-def searchsorted(x1: Array, x2: Array | float, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+def searchsorted(x1: Array, x2: Array | int | float, /, *, side: Literal["left", "right"] = "left",
+                 sorter: Array | None = None) -> Array:
     """Indices where the elements of `x2` would be inserted into the ascending 1-D `x1` to keep it sorted.
 
     >>> import stridex as sx
@@ -131,7 +133,8 @@ def _check_scalar(array_dtype, value, name: str):
         raise TypeError(f"{name}: a Python complex with an array of dtype {array_dtype.name}")
 
 
-def where(condition: Array, x1, x2, /) -> Array:
+def where(condition: Array, x1: Array | int | float | complex | bool, x2: Array | int | float | complex | bool,
+          /) -> Array:
     """Elements of `x1` where `condition` is True, of `x2` elsewhere (broadcast; Python scalars allowed).
 
     >>> import stridex as sx
@@ -151,8 +154,8 @@ def where(condition: Array, x1, x2, /) -> Array:
         if scalar is not None:
             _check_scalar(dtype, scalar, "where")
             _check_int_fits(x, _dtypes.scalar_result_dtype(dtype, scalar))
-    if len(arrays) == 2 and x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):
-        x1, x2 = _common_dtype(x1, x2)
+    if len(arrays) == 2 and x1.dtype is not x2.dtype and (x1.dtype in _HALF or x2.dtype in _HALF):  # type: ignore[union-attr]  # (two arrays)
+        x1, x2 = _common_dtype(x1, x2)  # type: ignore[arg-type]  # (two arrays)
     return _s.where.bind(condition, x1, x2)
 
 

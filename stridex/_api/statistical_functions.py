@@ -155,7 +155,7 @@ def _correction(correction, name):
     return int(correction) if isinstance(correction, numbers.Integral) else float(correction)
 
 
-def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
+def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Variance over `axis`, dividing by M - correction; NaN when M - correction <= 0.
 
@@ -168,7 +168,7 @@ def var(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: f
                               correction=_correction(correction, "var"))
 
 
-def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
+def std(x: Array, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation over `axis`, dividing by M - correction; NaN when M - correction <= 0.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from stridex._api.elementwise_functions import _binary, _unary
 from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array
 from stridex._lax import transcendental as _p
 
 __all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cos", "cosh", "exp", "expm1", "hypot",
@@ -30,7 +31,7 @@ def _real_binary(prim, x1, x2):
     return _binary(prim, _REAL_FLOATING, _REAL_FLOATING_NAME, x1, x2)
 
 
-def acos(x, /):
+def acos(x: Array, /) -> Array:
     """Principal value of the inverse cosine, elementwise, in radians.
 
     >>> import stridex as sx
@@ -40,7 +41,7 @@ def acos(x, /):
     return _unary(_p.acos, _FLOATING, _FLOATING_NAME, x)
 
 
-def acosh(x, /):
+def acosh(x: Array, /) -> Array:
     """Inverse hyperbolic cosine, elementwise.
 
     >>> import stridex as sx
@@ -50,7 +51,7 @@ def acosh(x, /):
     return _unary(_p.acosh, _FLOATING, _FLOATING_NAME, x)
 
 
-def asin(x, /):
+def asin(x: Array, /) -> Array:
     """Principal value of the inverse sine, elementwise, in radians.
 
     >>> import stridex as sx
@@ -60,7 +61,7 @@ def asin(x, /):
     return _unary(_p.asin, _FLOATING, _FLOATING_NAME, x)
 
 
-def asinh(x, /):
+def asinh(x: Array, /) -> Array:
     """Inverse hyperbolic sine, elementwise.
 
     >>> import stridex as sx
@@ -70,7 +71,7 @@ def asinh(x, /):
     return _unary(_p.asinh, _FLOATING, _FLOATING_NAME, x)
 
 
-def atan(x, /):
+def atan(x: Array, /) -> Array:
     """Principal value of the inverse tangent, elementwise, in radians.
 
     >>> import stridex as sx
@@ -80,7 +81,7 @@ def atan(x, /):
     return _unary(_p.atan, _FLOATING, _FLOATING_NAME, x)
 
 
-def atan2(x1, x2, /):
+def atan2(x1: Array | int | float, x2: Array | int | float, /) -> Array:
     """Inverse tangent of `x1 / x2` with the quadrant taken from both signs (`x1` is the y-coordinate).
 
     >>> import stridex as sx
@@ -90,7 +91,7 @@ def atan2(x1, x2, /):
     return _real_binary(_p.atan2, x1, x2)
 
 
-def atanh(x, /):
+def atanh(x: Array, /) -> Array:
     """Inverse hyperbolic tangent, elementwise.
 
     >>> import stridex as sx
@@ -100,7 +101,7 @@ def atanh(x, /):
     return _unary(_p.atanh, _FLOATING, _FLOATING_NAME, x)
 
 
-def cos(x, /):
+def cos(x: Array, /) -> Array:
     """Cosine of angles in radians, elementwise.
 
     >>> import stridex as sx
@@ -110,7 +111,7 @@ def cos(x, /):
     return _unary(_p.cos, _FLOATING, _FLOATING_NAME, x)
 
 
-def cosh(x, /):
+def cosh(x: Array, /) -> Array:
     """Hyperbolic cosine, elementwise.
 
     >>> import stridex as sx
@@ -120,7 +121,7 @@ def cosh(x, /):
     return _unary(_p.cosh, _FLOATING, _FLOATING_NAME, x)
 
 
-def exp(x, /):
+def exp(x: Array, /) -> Array:
     """Exponential `e ** x`, elementwise.
 
     >>> import stridex as sx
@@ -130,7 +131,7 @@ def exp(x, /):
     return _unary(_p.exp, _FLOATING, _FLOATING_NAME, x)
 
 
-def expm1(x, /):
+def expm1(x: Array, /) -> Array:
     """`exp(x) - 1`, accurate for small `x`, elementwise.
 
     >>> import stridex as sx
@@ -140,7 +141,7 @@ def expm1(x, /):
     return _unary(_p.expm1, _FLOATING, _FLOATING_NAME, x)
 
 
-def hypot(x1, x2, /):
+def hypot(x1: Array | int | float, x2: Array | int | float, /) -> Array:
     """`sqrt(x1**2 + x2**2)` without undue overflow or underflow, elementwise.
 
     >>> import stridex as sx
@@ -150,7 +151,7 @@ def hypot(x1, x2, /):
     return _real_binary(_p.hypot, x1, x2)
 
 
-def log(x, /):
+def log(x: Array, /) -> Array:
     """Natural logarithm, elementwise.
 
     >>> import stridex as sx
@@ -160,7 +161,7 @@ def log(x, /):
     return _unary(_p.log, _FLOATING, _FLOATING_NAME, x)
 
 
-def log1p(x, /):
+def log1p(x: Array, /) -> Array:
     """`log(1 + x)`, accurate for small `x`, elementwise.
 
     >>> import stridex as sx
@@ -170,7 +171,7 @@ def log1p(x, /):
     return _unary(_p.log1p, _FLOATING, _FLOATING_NAME, x)
 
 
-def log2(x, /):
+def log2(x: Array, /) -> Array:
     """Base-2 logarithm, elementwise.
 
     >>> import stridex as sx
@@ -180,7 +181,7 @@ def log2(x, /):
     return _unary(_p.log2, _FLOATING, _FLOATING_NAME, x)
 
 
-def log10(x, /):
+def log10(x: Array, /) -> Array:
     """Base-10 logarithm, elementwise.
 
     >>> import stridex as sx
@@ -190,7 +191,7 @@ def log10(x, /):
     return _unary(_p.log10, _FLOATING, _FLOATING_NAME, x)
 
 
-def logaddexp(x1, x2, /):
+def logaddexp(x1: Array | int | float, x2: Array | int | float, /) -> Array:
     """`log(exp(x1) + exp(x2))` without overflow, elementwise.
 
     >>> import stridex as sx
@@ -200,7 +201,7 @@ def logaddexp(x1, x2, /):
     return _real_binary(_p.logaddexp, x1, x2)
 
 
-def pow(x1, x2, /):
+def pow(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
     """`x1` raised to the power `x2`, elementwise (numeric dtypes; Python scalars are weakly typed).
 
     Integer bases to negative integer exponents give the truncated value of `1 / x1 ** -x2`.
@@ -212,7 +213,7 @@ def pow(x1, x2, /):
     return _binary(_p.pow, _NUMERIC, "numeric", x1, x2)
 
 
-def sin(x, /):
+def sin(x: Array, /) -> Array:
     """Sine of angles in radians, elementwise.
 
     >>> import stridex as sx
@@ -222,7 +223,7 @@ def sin(x, /):
     return _unary(_p.sin, _FLOATING, _FLOATING_NAME, x)
 
 
-def sinh(x, /):
+def sinh(x: Array, /) -> Array:
     """Hyperbolic sine, elementwise.
 
     >>> import stridex as sx
@@ -232,7 +233,7 @@ def sinh(x, /):
     return _unary(_p.sinh, _FLOATING, _FLOATING_NAME, x)
 
 
-def sqrt(x, /):
+def sqrt(x: Array, /) -> Array:
     """Principal square root, elementwise (correctly rounded for real inputs).
 
     >>> import stridex as sx
@@ -242,7 +243,7 @@ def sqrt(x, /):
     return _unary(_p.sqrt, _FLOATING, _FLOATING_NAME, x)
 
 
-def tan(x, /):
+def tan(x: Array, /) -> Array:
     """Tangent of angles in radians, elementwise.
 
     >>> import stridex as sx
@@ -252,7 +253,7 @@ def tan(x, /):
     return _unary(_p.tan, _FLOATING, _FLOATING_NAME, x)
 
 
-def tanh(x, /):
+def tanh(x: Array, /) -> Array:
     """Hyperbolic tangent, elementwise.
 
     >>> import stridex as sx

@@ -36,7 +36,7 @@ def _adapted(base, api_version: str):
                               f"{base.__name__} as an Array API {api_version} namespace.")
     module.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__") or k in (
         "__array_namespace_info__",)})
-    module.__array_api_version__ = api_version
+    module.__array_api_version__ = api_version  # type: ignore[attr-defined]  # (a module made here: its attributes are ours)
 
     def meshgrid(*arrays, indexing="xy"):
         return list(base.meshgrid(*arrays, indexing=indexing))

@@ -12,6 +12,9 @@ Its operators, `x[key]`, `.T` and `.mT` delegate to the namespace, which install
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from types import EllipsisType, ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -28,7 +31,12 @@ class Array:
     """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
 
     __slots__ = ("__weakref__", "_dtype", "_jax", "_np", "_storage", "_view")
-    __hash__ = None  # arrays compare elementwise, so they are not hashable
+    _dtype: DType
+    _jax: Any  # a JAX array on the host (a jit result not read yet), else None
+    _np: np.ndarray | None
+    _storage: Storage | None
+    _view: View | None
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # arrays compare elementwise: not hashable
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
     # --- construction (internal) ---------------------------------------------------------------
@@ -75,11 +83,11 @@ class Array:
         fast-path view."""
         if self._storage is None:
             if self._np is None:
-                return self._jax_storage(), self._view
+                return self._jax_storage(), self._view  # type: ignore[return-value]  # (a JAX result has its View)
             made = storage_from_ndarray(self._np)
-            self._storage, self._view = made
+            self._storage, self._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
         elif self._view is None:
-            self._view = _view_of_window(self._np, self._storage.numpy_buffer())
+            self._view = _view_of_window(self._np, self._storage.numpy_buffer())  # type: ignore[arg-type]  # (no View: a window)
         return self._storage, self._view
 
     def _fast_view(self, w: np.ndarray) -> Array:
@@ -117,10 +125,10 @@ class Array:
         return HOST if st is None or st.device is None else st.device
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> tuple[int, ...]:
         """The length of each axis, a tuple of ints."""
         w = self._np
-        return w.shape if w is not None else self._view.shape
+        return w.shape if w is not None else self._view.shape  # type: ignore[union-attr]  # (no window: a View)
 
     @property
     def ndim(self) -> int:
@@ -141,7 +149,7 @@ class Array:
             raise TypeError("len() of a 0-D array")
         return shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
         if not self.shape:
             raise TypeError("iteration over a 0-D array")
         return (self[i] for i in range(self.shape[0]))
@@ -182,7 +190,7 @@ class Array:
             raise TypeError(f"only integer arrays can be used as an index, got dtype {self._dtype.name}")
         return int(self._scalar("__index__"))
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         w = host_window(self)
         if dtype is not None and np.dtype(dtype) != w.dtype:
             if copy is False:
@@ -190,7 +198,7 @@ class Array:
             return w.astype(dtype)
         return w.copy() if copy else w
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[np.ndarray], Array], tuple[np.ndarray]]:
         # Pickle (and copy.copy / copy.deepcopy) an array as its values: a contiguous copy of its window,
         # read through stridex, so a JAX result not read yet is read with its own dtype (the JAX owner
         # itself would unpickle narrowed to 32 bits when JAX's global x64 mode is off). As with NumPy,
@@ -234,6 +242,130 @@ class Array:
                             "0-D arrays take a format spec; format its elements one by one, or use str(x)")
         return format(python_scalar(self), format_spec)
 
+    # --- what the namespace installs (stridex/_api/array_object.py), as a type checker sees it ----------
+    # The operators are set on the class from a table at import (no extra frame per call: a method here calling
+    # the namespace function measured 1.3x the time of the installed one on a one-element `x + y`); these are
+    # their signatures, as the 2025.12 standard's stubs state them. tests/test_typing.py checks that each one is
+    # installed with these parameters and the scalar types of the namespace function it calls.
+
+    if TYPE_CHECKING:
+        def __abs__(self, /) -> Array: ...
+        def __neg__(self, /) -> Array: ...
+        def __pos__(self, /) -> Array: ...
+        def __invert__(self, /) -> Array: ...
+
+        def __add__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __radd__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __iadd__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __sub__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __rsub__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __isub__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __mul__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __rmul__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __imul__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __truediv__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __rtruediv__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __itruediv__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __floordiv__(self, other: int | float | Array, /) -> Array: ...
+        def __rfloordiv__(self, other: int | float | Array, /) -> Array: ...
+        def __ifloordiv__(self, other: int | float | Array, /) -> Array: ...
+        def __mod__(self, other: int | float | Array, /) -> Array: ...
+        def __rmod__(self, other: int | float | Array, /) -> Array: ...
+        def __imod__(self, other: int | float | Array, /) -> Array: ...
+        def __pow__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __rpow__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __ipow__(self, other: int | float | complex | Array, /) -> Array: ...
+        def __and__(self, other: int | bool | Array, /) -> Array: ...
+        def __rand__(self, other: int | bool | Array, /) -> Array: ...
+        def __iand__(self, other: int | bool | Array, /) -> Array: ...
+        def __or__(self, other: int | bool | Array, /) -> Array: ...
+        def __ror__(self, other: int | bool | Array, /) -> Array: ...
+        def __ior__(self, other: int | bool | Array, /) -> Array: ...
+        def __xor__(self, other: int | bool | Array, /) -> Array: ...
+        def __rxor__(self, other: int | bool | Array, /) -> Array: ...
+        def __ixor__(self, other: int | bool | Array, /) -> Array: ...
+        def __lshift__(self, other: int | Array, /) -> Array: ...
+        def __rlshift__(self, other: int | Array, /) -> Array: ...
+        def __ilshift__(self, other: int | Array, /) -> Array: ...
+        def __rshift__(self, other: int | Array, /) -> Array: ...
+        def __rrshift__(self, other: int | Array, /) -> Array: ...
+        def __irshift__(self, other: int | Array, /) -> Array: ...
+
+        def __lt__(self, other: int | float | Array, /) -> Array: ...
+        def __le__(self, other: int | float | Array, /) -> Array: ...
+        def __gt__(self, other: int | float | Array, /) -> Array: ...
+        def __ge__(self, other: int | float | Array, /) -> Array: ...
+        # (object's __eq__/__ne__ return bool; the standard's compare elementwise, returning an Array)
+        def __eq__(self, other: int | float | complex | bool | Array, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: int | float | complex | bool | Array, /) -> Array: ...  # type: ignore[override]
+
+        def __matmul__(self, other: Array, /) -> Array: ...
+        def __rmatmul__(self, other: Array, /) -> Array: ...
+        def __imatmul__(self, other: Array, /) -> Array: ...
+
+        def __getitem__(self, key: Key, /) -> Array: ...
+        def __setitem__(self, key: Key, value: int | float | complex | bool | Array, /) -> None: ...
+
+        @property
+        def T(self) -> Array: ...
+        @property
+        def mT(self) -> Array: ...
+
+        def __copy__(self) -> Array: ...
+        def __deepcopy__(self, memo: Any, /) -> Array: ...
+        def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType: ...
+        def to_device(self, device: Device | str, /, *, stream: int | Any | None = None) -> Array: ...
+        def __dlpack__(self, /, *, stream: int | Any | None = None, max_version: tuple[int, int] | None = None,
+                       dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any: ...
+        def __dlpack_device__(self, /) -> tuple[int, int]: ...
+
+
+# --- the vocabulary of the annotations: the standard's key, scalar and function types ------------------------
+
+Index: TypeAlias = int | slice | EllipsisType | None | Array
+"""One entry of an index key."""
+Key: TypeAlias = Index | tuple[Index, ...]
+"""What `x[key]` takes: an int, slice, `...`, None or an integer or boolean array, or a tuple of them."""
+Scalar: TypeAlias = bool | int | float | complex
+"""A Python scalar, where the standard takes one beside an array."""
+Axes: TypeAlias = int | tuple[int, ...] | None
+"""The `axis=` of reductions: one axis, several, or all (None)."""
+DeviceLike: TypeAlias = Device | str
+"""What a `device=` takes: a stridex Device or its name ("cpu", "cuda:0"); a JAX device is taken too, untyped."""
+
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class NestedSequence(Protocol[_T_co]):
+    """Nested lists or tuples of `_T_co` (what `asarray` takes besides arrays and buffers)."""
+
+    def __getitem__(self, key: int, /) -> _T_co | NestedSequence[_T_co]: ...
+    def __len__(self, /) -> int: ...
+
+
+class SupportsBufferProtocol(Protocol):
+    """An object exporting the buffer protocol (bytes, memoryview, a NumPy array)."""
+
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+
+class SupportsArray(Protocol):
+    """An object NumPy converts with `__array__` (a NumPy or JAX array)."""
+
+    def __array__(self, /) -> Any: ...
+
+UnaryFunction: TypeAlias = Callable[[Array], Array]
+BinaryFunction: TypeAlias = Callable[[Array | int | float | complex, Array | int | float | complex], Array]
+"""An elementwise function of two arrays or Python scalars (the widest: each function's annotation narrows it to
+the scalar types the standard gives it)."""
+RealBinaryFunction: TypeAlias = Callable[[Array | int | float, Array | int | float], Array]
+AnyBinaryFunction: TypeAlias = Callable[[Array | int | float | complex | bool, Array | int | float | complex | bool],
+                                        Array]
+IntegerBinaryFunction: TypeAlias = Callable[[Array | int, Array | int], Array]
+BitwiseBinaryFunction: TypeAlias = Callable[[Array | int | bool, Array | int | bool], Array]
+LogicalBinaryFunction: TypeAlias = Callable[[Array | bool, Array | bool], Array]
+
+
 def refuse_broadcast_write(w: np.ndarray) -> None:
     """Writing through a broadcast view (stride 0 over more than one element) is refused, as in NumPy
     (whose broadcast views are read-only) and as under tracing, where the write would be ambiguous."""
@@ -269,7 +401,7 @@ def host_window(a: Array) -> np.ndarray:
     conversion — `np.asarray(x)`, `float(x)`, `repr(x)` — asks for)."""
     st = a._storage
     if st is not None and st.device is not None and a._np is None:
-        return st.host_values(a)
+        return st.host_values(a)  # type: ignore[attr-defined]  # (a storage on a device is a DeviceStorage)
     return window(a)
 
 
@@ -278,7 +410,8 @@ def window(a: Array) -> np.ndarray:
     w = a._np
     if w is not None:
         return w
-    storage, view = a._storage, a._view
+    view: View
+    storage, view = a._storage, a._view  # type: ignore[assignment]  # (no window: a View)
     if storage is None:  # a JAX result on the host, its Storage not made yet
         storage = a._jax_storage()
     np_dtype = a._dtype.np

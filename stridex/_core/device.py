@@ -13,6 +13,7 @@ value type and the per-context default, which `with sx.default_device(d):` sets.
 from __future__ import annotations
 
 import operator
+from typing import Any
 from contextvars import ContextVar
 
 ENV_DEFAULT_DEVICE = "STRIDEX_DEFAULT_DEVICE"
@@ -29,7 +30,7 @@ class Device:
 
     __slots__ = ("id", "jax", "name", "platform")
 
-    def __init__(self, platform: str = "cpu", id: int = 0, jax=None, name: str | None = None):
+    def __init__(self, platform: str = "cpu", id: int = 0, jax: Any = None, name: str | None = None) -> None:
         try:
             index = operator.index(id)  # (a NumPy integer too)
         except TypeError:
@@ -49,18 +50,18 @@ class Device:
     def is_host(self) -> bool:
         return self.jax is None and self.name == "cpu"  # (not a JAX device named by hand, `Device("cpu:1")`)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Device({self.name!r})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return other == self.name or (self.platform == "cuda" and other == f"gpu:{self.id}")
         return isinstance(other, Device) and self.name == other.name
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.name)
 
 

@@ -10,6 +10,7 @@ type JAX uses), promote as JAX defines it. They are kept out of the spec-facing 
 from __future__ import annotations
 
 import builtins as _builtins
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ class DType:
 
     __slots__ = ("__weakref__", "itemsize", "kind", "name", "np")
 
-    def __init__(self, name: str, kind: str, np_dtype=None):
+    def __init__(self, name: str, kind: str, np_dtype: Any = None) -> None:
         self.name = name
         self.kind = kind  # "bool" | "signed" | "unsigned" | "real floating" | "complex floating"
         self.np = np.dtype(name if np_dtype is None else np_dtype)
@@ -49,11 +50,11 @@ class DType:
     def __repr__(self) -> str:
         return f"stridex.{self.name}"
 
-    __str__ = lambda self: self.name
+    __str__ = lambda self: self.name  # type: ignore[attr-defined]  # (a lambda's `self` is untyped)
 
     # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_by_name, (self.name,))
 
 
@@ -74,7 +75,7 @@ class _BFloat16(DType):
         self.name, self.kind, self.itemsize = "bfloat16", "real floating", 2
 
     @property
-    def np(self):
+    def np(self):  # type: ignore[override]  # (a property over the base's slot: ml_dtypes' dtype, made when first read)
         return _bfloat16_numpy()
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import numpy as np
 
+from stridex._core.device import Device
 from stridex._core.view import View
 
 # --- the allocation policy: every fresh buffer a primitive writes comes from here ---------------------
@@ -49,7 +51,7 @@ def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
 
 def address(a: np.ndarray) -> int:
     """The data pointer of a writable ndarray (ctypes' view of its buffer: 4x cheaper than `a.ctypes.data`)."""
-    return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    return ctypes.addressof(ctypes.c_char.from_buffer(a))  # type: ignore[arg-type]  # (an ndarray is a buffer)
 
 
 def aligned_copy(a: np.ndarray) -> np.ndarray:
@@ -86,12 +88,17 @@ class Storage:
     # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
     # dict, made on first use, with None as the class default: a new Storage costs two stores less.
     __slots__ = ("__dict__", "__weakref__", "buf", "device", "jax_view", "owner", "readonly")
+    buf: np.ndarray | None
+    device: Device | None
+    jax_view: View | None
+    owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
+    readonly: bool
     # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
     # `jit` passes that JAX array again instead of converting the window on every call.
-    jax_alias = None
+    jax_alias: tuple[View, Any] | None = None
     # (NumPy window, its bytes, JAX copy or None, a byte view of a tiny window or None): `jit`'s snapshot of a
     # small input (see _handover._snapshot).
-    jax_copy = None
+    jax_copy: tuple[Any, ...] | None = None
 
     # Storage has no `__init__` (nor does its subclass `DeviceStorage`): `Storage()` is an empty one whose
     # fields the maker sets right after, as `of` does here and `stridex._lax.device.adopt_out` does for JAX
@@ -121,13 +128,13 @@ class Storage:
     def writable(self) -> np.ndarray:
         if self.readonly:
             self.numpy_buffer()
-            self.buf = aligned_copy(self.buf)
+            self.buf = aligned_copy(self.buf)  # type: ignore[arg-type]  # (numpy_buffer() made it)
             self.readonly = False
             self.owner = None
             self.jax_view = None
             self.jax_alias = None
             self.jax_copy = None
-        return self.buf
+        return self.buf  # type: ignore[return-value]  # (a writable host storage has its buffer)
 
 
 def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None) -> tuple[Storage, View] | None:

@@ -226,7 +226,7 @@ def normalize_shape(shape, what: str, *, allow_int: bool = False) -> tuple:
             return shape
     elif allow_int and type(shape) is int and shape >= 0:
         return (shape,)
-    dims = None
+    dims: tuple[int, ...] | None = None
     if allow_int:
         try:
             dims = (operator.index(shape),)

@@ -21,6 +21,7 @@ run there, and send the result back, as `jax.numpy` and PyTorch synchronise for 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 import os
 import sys
 import threading
@@ -133,7 +134,7 @@ def placement() -> Device | None:
 
 
 @contextlib.contextmanager
-def default_device(device):
+def default_device(device: Device | str) -> Iterator[Device]:
     """Within the block, arrays created without `device=` are created on `device`.
 
     >>> import stridex as sx
@@ -238,8 +239,8 @@ def materialized(x: Array):
     """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
     device (one compiled gather or slice)."""
     st, view = x._storage, x._view
-    buffer = st.owner
-    if st.jax_view is view or is_whole(tuple(buffer.shape), view):
+    buffer = st.owner  # type: ignore[union-attr]  # (a device array has its Storage and View)
+    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[union-attr,arg-type]  # (as above)
         return buffer
     return run(_READ, (x,), {})._storage.owner
 
@@ -456,11 +457,11 @@ def _layout(a: Array) -> tuple:
     """(View, whole, None) of an array argument as its executable reads it: all of its buffer, or its View
     at an offset the call passes."""
     st, v = a._storage, a._view
-    return (v, v is st.jax_view or is_whole(st.jax_view.shape, v), None)
+    return (v, v is st.jax_view or is_whole(st.jax_view.shape, v), None)  # type: ignore[union-attr,arg-type]  # (a device array's)
 
 
 def _avals(args) -> list:
-    return [ShapedArray(a._view.shape, a._dtype) if isinstance(a, Array) else aval_of(a) for a in args]
+    return [ShapedArray(a._view.shape, a._dtype) if isinstance(a, Array) else aval_of(a) for a in args]  # type: ignore[union-attr]  # (device arrays: Views)
 
 
 def _out_avals(prim, avals, params) -> tuple:

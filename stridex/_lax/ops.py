@@ -147,8 +147,8 @@ def moveaxis(x, source: int | tuple, destination: int | tuple) -> Array:
     ndim = len(shape_of(x))
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
-    source = [_axis(a, ndim) for a in source]
-    destination = [_axis(a, ndim) for a in destination]
+    source = [_axis(a, ndim) for a in source]  # type: ignore[assignment]  # (normalized: a list of ints)
+    destination = [_axis(a, ndim) for a in destination]  # type: ignore[assignment]  # (as source)
     order = [a for a in range(ndim) if a not in source]
     for dst, src in sorted(zip(destination, source)):
         order.insert(dst, src)

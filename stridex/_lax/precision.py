@@ -96,11 +96,11 @@ class Scope:
         self.name = canonical(name)
         self.tokens = []  # (a stack, so that one object can be entered again while it is active)
 
-    def __enter__(self):
+    def __enter__(self) -> Scope:
         self.tokens.append(_scope.set(self.name))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _scope.reset(self.tokens.pop())
 
     def __repr__(self):
@@ -110,7 +110,7 @@ class Scope:
 # --- the public switch (exported by the package as `stridex.matmul_precision`, ...) ---------------------------
 
 
-def matmul_precision(name) -> Scope:
+def matmul_precision(name: str | None) -> Scope:
     """A block in which compiled float32/complex64 matrix products use precision `name`; this thread only.
 
     `name` is one of JAX's names: "highest" (exact float32, the default), "high" / "tensorfloat32" /
@@ -130,7 +130,7 @@ def matmul_precision(name) -> Scope:
     return Scope(name)
 
 
-def set_matmul_precision(name) -> str | None:
+def set_matmul_precision(name: str | None) -> str | None:
     """Set the process-wide precision of compiled float32/complex64 matrix products (the names of
     `matmul_precision`; None: follow JAX's setting, else exact) and return the previous one. A
     `matmul_precision` block overrides it in its thread. Initially the STRIDEX_MATMUL_PRECISION environment

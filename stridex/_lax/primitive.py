@@ -10,6 +10,9 @@ reaches for it), `stridex._lax.device` runs the primitive's lowering there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from stridex._core.array import Array, refuse_broadcast_write, window
@@ -72,6 +75,24 @@ class Primitive:
         "vjp",
         "write_back",
     )
+    name: str
+    kind: str
+    impl: Callable[..., Any]
+    abstract_eval: Callable[..., Any]
+    eager: Callable[..., Any]
+    differentiable: bool
+    multiple_results: bool
+    data_dependent: bool
+    # the optional rules (None where the primitive has none; see __init__)
+    lower: Callable[..., Any] | None
+    jvp: Callable[..., Any] | None
+    transpose: Callable[..., Any] | None
+    vjp: Callable[..., Any] | None
+    batch: Callable[..., Any] | None
+    write_back: Callable[..., Any] | None
+    compose: Callable[..., Any] | None
+    is_identity: Callable[..., Any] | None
+    output_size: Callable[..., Any] | None
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
@@ -215,7 +236,7 @@ def _is_view_of(out: np.ndarray, w: np.ndarray) -> bool:
     while isinstance(w, np.ndarray):
         if base is w:
             return True
-        w = w.base
+        w = w.base  # type: ignore[assignment]  # (None ends the walk)
     return False
 
 

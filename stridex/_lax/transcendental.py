@@ -414,6 +414,7 @@ _complex_sinh = _complex_rule(_hyperbolic_core(odd=True), [
     ("nan", "0", _NAN, 0.0),
     ("nan", "any", *_NN),
 ], "odd")
+cosh: Primitive  # (declared first: sinh's derivative binds it)
 sinh = _unary("sinh", _unary_impl(np.sinh), _complex_sinh, derivative=lambda x, out: cosh.bind(x))
 
 _complex_cosh = _complex_rule(_hyperbolic_core(odd=False), [
@@ -457,6 +458,7 @@ tanh = _unary("tanh", _unary_impl(np.tanh, _fix_tanh), _complex_tanh,
 
 # --- sin, cos, tan: trigonometric functions (on JAX, the spec's rotations of sinh, cosh, tanh) ----------
 
+cos: Primitive  # (declared first: sin's derivative binds it)
 sin = _unary("sin", _unary_impl(np.sin), _rotated(_complex_sinh), derivative=lambda x, out: cos.bind(x))
 cos = _unary("cos", _unary_impl(np.cos),
              lambda z: _complex_cosh(lax().complex(lax().neg(lax().imag(z)), lax().real(z))),

@@ -65,6 +65,7 @@ def _basic_index_write_back(parent, child, *, entries):
     return ops.scatter(parent, child, entries)
 
 
+basic_index: Primitive  # (declared first: its batching rule binds it)
 basic_index = Primitive(
     "basic_index", kind="view",
     impl=lambda view, *, entries: view.index(entries),
@@ -90,6 +91,7 @@ def _permute_compose(first, first_params, params, out_aval):
     return permute, {"axes": tuple(first_params["axes"][i] for i in params["axes"])}
 
 
+permute: Primitive  # (declared first: its batching rule binds it)
 permute = Primitive(
     "permute", kind="view",
     impl=lambda view, *, axes: view.permute(axes),
@@ -145,6 +147,7 @@ def _flip_compose(first, first_params, params, out_aval):
     return flip, {"axes": tuple(sorted(set(first_params["axes"]) ^ set(params["axes"])))}
 
 
+flip: Primitive  # (declared first: its batching rule binds it)
 flip = Primitive(
     "flip", kind="view",
     impl=lambda view, *, axes: view.flip(axes),
@@ -173,6 +176,7 @@ def _expand_write_back(parent, child, *, axis):
     return squeeze.bind(child, axes=(axis,))
 
 
+expand_dims: Primitive  # (declared first: its batching rule binds it)
 expand_dims = Primitive(
     "expand_dims", kind="view",
     impl=lambda view, *, axis: view.expand(axis),
@@ -190,6 +194,7 @@ def _squeeze_write_back(parent, child, *, axes):
     return ops.reshape(child, parent.shape)  # a copy first when the view cannot take the shape
 
 
+squeeze: Primitive  # (declared first: its batching rule binds it)
 squeeze = Primitive(
     "squeeze", kind="view",
     impl=lambda view, *, axes: view.squeeze(axes),
@@ -241,6 +246,7 @@ def _diagonal_write_back(parent, child, *, offset, axis1, axis2):
     return permute.bind(updated, axes=_inverse(order))
 
 
+diagonal: Primitive  # (declared first: its batching rule binds it)
 diagonal = Primitive(
     "diagonal", kind="view",
     impl=lambda view, *, offset, axis1, axis2: view.diagonal(offset, axis1, axis2),

@@ -9,6 +9,9 @@ input's dtype here, once. Integer and boolean values carry no derivative.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, ParamSpec, TypeVar, overload
+
 from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
@@ -103,7 +106,21 @@ class JVPTrace(Trace):
                     for o, t in zip(outs, tans)]
 
 
-def jvp(fun, primals, tangents, *, has_aux: bool = False):
+P = ParamSpec("P")
+R = TypeVar("R")
+Aux = TypeVar("Aux")
+Argnums = int | Sequence[int]
+"""Which positional arguments to differentiate: one index (its gradient alone) or several (a tuple of them)."""
+
+
+@overload
+def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: Literal[False] = False) -> tuple[R, R]: ...
+@overload
+def jvp(fun: Callable[..., tuple[R, Aux]], primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: Literal[True]) -> tuple[R, R, Aux]: ...
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: bool = False) -> tuple[Any, ...]:
     """Forward-mode derivative: `(fun(*primals), d fun(primals)[tangents])`.
 
     >>> import stridex as sx
@@ -295,7 +312,13 @@ class VJPTrace(Trace):
         return cts
 
 
-def vjp(fun, *primals, has_aux: bool = False):
+@overload
+def vjp(fun: Callable[..., R], *primals: Any, has_aux: Literal[False] = False
+        ) -> tuple[R, Callable[[Any], tuple[Any, ...]]]: ...
+@overload
+def vjp(fun: Callable[..., tuple[R, Aux]], *primals: Any, has_aux: Literal[True]
+        ) -> tuple[R, Callable[[Any], tuple[Any, ...]], Aux]: ...
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """Reverse-mode derivative: `(fun(*primals), pullback)`; `pullback(cotangent)` gives one cotangent
     per primal (a tuple, in the primals' tree structure).
 
@@ -358,7 +381,8 @@ def _check_argnums(nums: tuple, nargs: int, what: str) -> tuple:
     return normal
 
 
-def value_and_grad(fun, argnums=0, has_aux: bool = False):
+def value_and_grad(fun: Callable[P, Any], argnums: Argnums = 0,
+                   has_aux: bool = False) -> Callable[P, tuple[Any, Any]]:
     """A function returning `(fun(*args), gradient of fun with respect to args[argnums])`.
 
     `fun` must return a real floating 0-D array; arguments differentiated must be floating-point.
@@ -403,7 +427,7 @@ def _scope(trace):
     return TraceScope(trace)
 
 
-def grad(fun, argnums=0, has_aux: bool = False):
+def grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[P, Any]:
     """The gradient of a real scalar function with respect to argument(s) `argnums`.
 
     >>> import stridex as sx
@@ -419,7 +443,7 @@ def grad(fun, argnums=0, has_aux: bool = False):
     return grad_fun
 
 
-def jacfwd(fun, argnums=0):
+def jacfwd(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
     """The Jacobian by forward mode: a JVP per input basis vector, batched with `vmap`."""
 
     _argnums_tuple(argnums)
@@ -451,10 +475,10 @@ def jacfwd(fun, argnums=0):
             assign.bind(args[k], value, template=(("ellipsis",),))
         return results[0] if isinstance(argnums, int) else tuple(results)
 
-    return jac_fun
+    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
-def jacrev(fun, argnums=0):
+def jacrev(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
     """The Jacobian by reverse mode: a VJP per output basis vector, batched with `vmap`."""
 
     def jac_fun(*args):
@@ -467,9 +491,9 @@ def jacrev(fun, argnums=0):
         results = [ops.reshape(j, out.shape + args[i].shape) for j, i in zip(jacs, nums)]
         return results[0] if isinstance(argnums, int) else tuple(results)
 
-    return jac_fun
+    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
-def hessian(fun, argnums=0):
+def hessian(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
     """The Hessian: `jacfwd(jacrev(fun))`."""
     return jacfwd(jacrev(fun, argnums), argnums)

@@ -8,6 +8,9 @@ rule shapes (elementwise, reductions over axes, ...).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
 from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
@@ -87,7 +90,11 @@ def _broadcast_prefix(axes, tree) -> list:
     raise ValueError(f"vmap: axis specification {axes!r} does not match the argument structure")
 
 
-def vmap(fun, in_axes=0, out_axes=0):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def vmap(fun: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0) -> Callable[P, R]:
     """Vectorise `fun` over axis `in_axes` of its arguments, stacking results along `out_axes`.
 
     >>> import stridex as sx
@@ -149,7 +156,7 @@ def vmap(fun, in_axes=0, out_axes=0):
                 results.append(_place(payload, oax, axis_size))
         return _tree.unflatten(out_def, results)
 
-    return batched
+    return batched  # type: ignore[return-value]  # (it takes fun's positional arguments)
 
 
 def _place(payload, out_axis, axis_size):

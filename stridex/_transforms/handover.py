@@ -9,6 +9,7 @@ become stridex arrays (zero-copy, read-only, copied on the first write).
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def split_identical(leaves, groups: dict) -> tuple[dict, dict]:
     members: dict[int, list] = {}
     for j, g in groups.items():
         members.setdefault(g[0], []).append(j)
-    same = {}
+    same: dict[int, Any] = {}
     for root, js in members.items():
         first = leaves[root]
         view = first._storage_view()[1]
@@ -99,6 +100,8 @@ def split_identical(leaves, groups: dict) -> tuple[dict, dict]:
 def distinct_storages(args) -> bool:
     """Whether no two arguments share a storage or NumPy memory (so a program traced for distinct inputs
     is right for these, even if it writes into them)."""
+    alias: list[Any]
+    seen: dict[Any, Any]
     alias, seen = [], {}
     for j, a in enumerate(args):
         alias.append(seen.setdefault(id(a._storage_view()[0]), j) if a.size else j)
@@ -154,7 +157,7 @@ def jax_argument(x: Array):
     if alias is not None and (view is alias[0] or view == alias[0]):
         return alias[1]
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
-            and view.offset == 0 and view.size == storage.buf.size):
+            and view.offset == 0 and view.size == storage.buf.size):  # type: ignore[union-attr]  # (a host window's storage has its buffer)
         return _alias(storage, view, w)
     return w
 
@@ -210,7 +213,7 @@ def byte_view(w: np.ndarray) -> memoryview | None:
     if w.nbytes > TINY_BYTES or not w.flags.c_contiguous:
         return None
     try:
-        return memoryview(w).cast("B")
+        return memoryview(w).cast("B")  # type: ignore[arg-type]  # (an ndarray is a buffer)
     except (TypeError, ValueError, BufferError):
         return None
 

@@ -8,7 +8,7 @@ and shape; `verify` checks it is well formed; `evaluate` runs it with the eager 
 from __future__ import annotations
 
 from stridex._core.avals import ShapedArray
-from stridex._lax.primitive import PRIMITIVES
+from stridex._lax.primitive import PRIMITIVES, Primitive
 
 
 class Var:
@@ -41,6 +41,7 @@ class Literal:
 
 class Eqn:
     __slots__ = ("inputs", "outputs", "params", "prim")
+    prim: Primitive
 
     def __init__(self, prim, inputs: list, params: dict, outputs: list):
         self.prim = prim
@@ -56,6 +57,7 @@ class Program:
     """inputs: Vars; constants: list of (Var, concrete Array); eqns: Eqns; outputs: Vars or Literals."""
 
     __slots__ = ("constants", "eqns", "inputs", "outputs")
+    eqns: list[Eqn]
 
     def __init__(self, inputs, constants, eqns, outputs):
         self.inputs = list(inputs)

@@ -14,6 +14,8 @@ import operator
 import threading
 import warnings
 from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -40,8 +42,23 @@ CACHE_SIZE = 256
 _SCALARS = (bool, int, float, complex)
 
 
-def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None,
-        in_shardings=None, out_shardings=None, graph_breaks: bool = True):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@overload
+def jit(fun: Callable[P, R], /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True) -> Jitted[P, R]: ...
+@overload
+def jit(fun: None = None, /, *, static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
+def jit(fun: Callable[P, R] | None = None, /, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), device: Device | str | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, graph_breaks: bool = True
+        ) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
     """Compile `fun` with XLA: trace it once per input signature to stridex IR, lower that to `jax.jit`.
 
     Where the traced Python needs a value (`bool(x)`, `float(x)`, `np.asarray(x)`, ...) or calls an
@@ -56,14 +73,15 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=(), donate_argnums=()
     Array(11.)
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,  # type: ignore[return-value]  # (jit's decorator form)
                                  donate_argnums=donate_argnums, device=device, in_shardings=in_shardings,
                                  out_shardings=out_shardings, graph_breaks=graph_breaks)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
                   graph_breaks)
 
 
-def make_ir(fun, /, *, static_argnums=(), static_argnames=(), optimize: bool = True):
+def make_ir(fun: Callable[P, Any], /, *, static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Iterable[str] = (), optimize: bool = True) -> Callable[P, Program]:
     """A function returning the stridex IR Program that `fun` traces to for the given arguments.
 
     With `optimize=True` (the default) the program is the one `jit` lowers: after view folding,
@@ -109,30 +127,43 @@ def _as_tuple(x) -> tuple:
 
 class _Signature:
     __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
+    conflict: Any
+    device: Device | None
+    groups: Any
+    key: Any
+    leaves: list[Any]
+    n_user: int
+    placed: Any
+    same: Any
+    statics: Any
+    treedef: Any
 
 
-class Jitted:
+class Jitted(Generic[P, R]):
     """A jit-compiled function: call it like the original; `.lower(...)` and `.trace(...)` inspect it."""
 
     # `__call__` is a slot: Python looks it up on the class, finds the slot's descriptor, and calls what this
     # instance holds there, with no Python frame in between: the memo of a recent call's arguments (the only
     # frame of a steady-state call, see `stridex/_transforms/memo.py`), or the general call, `_dispatch`.
-    __slots__ = ("__call__", "__dict__", "__weakref__")
+    if TYPE_CHECKING:  # what the slot holds, as a type checker sees it: a call with the wrapped function's type
+        def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+    else:
+        __slots__ = ("__call__", "__dict__", "__weakref__")
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, device, in_shardings, out_shardings,
-                 graph_breaks: bool = True):
+    def __init__(self, fun: Callable[P, R], static_argnums: Any, static_argnames: Any, donate_argnums: Any,
+                 device: Any, in_shardings: Any, out_shardings: Any, graph_breaks: bool = True) -> None:
         # First, so that what follows is this function's own state: wrapping a jitted function, the update
         # copies the inner one's attributes (its cache, its static arguments) into this one's dict.
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._graph_breaks = graph_breaks
         # How tracing went: traces, breaks taken, guard failures, paths traced after a failure, eager calls.
-        self.stats = Counter()
+        self.stats: Counter[str] = Counter()
         self._static_argnums = frozenset(operator.index(i) for i in _as_tuple(static_argnums))
         self._static_argnames = frozenset(_as_tuple(static_argnames))
         self._donate_argnums = frozenset(operator.index(i) for i in _as_tuple(donate_argnums))
         self._placement = None if device is None else _placement(device)  # (a stridex Device)
-        self._device = None if device is None else _jax_device(self._placement)
+        self._device = None if device is None else _jax_device(self._placement)  # type: ignore[arg-type]  # (placed: a device)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._cache: OrderedDict = OrderedDict()
@@ -144,13 +175,13 @@ class Jitted:
         # (the first of `_memos`, see `stridex/_transforms/memo.py`), or `_dispatch` through `_dispatcher`.
         self._dispatcher = _memo.dispatcher(self)
         self._memos = ()
-        self._recent_windows = []  # (weak references: see `memo.comes_again`)
-        self.__call__ = self._dispatcher
+        self._recent_windows: list[Any] = []  # (weak references: see `memo.comes_again`)
+        self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
 
-    def __get__(self, obj, objtype=None):  # behave like a function when used as a method
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:  # behave like a function when used as a method
         return self if obj is None else functools.partial(self, obj)
 
     # --- signature ------------------------------------------------------------------------------
@@ -177,8 +208,8 @@ class Jitted:
         leaves, treedef = _tree.flatten((tuple(dynamic), dyn_kwargs))
         n_user = len(leaves)
         leaves = leaves + list(constants)
-        sigs = []
-        storages = {}
+        sigs: list[Any] = []
+        storages: dict[int, int] = {}
         alias = []
         device = None  # the device of the arguments that live on a JAX device (one for all of them)
         any_array = False
@@ -242,12 +273,13 @@ class Jitted:
         return sig
 
     # --- tracing --------------------------------------------------------------------------------
-    def trace(self, *args, **kwargs) -> Traced:
+    def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced:
         sig = self._signature(args, kwargs)
         return self._trace(sig, len(args))
 
     def _trace(self, sig: _Signature, nargs: int) -> Traced:
         statics = dict(sig.statics)
+        views: list[Any]
         avals, views, roots = [], [], []  # one program input per leaf, or per group of aliased leaves
         for j, leaf in enumerate(sig.leaves):
             group = sig.groups.get(j)
@@ -375,20 +407,20 @@ class Jitted:
                       RuntimeWarning, stacklevel=3)
         return self._fun(*args, **kwargs)
 
-    def explain(self, *args, **kwargs) -> Explanation:
+    def explain(self, *args: P.args, **kwargs: P.kwargs) -> Explanation:
         """Trace the function for these arguments and say where its graph breaks: each break's reason, source
         line and the value observed (what the compiled path is guarded on)."""
         sig = self._signature(args, kwargs)
         return Explanation(self._trace(sig, len(args)))
 
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
         sig = self._signature(args, kwargs)
         return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
 
     def clear_cache(self) -> None:
         with self._lock:
             self._memos = ()
-            self.__call__ = self._dispatcher
+            self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
         self._cache.clear()
         self._fast_cache.clear()
 
@@ -444,6 +476,8 @@ def _hashable(value, what: str):
 class Traced:
     """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
 
+    _program: Program | None
+
     def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
         self.device = sig.device  # where the arguments that live on a JAX device are (None: the host)
         self.placed = sig.placed  # no array comes in, and the program runs on the default device (`device`)
@@ -451,6 +485,7 @@ class Traced:
         input_buffers = {id(t._buffer): i for i, t in enumerate(in_tracers)}
         const_entries = list(trace.constants.values())
         const_buffers = {id(tracer._buffer): j for j, (_, _, tracer) in enumerate(const_entries)}
+        outputs: list[Any]
         outputs, out_slots, specs = [], {}, []
         sharing: dict[int, int] = {}  # buffer id -> number of output leaves that view it
         for leaf in out_leaves:
@@ -545,7 +580,7 @@ class Compiled:
         if jitted._device is not None:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
-            options["out_shardings"] = _device.creation_sharding(traced.device)
+            options["out_shardings"] = _device.creation_sharding(traced.device)  # type: ignore[arg-type]  # (placed: a device)
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
@@ -569,7 +604,7 @@ class Compiled:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
             self.out_view, self.out_dtype = View.contiguous(aval.shape), aval.dtype
-            self.run = self._run_single  # one frame less on every call
+            self.run = self._run_single  # type: ignore[method-assign]  # one frame less on every call
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).

@@ -56,6 +56,7 @@ from __future__ import annotations
 import functools
 import operator
 import weakref
+from typing import Any
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
@@ -104,6 +105,8 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     the same values (an input written before every call never gets a snapshot, and its memo stays)."""
     if entry.traced.placed:
         return None
+    kinds: list[str | None]
+    values: list[Any]
     kinds, values = [], []
     for a in args:
         w = a._np

@@ -43,7 +43,7 @@ def common_subexpression_elimination(program: Program) -> Program:
         try:
             earlier = seen.get(key)
         except TypeError:  # an unhashable param: leave the equation alone
-            earlier, key = None, None
+            earlier, key = None, None  # type: ignore[assignment]  # (no key: the equation is kept as it is)
         if earlier is not None:
             for new, old in zip(eqn.outputs, earlier.outputs):
                 rename[id(new)] = old

@@ -36,7 +36,7 @@ def user_frame() -> str:
         filename = os.path.abspath(frame.f_code.co_filename)
         if not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO:
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-        frame = frame.f_back
+        frame = frame.f_back  # type: ignore[assignment]  # (None ends the walk)
     return "<unknown>"
 
 
@@ -275,7 +275,7 @@ class Trace:
     def _current(self, x: Tracer) -> Tracer:
         """A tracer with x's current value and x's view (so further derivations see the right strides)."""
         payload = self.read(x)
-        return Tracer(self, x._aval, payload, Buffer(payload, x._aval, x._view), (), x._view)
+        return Tracer(self, x._aval, payload, Buffer(payload, x._aval, x._view), (), x._view)  # type: ignore[arg-type]  # (a tracer has its View)
 
     def write_back(self, target: Tracer, new_value: Tracer) -> None:
         """Make `new_value` the value of view `target` by writing it back through target's chain."""
