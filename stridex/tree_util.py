@@ -17,6 +17,8 @@ None (a node with no children), plus any class registered here. A registered cla
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from stridex._core import tree as _tree
 
@@ -81,7 +83,8 @@ def _show(d) -> str:
     return f"CustomNode({d[1].__name__}[{d[2]!r}], [" + ", ".join(kids) + "])"
 
 
-def register_pytree_node(nodetype: type, flatten_func, unflatten_func) -> None:
+def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Iterable[Any], Any]],
+                         unflatten_func: Callable[[Any, Iterable[Any]], Any]) -> None:
     """Register `nodetype` as a pytree node, as `jax.tree_util.register_pytree_node`.
 
     `flatten_func(node) -> (children, aux_data)`: the children are subtrees (traced by `jit`, differentiated
@@ -99,7 +102,8 @@ def register_pytree_node(nodetype: type, flatten_func, unflatten_func) -> None:
     _tree.register_node(nodetype, flatten_func, unflatten_func)
 
 
-def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+def register_dataclass(nodetype: Any = None, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None, drop_fields: Sequence[str] = ()) -> Any:
     """Register a dataclass as a pytree node, as `jax.tree_util.register_dataclass`: `data_fields` are its
     children, `meta_fields` its static auxiliary data (hashable). Without the field lists, a field whose
     metadata has `static=True` is a meta field and every other `init` field a data field. Usable as a class
@@ -134,7 +138,7 @@ def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_f
         init = {f.name for f in dataclasses.fields(nodetype) if f.init}
         missing = init - set(data_fields) - set(meta_fields) - set(drop_fields)
         if missing:
-            raise ValueError(f"register_dataclass: {nodetype.__qualname__}'s init fields {sorted(missing)} are in "
+            raise ValueError(f"register_dataclass: {getattr(nodetype, '__qualname__', nodetype)}'s init fields {sorted(missing)} are in "
                              "neither data_fields nor meta_fields")
 
     def flatten(node):
@@ -147,28 +151,28 @@ def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_f
     return nodetype
 
 
-def tree_flatten(tree, is_leaf=None) -> tuple[list, PyTreeDef]:
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
     """(leaves, treedef). `is_leaf(subtree) -> bool` stops the flattening at the subtrees it accepts."""
     leaves, treedef = _tree.flatten_with(tree, is_leaf)
     return leaves, PyTreeDef(treedef)
 
 
-def tree_unflatten(treedef: PyTreeDef, leaves):
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """The tree of structure `treedef` with `leaves` at its leaves."""
     if not isinstance(treedef, PyTreeDef):
         raise TypeError(f"tree_unflatten: expected a PyTreeDef, got {type(treedef).__name__}")
     return treedef.unflatten(leaves)
 
 
-def tree_leaves(tree, is_leaf=None) -> list:
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     return _tree.flatten_with(tree, is_leaf)[0]
 
 
-def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     return PyTreeDef(_tree.flatten_with(tree, is_leaf)[1])
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f` applied leafwise: to each leaf of `tree` and the subtrees at the same place in each of `rest`
     (whose structure `tree`'s must be a prefix of); the result has `tree`'s structure.
 

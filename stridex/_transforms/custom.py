@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -472,7 +474,7 @@ def _identity_batch(values, dims, *, axis_size, name):
     return name_p.bind(values[0], name=name), dims[0]
 
 
-name_p = Primitive(
+name_p: Primitive = Primitive(
     "checkpoint_name", impl=lambda x, name: np.array(x), abstract_eval=lambda a, name: a,
     lower=lambda ctx, x, name: x, jvp=lambda primals, tangents, name: (name_p.bind(primals[0], name=name),
                                                                        tangents[0]),
@@ -518,7 +520,7 @@ class _Call:
         self.out_def = None
 
     def args(self, leaves) -> list:
-        diff = iter(_tree.unflatten(self.in_def, list(leaves)))
+        diff = iter(_tree.unflatten(self.in_def, list(leaves)))  # type: ignore[call-overload]  # (a tuple: in_def flattened one)
         return [self.static[i] if i in self.static else next(diff) for i in range(self.nargs)]
 
     def nondiff_values(self) -> list:
@@ -532,7 +534,12 @@ class _Call:
                             f"and {self.out_def}")
 
 
-class custom_jvp:
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+
+
+class custom_jvp(Generic[P, R]):
     """A function with a custom JVP rule, as `jax.custom_jvp`.
 
     >>> import stridex as sx
@@ -551,13 +558,13 @@ class custom_jvp:
     sub-program under a transformation, so Python decisions on its values are errors there.
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[P, R], nondiff_argnums: Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
+        self.jvp: Callable[..., Any] | None = None
 
-    def defjvp(self, jvp, symbolic_zeros: bool = False):
+    def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
         """Set the JVP rule; returns it (so it can be used as a decorator)."""
         if symbolic_zeros:
             raise NotImplementedError("custom_jvp.defjvp: symbolic_zeros=True is not supported; zero tangents are "
@@ -565,7 +572,7 @@ class custom_jvp:
         self.jvp = jvp
         return jvp
 
-    def defjvps(self, *tangent_fns):
+    def defjvps(self, *tangent_fns: Callable[..., Any] | None) -> None:
         """Set the JVP rule from one function per argument, `tangent_fn(t, primal_out, *primals)` (None: no
         dependence on that argument), summed."""
         if self.nondiff_argnums:
@@ -583,10 +590,10 @@ class custom_jvp:
 
         self.defjvp(jvp)
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         name = _fun_name(self.fun)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
@@ -619,10 +626,10 @@ class custom_jvp:
 
         outs = custom_jvp_call.bind(*c.leaves, call=Fn(call, name), jvp=Fn(jvp, f"{name}_jvp"), num_consts=0,
                                     name=name)
-        return _tree.unflatten(c.out_def, list(outs))
+        return _tree.unflatten(c.out_def, list(outs))  # type: ignore[return-value]  # (the tree `fun` returned: an R)
 
 
-class custom_vjp:
+class custom_vjp(Generic[P, R]):
     """A function with a custom VJP rule, as `jax.custom_vjp`: `fwd(*args) -> (out, residuals)` and
     `bwd(*nondiff_args, residuals, cotangent) -> one cotangent per (differentiable) argument`, None for zero.
 
@@ -637,28 +644,30 @@ class custom_vjp:
     Forward mode (`jvp`, `jacfwd`) is a TypeError, as in JAX.
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[P, R], nondiff_argnums: Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd = self.bwd = None
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
 
-    def defvjp(self, fwd, bwd, symbolic_zeros: bool = False, optimize_remat: bool = False):
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False,
+               optimize_remat: bool = False) -> None:
         if symbolic_zeros:
             raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported")
         self.fwd, self.bwd = fwd, bwd
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         name = _fun_name(self.fun)
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve(self.fun, args, kwargs, f"custom_vjp function {name}")
         c = _Call(args, _nondiff(self.nondiff_argnums, len(args), f"custom_vjp function {name}"))
         fun, fwd_rule, bwd_rule = self.fun, self.fwd, self.bwd
-        res_def = []
+        res_def: list[Any] = []
 
         def call(*leaves):
             out_leaves, out_def = _tree.flatten(fun(*c.args(leaves)))
@@ -697,7 +706,7 @@ class custom_vjp:
 
         outs = custom_vjp_call.bind(*c.leaves, call=Fn(call, name), fwd=Fn(fwd, f"{name}_fwd"),
                                     bwd=Fn(bwd, f"{name}_bwd"), num_consts=0, name=name)
-        return _tree.unflatten(c.out_def, list(outs))
+        return _tree.unflatten(c.out_def, list(outs))  # type: ignore[return-value]  # (the tree `fun` returned: an R)
 
 
 # --- checkpoint --------------------------------------------------------------------------------------------
@@ -761,14 +770,21 @@ class checkpoint_policies:
     save_any_names_but_these = staticmethod(save_any_names_but_these)
 
 
-def checkpoint_name(x, name: str):
+def checkpoint_name(x: T, name: str) -> T:
     """`x`, marked `name` for a checkpoint policy (`save_only_these_names`): the identity otherwise."""
     if current_trace() is None:
         return x
     return _tree.tree_map(lambda v: name_p.bind(v, name=name) if isinstance(v, Array) else v, x)
 
 
-def checkpoint(fun=None, *, prevent_cse: bool = True, policy=None, static_argnums=()):
+@overload
+def checkpoint(fun: Callable[P, R], *, prevent_cse: bool = True, policy: Any = None,
+               static_argnums: int | Sequence[int] = ()) -> Callable[P, R]: ...
+@overload
+def checkpoint(fun: None = None, *, prevent_cse: bool = True, policy: Any = None,
+               static_argnums: int | Sequence[int] = ()) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+def checkpoint(fun: Callable[P, R] | None = None, *, prevent_cse: bool = True, policy: Any = None,
+               static_argnums: int | Sequence[int] = ()) -> Any:
     """`fun`, rematerialised under reverse mode, as `jax.checkpoint` (alias `remat`).
 
     Under `grad`/`vjp` the forward pass keeps only the function's inputs and outputs (and, with a `policy`, the
