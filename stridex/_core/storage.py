@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -67,6 +68,9 @@ def is_aligned(a: np.ndarray) -> bool:
     return address_of(a) % ALIGNMENT == 0
 
 
+_COPYING = threading.Lock()  # (see Storage.writable)
+
+
 class Storage:
     """A flat buffer plus what the arrays viewing it need to know about its ownership and place.
 
@@ -120,13 +124,15 @@ class Storage:
 
     def writable(self) -> np.ndarray:
         if self.readonly:
-            self.numpy_buffer()
-            self.buf = aligned_copy(self.buf)
-            self.readonly = False
-            self.owner = None
-            self.jax_view = None
-            self.jax_alias = None
-            self.jax_copy = None
+            with _COPYING:  # two threads' first writes make one copy, which both write into
+                if self.readonly:
+                    self.numpy_buffer()
+                    self.buf = aligned_copy(self.buf)
+                    self.readonly = False
+                    self.owner = None
+                    self.jax_view = None
+                    self.jax_alias = None
+                    self.jax_copy = None
         return self.buf
 
 
