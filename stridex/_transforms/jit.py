@@ -620,7 +620,7 @@ class Compiled:
         if not traced.groups:
             return [leaves[j] for j in traced.roots] if traced.same else leaves
         out = []
-        written = {i for i, _ in traced.input_writes}
+        written = {plan.index for plan in traced.input_writes}
         for i, j in enumerate(traced.roots):
             group = traced.groups.get(j)
             if group is None:

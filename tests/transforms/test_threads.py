@@ -1,0 +1,237 @@
+"""Threads that write one storage: every write lands, in all four modes (host and device, eager and `jit`).
+
+Each test starts THREADS threads at a barrier, with Python switching threads every few microseconds, and has
+each write its own block of one shared array (through basic keys, integer-array keys, views of views, or a
+view passed as the jitted function's argument) several times, the last value being the one that must stay.
+Blocks written by every thread (the same elements) must end with one of the values written there, and the
+rest of the array must keep what its own writer wrote. Readers running meanwhile must see each element
+either before or after a write. docs/semantics.md ("Threads") states the guarantees checked here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import stridex as sx
+
+DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+MODES = [pytest.param(("cpu", False), id="host-eager"), pytest.param(("cpu", True), id="host-jit"),
+         pytest.param((DEV, False), id="device-eager"), pytest.param((DEV, True), id="device-jit")]
+THREADS = 6
+REPEATS = 3  # writes per thread and round, each of a new value: the last must stay
+ROUNDS = 5
+
+
+@pytest.fixture(autouse=True)
+def fast_switching():
+    """Switch threads every 10 µs (Python's default is 5 ms), so that their steps interleave finely."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def _in_threads(work, n: int = THREADS) -> None:
+    """Run work(0), ..., work(n - 1) in n threads started together; re-raise the first error, and fail
+    (rather than hang) when a thread does not finish."""
+    barrier = threading.Barrier(n)
+    errors = []
+
+    def body(j):
+        try:
+            barrier.wait()
+            work(j)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(j,), daemon=True) for j in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a thread did not finish: deadlock"
+    if errors:
+        raise errors[0]
+
+
+def _values(x) -> np.ndarray:
+    return np.asarray(x.to_device("cpu"))
+
+
+def _value(j: int, r: int, k: int) -> float:
+    """The k-th value thread j writes in round r (distinct for every thread, round and repeat)."""
+    return 100.0 * r + 10.0 * (j + 1) + k
+
+
+def _check_writes(mode, shape, write, region, rounds: int = ROUNDS):
+    """In each round, thread j calls `write(x, j, value)` REPEATS times on a fresh zero array x (jitted, with
+    j static, in a jit mode); then region(j) of x (a NumPy key) holds j's last value and the rest is 0."""
+    device, jitted = mode
+    run = sx.jit(write, static_argnums=1) if jitted else write
+    for r in range(rounds):
+        x = sx.zeros(shape, device=device)
+
+        def work(j, x=x, r=r):
+            for k in range(REPEATS):
+                run(x, j, _value(j, r, k))
+
+        _in_threads(work)
+        expected = np.zeros(shape)
+        for j in range(THREADS):
+            expected[region(j)] = _value(j, r, REPEATS - 1)
+        np.testing.assert_array_equal(_values(x), expected, err_msg=f"round {r}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_column_blocks_with_array_values(mode):
+    """scikit-learn's `pairwise_distances(n_jobs=2)`: `ret[:, s] = block`, one column block per thread."""
+
+    def write(x, j, value):
+        x[:, 2 * j:2 * j + 2] = sx.full((5, 2), value, dtype=x.dtype, device=x.device)
+
+    _check_writes(mode, (5, 2 * THREADS), write, lambda j: (slice(None), slice(2 * j, 2 * j + 2)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_views_of_views(mode):
+    """Each thread passes a view of a view of the shared array (a transpose, then slices) and writes through
+    further views of it: one program for every thread under jit (the offset is not part of the signature),
+    its write going back through the caller's views."""
+    device, jitted = mode
+
+    def write(v, value):
+        w = v[::2, :]
+        w.T[...] = value
+
+    run = sx.jit(write) if jitted else write
+    for r in range(ROUNDS):
+        x = sx.zeros((2 * THREADS, 6), device=device)
+
+        def work(j, x=x, r=r):
+            for k in range(REPEATS):
+                run(x.T[1:, :][:, 2 * j:2 * j + 2], _value(j, r, k))
+
+        _in_threads(work)
+        expected = np.zeros((2 * THREADS, 6))
+        for j in range(THREADS):
+            expected[2 * j:2 * j + 2, 1::2] = _value(j, r, REPEATS - 1)
+        np.testing.assert_array_equal(_values(x), expected, err_msg=f"round {r}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_array_keys(mode):
+    """Each thread writes its own rows, chosen by an integer array argument (one program for every thread:
+    under jit written back through the mask of the elements written), and one element of another row
+    through a view of a view."""
+    device, jitted = mode
+
+    def write(x, rows, value):
+        x[rows, 1:] = value
+        x[2 * THREADS:][:, :1][rows[:1], 0] = value
+
+    run = sx.jit(write) if jitted else write
+    for r in range(ROUNDS):
+        x = sx.zeros((3 * THREADS, 4), device=device)
+
+        def work(j, x=x, r=r):
+            rows = sx.asarray([j, THREADS + j], device=device)
+            for k in range(REPEATS):
+                run(x, rows, _value(j, r, k))
+
+        _in_threads(work)
+        expected = np.zeros((3 * THREADS, 4))
+        for j in range(THREADS):
+            expected[[j, THREADS + j], 1:] = _value(j, r, REPEATS - 1)
+            expected[2 * THREADS + j, 0] = _value(j, r, REPEATS - 1)
+        np.testing.assert_array_equal(_values(x), expected, err_msg=f"round {r}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_view_as_the_argument(mode):
+    """The array passed (to the jitted function) is a view of the shared one, with one program for every thread:
+    its offset is not part of the signature, and the write goes back through the caller's view."""
+    device, jitted = mode
+    fill = sx.jit(_fill) if jitted else _fill
+    for r in range(ROUNDS):
+        x = sx.zeros((4, 3 * THREADS), device=device)
+
+        def work(j, x=x, r=r):
+            for k in range(REPEATS):
+                fill(x.T[3 * j:3 * j + 3, 1:], _value(j, r, k))
+
+        _in_threads(work)
+        expected = np.zeros((4, 3 * THREADS))
+        for j in range(THREADS):
+            expected[1:, 3 * j:3 * j + 3] = _value(j, r, REPEATS - 1)
+        np.testing.assert_array_equal(_values(x), expected)
+
+
+def _fill(v, value):
+    v[...] = value
+    return None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_overlapping_blocks_end_with_a_written_value(mode):
+    """Every thread writes row 0 (the same elements) and its own column of rows 1..: each element of row 0 ends
+    with a value some thread wrote there last, and every thread's own column keeps its value."""
+    device, jitted = mode
+
+    def write(x, j, value):
+        x[0, :] = value
+        x[1:, j] = value
+
+    run = sx.jit(write, static_argnums=1) if jitted else write
+    for r in range(ROUNDS):
+        x = sx.zeros((3, THREADS), device=device)
+
+        def work(j, x=x, r=r):
+            for k in range(REPEATS):
+                run(x, j, _value(j, r, k))
+
+        _in_threads(work)
+        got = _values(x)
+        last = [_value(j, r, REPEATS - 1) for j in range(THREADS)]
+        np.testing.assert_array_equal(got[1:], np.broadcast_to(last, (2, THREADS)))
+        assert set(got[0]) <= set(last), got[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reads_see_each_element_before_or_after_a_write(mode):
+    """Half the threads write their block again and again while the other half read the whole array: every
+    element read holds 0 or one of the values its block's writer wrote."""
+    device, jitted = mode
+    writers = THREADS // 2
+
+    def write(x, j, value):
+        x[j, :] = value
+
+    def read(x):
+        return x * 1.0
+
+    run_write = sx.jit(write, static_argnums=1) if jitted else write
+    run_read = sx.jit(read) if jitted else read
+    x = sx.zeros((writers, 4), device=device)
+    seen = []
+
+    def work(j):
+        if j < writers:
+            for k in range(REPEATS * 2):
+                run_write(x, j, _value(j, 0, k))
+        else:
+            for _ in range(REPEATS * 2):
+                seen.append(_values(run_read(x)))
+
+    _in_threads(work)
+    for j in range(writers):
+        allowed = {0.0} | {_value(j, 0, k) for k in range(REPEATS * 2)}
+        for values in seen:
+            assert set(values[j]) <= allowed, (j, values[j])
+    np.testing.assert_array_equal(_values(x), [[_value(j, 0, REPEATS * 2 - 1)] * 4 for j in range(writers)])
