@@ -20,10 +20,10 @@ from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
 from stridex._core.storage import Storage
-from stridex._core.view import View
+from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
-from stridex._lax.array_indexing import assign, boolean_gather
+from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax, x64
 
 
@@ -309,13 +309,12 @@ def write_plan(trace, index: int, buffer, outputs: list) -> WriteBack:
 def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None) -> None:
     """Write into caller array `target` the parts of `value` (the program's new value of it, on target's
     device) that the call wrote, as `plan` says."""
+    on_host = target.device.is_host
     if plan.mask is not None:
-        if target.device.is_host:
-            # target[mask] = value[mask]: only the elements written are stored
-            key = (("array", 0),)
-            assign.bind(target, boolean_gather.bind(value, mask, template=key), mask, template=key)
-        else:
-            # a select, read and written with no other thread's device work in between
+        if on_host:  # target[mask] = value[mask]: only the elements written are stored
+            selected = Array._from_numpy(window(value)[window(mask)])  # (a NumPy gather: a fresh array)
+            assign.bind(target, selected, mask, template=_MASK_KEY)
+        else:  # a select, read and written with no other thread's device work in between
             with _device.OWNERS:
                 assign.bind(target, ops.where(mask, value, target), template=())
         return
@@ -324,10 +323,16 @@ def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None)
         for prim, params in chain:
             t = prim.bind(t, **params)
             v = prim.bind(v, **params)
+        if on_host:  # (the value's region as a NumPy view of its window: the write takes the key itself)
+            assign.bind(t, Array._from_numpy(window(v)[numpy_key(template, ())]), template=template)
+            continue
         entries = _basic_entries(ops.shape_of(t), template)
         if entries is not None:
             t, v = ops.index(t, entries), ops.index(v, entries)
         assign.bind(t, v, template=())
+
+
+_MASK_KEY = (("array", 0),)
 
 
 def _basic_entries(shape: tuple, template: tuple) -> tuple | None:

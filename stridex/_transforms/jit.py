@@ -24,7 +24,6 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
-from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key

@@ -23,7 +23,7 @@ from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign, boolean_gather, scatter
-from stridex._transforms import breaks
+from stridex._transforms import breaks, handover
 from stridex._transforms.ir import Eqn, Literal, Var
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # stridex/
@@ -439,10 +439,15 @@ class JitTrace(Trace):
         into the caller's arrays, as eager execution would have before raising (the values are known here)."""
         pairs = [(t, v) for t, v in zip(in_tracers, self._input_values) if isinstance(v, Array)]
         pairs += [(tracer, array) for _, array, tracer in self.constants.values()]
-        writes = [(target, self.value(t._buffer.var)) for t, target in pairs if t._buffer.version]
+        writes = []
+        for t, target in pairs:
+            if t._buffer.version:  # (only the parts written, as after a call: see `handover.write_plan`)
+                outputs = []
+                plan = handover.write_plan(self, 0, t._buffer, outputs)
+                writes.append((target, plan, [self.value(v) for v in outputs]))
         with push(None):
-            for target, value in writes:
-                assign.bind(target, value, template=(("ellipsis",),))
+            for target, plan, values in writes:
+                handover.write_back(target, values[plan.output], plan, None if plan.mask is None else values[plan.mask])
 
     def note_write(self, target: Tracer, template: tuple, indices) -> None:
         buffer = target._buffer
