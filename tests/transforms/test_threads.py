@@ -235,3 +235,67 @@ def test_reads_see_each_element_before_or_after_a_write(mode):
         for values in seen:
             assert set(values[j]) <= allowed, (j, values[j])
     np.testing.assert_array_equal(_values(x), [[_value(j, 0, REPEATS * 2 - 1)] * 4 for j in range(writers)])
+
+
+# --- the write-back itself, deterministically: a write made while the call runs is kept ---------------------
+
+
+def _basic_writes(a):
+    a[:3, 1:3] = 1.0
+    a.T[4:, :3][::2] = 2.0  # (a view of a view: column 4, rows 0..2)
+
+
+def _integer_array_writes(a):
+    a[sx.asarray([0, 2], device=a.device), 5] = 3.0
+    a[1, 1:][sx.asarray([0, 3], device=a.device)] = 4.0
+
+
+def _many_writes(a):
+    for i in range(12):  # more distinct regions than are written back one by one: a mask
+        a[i % 3, i % 6] = 5.0 + i
+
+
+def _boolean_mask_writes(a):
+    top = a[:3]
+    top[top > -1.0] = 6.0  # (a boolean mask selecting all of rows 0..2)
+
+
+@pytest.mark.parametrize("device", ["cpu", DEV])
+@pytest.mark.parametrize("writes", [_basic_writes, _integer_array_writes, _many_writes, _boolean_mask_writes])
+def test_a_write_made_while_the_call_runs_is_kept(writes, device, monkeypatch):
+    """Another thread's write into row 3, made after the jitted call read its input and before it wrote back,
+    stays: the call writes back only the elements the function wrote (none in row 3)."""
+    from stridex._transforms.jit import Compiled
+
+    expected = np.zeros((4, 6))
+    writes_numpy = sx.asarray(expected, device=device)
+    writes(writes_numpy)
+    expected = _values(writes_numpy)
+    assert not expected[3].any()
+    expected[3] = 7.0
+
+    f = sx.jit(writes)
+    f(sx.zeros((4, 6), device=device))  # (traced and compiled before the write is slipped in)
+    x = sx.zeros((4, 6), device=device)
+    execute = Compiled._execute
+
+    def execute_then_write(self, inputs):
+        outs = execute(self, inputs)
+        x[3, :] = 7.0
+        return outs
+
+    monkeypatch.setattr(Compiled, "_execute", execute_then_write)
+    f(x)
+    np.testing.assert_array_equal(_values(x), expected)
+
+
+@pytest.mark.parametrize(("writes", "regions"), [(_basic_writes, 2), (_integer_array_writes, None),
+                                                 (_many_writes, None), (_boolean_mask_writes, None)])
+def test_how_each_write_is_written_back(writes, regions):
+    """Basic writes go back region by region; integer-array and boolean-mask writes, or more than
+    MAX_REGIONS distinct ones, through the mask of the elements written (a second program output)."""
+    (plan,) = sx.jit(writes).trace(sx.zeros((4, 6))).input_writes
+    if regions is None:
+        assert plan.regions == () and plan.mask == plan.output + 1
+    else:
+        assert len(plan.regions) == regions and plan.mask is None
