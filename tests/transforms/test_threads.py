@@ -252,7 +252,7 @@ def _integer_array_writes(a):
 
 def _many_writes(a):
     for i in range(12):  # more distinct regions than are written back one by one: a mask
-        a[i % 3, i % 6] = 5.0 + i
+        a[i % 3, i // 2] = 5.0 + i
 
 
 def _boolean_mask_writes(a):
