@@ -227,6 +227,7 @@ def test_reads_see_each_element_before_or_after_a_write(mode):
                 run_write(x, j, _value(j, 0, k))
         else:
             for _ in range(REPEATS * 2):
+                x.block_until_ready()  # (its buffer may be donated by a write meanwhile)
                 seen.append(_values(run_read(x)))
 
     _in_threads(work)
