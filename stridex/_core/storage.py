@@ -68,7 +68,7 @@ def is_aligned(a: np.ndarray) -> bool:
     return address_of(a) % ALIGNMENT == 0
 
 
-_COPYING = threading.Lock()  # (see Storage.writable)
+_COPYING = threading.RLock()  # (see Storage.writable; re-entrant: `writable` reads the buffer holding it)
 
 
 class Storage:
@@ -119,7 +119,10 @@ class Storage:
     def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
         if buf is None:
-            buf = self.buf = np.asarray(self.owner).reshape(-1)
+            with _COPYING:  # (not while another thread's first write replaces the buffer with a copy)
+                buf = self.buf
+                if buf is None:
+                    buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
 
     def writable(self) -> np.ndarray:
