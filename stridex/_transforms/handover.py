@@ -286,13 +286,9 @@ def write_plan(trace, index: int, buffer, outputs: list) -> WriteBack:
     output = len(outputs)
     outputs.append(buffer.var)
     writes = buffer.writes or ()
-    regions = []
-    for w in writes:
-        region = (w.chain, w.template)
-        if region not in regions:
-            regions.append(region)
-    if len(regions) <= MAX_REGIONS and not any(w.indices for w in writes):
-        return WriteBack(index, output, tuple(regions), None)
+    regions = basic_regions(writes)
+    if regions is not None:
+        return WriteBack(index, output, regions, None)
     # The elements written: the same writes, of True, into a boolean array of the buffer's shape and layout.
     with push(trace):
         falses = ops.full(buffer.aval.shape, False, _dtypes.bool)
@@ -309,7 +305,7 @@ def write_plan(trace, index: int, buffer, outputs: list) -> WriteBack:
 def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None) -> None:
     """Write into caller array `target` the parts of `value` (the program's new value of it, on target's
     device) that the call wrote, as `plan` says."""
-    on_host = target.device.is_host
+    on_host = type(target) is Array and target.device.is_host  # (else a device array, or a traced one)
     if plan.mask is not None:
         if on_host:  # target[mask] = value[mask]: only the elements written are stored
             selected = Array._from_numpy(window(value)[window(mask)])  # (a NumPy gather: a fresh array)
@@ -333,6 +329,19 @@ def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None)
 
 
 _MASK_KEY = (("array", 0),)
+
+
+def basic_regions(writes) -> tuple | None:
+    """The distinct (chain, template) of `writes` (a Buffer's `writes`) when they are all basic and at most
+    MAX_REGIONS, else None."""
+    regions = []
+    for w in writes or ():
+        if w.indices:
+            return None
+        region = (w.chain, w.template)
+        if region not in regions:
+            regions.append(region)
+    return tuple(regions) if regions and len(regions) <= MAX_REGIONS else None
 
 
 def _basic_entries(shape: tuple, template: tuple) -> tuple | None:

@@ -281,7 +281,13 @@ class Trace:
         return target
 
     def note_write(self, target: Tracer, template: tuple, indices) -> None:
-        """Called after each write into `target` (a view of its buffer); `jit` records where it landed."""
+        """Called after each write into `target` (a view of its buffer): records where it landed, so that the
+        write-back into the caller's array can store only the parts written (`handover.write_back`). Here the
+        index arrays are kept as given (only whether there are any is read); `jit` keeps their IR values."""
+        buffer = target._buffer
+        if buffer.writes is None:
+            buffer.writes = []
+        buffer.writes.append(WrittenRegion(target._chain, template, tuple(indices)))
 
     def writable_target(self, target) -> Tracer:
         if isinstance(target, Tracer) and target._trace is self:
