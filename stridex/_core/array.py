@@ -208,14 +208,7 @@ class Array:
             if self._np is None:  # a JAX result on the host, its Storage not made yet
                 self._jax.block_until_ready()
         elif st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
-            while (owner := st.owner) is not None:  # (None: another thread's write copied it to NumPy memory)
-                try:
-                    owner.block_until_ready()
-                    break
-                except RuntimeError:
-                    if owner is st.owner:
-                        raise
-                    # (another thread's write donated it meanwhile: wait for the buffer that replaced it)
+            st.block_until_ready()
         return self
 
     # --- printing ------------------------------------------------------------------------------

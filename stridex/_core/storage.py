@@ -125,6 +125,12 @@ class Storage:
                     buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
 
+    def block_until_ready(self) -> None:
+        """Wait until the JAX array holding this buffer (if any) is computed."""
+        owner = self.owner
+        if owner is not None:  # (None: another thread's first write copied it to NumPy memory meanwhile)
+            owner.block_until_ready()
+
     def writable(self) -> np.ndarray:
         if self.readonly:
             with _COPYING:  # two threads' first writes make one copy, which both write into

@@ -170,6 +170,20 @@ class DeviceStorage(Storage):
     def numpy_buffer(self):
         raise OnDevice(self.device)  # the caller (`Primitive.bind`) runs the work on the device instead
 
+    def block_until_ready(self) -> None:
+        # The buffer is taken holding OWNERS (no write is replacing it then); a write in another thread may
+        # donate it while this waits: then the wait is for the buffer that replaced it.
+        while True:
+            with OWNERS:
+                owner = self.owner
+            try:
+                owner.block_until_ready()
+                return
+            except RuntimeError:
+                with OWNERS:
+                    if owner is self.owner:
+                        raise
+
     def host_values(self, a: Array) -> np.ndarray:
         """Array `a`'s values (a View of this storage), copied to the host: an explicit transfer."""
         return to_host(a)

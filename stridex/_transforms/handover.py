@@ -285,7 +285,9 @@ def write_plan(trace, index: int, buffer, outputs: list) -> WriteBack:
     another thread while the program runs, and the program's copy of it is the value from before."""
     output = len(outputs)
     outputs.append(buffer.var)
-    writes = buffer.writes or ()
+    writes = buffer.writes
+    if not writes:  # (no write recorded where it landed: all of it)
+        return WriteBack(index, output, (((), (("ellipsis",),)),), None)
     regions = basic_regions(writes)
     if regions is not None:
         return WriteBack(index, output, regions, None)
