@@ -39,6 +39,18 @@ CASES = [
     ("jit steady call, two outputs (1000 elements)",
      "f = sx.jit(lambda a, b: (a * b, a + b)); x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0; f(x, y); f(x, y)",
      "f(x, y)"),
+    ("jit steady call writing a[1:3] = v (1000 elements)",
+     "def w(a, v):\n    a[1:3] = v\nf = sx.jit(w); x = sx.zeros(1000); f(x, 2.0); f(x, 2.0)", "f(x, 2.0)"),
+    ("jit steady call writing a[i] = v, i an array (1000 elements)",
+     "def w(a, i, v):\n    a[i] = v\n"
+     "f = sx.jit(w); x = sx.zeros(1000); i = sx.asarray([3, 5]); f(x, i, 2.0); f(x, i, 2.0)",
+     "f(x, i, 2.0)"),
+    # JAX's CPU device as a device (not the host): the device storage's write and read paths
+    ("device write x[1] = 2.0 (cpu:0, 8 elements)", "x = sx.zeros(8, device='cpu:0'); x[1] = 2.0; x[1] = 2.0",
+     "x[1] = 2.0"),
+    ("device x + y (cpu:0, 1 element)", "x = sx.ones(1, device='cpu:0'); y = x + 1.0; x + y; x + y", "x + y"),
+    ("device jit steady call f(x) (cpu:0, 1 element)",
+     "f = sx.jit(lambda a: a * 2.0 + 1.0); x = sx.ones(1, device='cpu:0'); f(x); f(x); f(x)", "f(x)"),
     ("jit(grad) steady call, two gradients (3x3)",
      ("f = sx.jit(sx.grad(lambda w, v: sx.sum(sx.tanh(w @ v) ** 2), argnums=(0, 1))); "
      "w = sx.reshape(sx.linspace(0.0, 1.0, 9), (3, 3)); v = w + 1.0; f(w, v); f(w, v)"),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import contextlib
 import functools
 import json
 import os
@@ -119,8 +120,13 @@ def traced_per_call(fn, name: str, scalars_dynamic: bool):
             jitted = jits[key] = Jitted(_flat_call(fn, treedef, leaves, key), (), (), (), None, None, None)
         stats = jitted.stats
         broke, eager = stats["calls_with_breaks"], stats["eager_calls"]
+        device = kwargs.get("device")
+        # An array made from no array goes where `device=` says: a program given no array runs on the default
+        # device, so that is made `device` for the call (else the argument, static, is lost in the trace).
+        placed = stridex.default_device(device) if device is not None and not dynamic else contextlib.nullcontext()
         try:
-            out = _outputs(jitted(*map(_plain, dynamic)))
+            with placed:
+                out = _outputs(jitted(*map(_plain, dynamic)))
         except (DataDependentShapeError, ConcretizationError):
             FALLBACKS[name] += 1
             return _outputs(fn(*args, **kwargs))

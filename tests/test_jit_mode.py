@@ -77,3 +77,25 @@ def test_importing_jit_mode_changes_nothing_in_stridex():
             "assert sx.add is add and sx.Array.__mul__ is mul and xp.add is not add; "
             "assert type(sx.asarray(1.0) * 2) is sx.Array")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_jit_mode_creation_goes_to_the_device_named():
+    """`device=` of a creation function places its array, whatever the default device of the thread that calls
+    it (scikit-learn's worker threads make arrays with `device=` of their inputs' device)."""
+    import os
+    import threading
+
+    device = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    made = {}
+
+    def make():
+        made["zeros"] = xp.zeros((2, 3), device=device)
+        made["full"] = xp.full((2,), 3.0, device=device)
+
+    with sx.default_device(device):  # (a thread does not inherit this block's default device)
+        worker = threading.Thread(target=make)
+        worker.start()
+        worker.join()
+    assert made["zeros"].device == device and made["full"].device == device
+    assert xp.zeros(2).device == sx.zeros(2).device  # (no `device=`: the default, as eagerly)
+    np.testing.assert_array_equal(np.asarray(made["full"].to_device("cpu")), [3.0, 3.0])

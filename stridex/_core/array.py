@@ -216,7 +216,7 @@ class Array:
             if self._np is None:  # a JAX result on the host, its Storage not made yet
                 self._jax.block_until_ready()
         elif st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
-            st.owner.block_until_ready()
+            st.block_until_ready()
         return self
 
     # --- printing ------------------------------------------------------------------------------
@@ -423,8 +423,10 @@ def window(a: Array) -> np.ndarray:
     itemsize = np_dtype.itemsize
     w = np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize,
                    tuple(s * itemsize for s in view.strides))
-    if not storage.readonly:
-        a._np = w  # a copy-on-write would replace the buffer, so only writable windows are cached
+    if not storage.readonly and storage.buf is buf:
+        # A copy-on-write would replace the buffer, so only writable windows are cached (and only when another
+        # thread's first write has not just replaced the buffer this window was made over).
+        a._np = w
     return w
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from typing import Any
+import threading
 
 import numpy as np
 
@@ -69,6 +70,9 @@ def is_aligned(a: np.ndarray) -> bool:
     return address_of(a) % ALIGNMENT == 0
 
 
+_COPYING = threading.RLock()  # (see Storage.writable; re-entrant: `writable` reads the buffer holding it)
+
+
 class Storage:
     """A flat buffer plus what the arrays viewing it need to know about its ownership and place.
 
@@ -122,18 +126,29 @@ class Storage:
     def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
         if buf is None:
-            buf = self.buf = np.asarray(self.owner).reshape(-1)
+            with _COPYING:  # (not while another thread's first write replaces the buffer with a copy)
+                buf = self.buf
+                if buf is None:
+                    buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
+
+    def block_until_ready(self) -> None:
+        """Wait until the JAX array holding this buffer (if any) is computed."""
+        owner = self.owner
+        if owner is not None:  # (None: another thread's first write copied it to NumPy memory meanwhile)
+            owner.block_until_ready()
 
     def writable(self) -> np.ndarray:
         if self.readonly:
-            self.numpy_buffer()
-            self.buf = aligned_copy(self.buf)  # type: ignore[arg-type]  # (numpy_buffer() made it)
-            self.readonly = False
-            self.owner = None
-            self.jax_view = None
-            self.jax_alias = None
-            self.jax_copy = None
+            with _COPYING:  # two threads' first writes make one copy, which both write into
+                if self.readonly:
+                    self.numpy_buffer()
+                    self.buf = aligned_copy(self.buf)  # type: ignore[arg-type]  # (numpy_buffer() made it)
+                    self.readonly = False
+                    self.owner = None
+                    self.jax_view = None
+                    self.jax_alias = None
+                    self.jax_copy = None
         return self.buf  # type: ignore[return-value]  # (a writable host storage has its buffer)
 
 

@@ -171,6 +171,20 @@ class DeviceStorage(Storage):
     def numpy_buffer(self):
         raise OnDevice(self.device)  # the caller (`Primitive.bind`) runs the work on the device instead
 
+    def block_until_ready(self) -> None:
+        # The buffer is taken holding OWNERS (no write is replacing it then); a write in another thread may
+        # donate it while this waits: then the wait is for the buffer that replaced it.
+        while True:
+            with OWNERS:
+                owner = self.owner
+            try:
+                owner.block_until_ready()
+                return
+            except RuntimeError:
+                with OWNERS:
+                    if owner is self.owner:
+                        raise
+
     def host_values(self, a: Array) -> np.ndarray:
         """Array `a`'s values (a View of this storage), copied to the host: an explicit transfer."""
         return to_host(a)
@@ -237,7 +251,7 @@ def _host_array(a: np.ndarray) -> Array:
 
 def materialized(x: Array):
     """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
-    device (one compiled gather or slice)."""
+    device (one compiled gather or slice). The caller holds `OWNERS` until JAX has taken it."""
     st, view = x._storage, x._view
     buffer = st.owner  # type: ignore[union-attr]  # (a device array has its Storage and View)
     if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[union-attr,arg-type]  # (as above)
@@ -248,8 +262,9 @@ def materialized(x: Array):
 def to_host(x: Array) -> np.ndarray:
     """The values of device array `x` as a new, writable host ndarray (an explicit device-to-host transfer;
     JAX hands a CPU device's buffer to NumPy as a read-only view of it, which is copied)."""
-    out = np.asarray(jax().device_get(materialized(x)))
-    return out if out.flags.writeable else out.copy()
+    with OWNERS:  # (JAX's host buffer of a CPU device's array is the device buffer: copied before any write donates it)
+        out = np.asarray(jax().device_get(materialized(x)))
+        return out if out.flags.writeable else out.copy()
 
 
 def transfer(x: Array, dev: Device) -> Array:
@@ -261,7 +276,7 @@ def transfer(x: Array, dev: Device) -> Array:
         return put(np.asarray(window(x), order="C"), dev)
     if dev.is_host:
         return adopt_host(to_host(x), copy=False)
-    with x64():
+    with x64(), OWNERS:
         return adopt(jax().device_put(materialized(x), dev.jax), dev, dtype=x._dtype)
 
 
@@ -338,8 +353,23 @@ def _freeze(value):
     return freeze_or_id(value)
 
 
+OWNERS = threading.RLock()
+"""Held while a device storage's buffer is taken and handed to JAX, and while a write replaces it.
+
+A write donates the buffer it replaces (`_write`), so a buffer taken by one thread is dead once another
+thread's write has run: work on device arrays takes their buffers and dispatches its executable (JAX's
+dispatch is asynchronous: that part is short) holding this lock, and a write reads, donates and replaces
+its target's buffer holding it. Re-entrant: a write's operands are read inside it, a jit call's arguments
+(`materialized`) too."""
+
+
 def run(prim, args, params):
     """Run primitive `prim` eagerly on the device its array arguments live on (all on one device)."""
+    with OWNERS:
+        return _run(prim, args, params)
+
+
+def _run(prim, args, params):
     # One pass over the arguments: their device, the cache key of this call and the buffers to pass.
     dev = None
     key = [prim, _params_key(params) if params else (), matmul_key()]  # (a lowering may read the precision)

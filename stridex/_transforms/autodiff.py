@@ -21,6 +21,7 @@ from stridex._core.storage import Storage, aligned_copy
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
+from stridex._transforms import handover
 from stridex._transforms.batching import vmap
 from stridex._transforms.tracing import Trace, Tracer, user_frame
 
@@ -195,7 +196,14 @@ def _write_back_inputs(trace, tracers, caller_leaves, primal_of_payload):
     for tracer, caller in zip(tracers, caller_leaves):
         if tracer._buffer.version and isinstance(caller, Array):
             with _below(trace):
-                assign.bind(caller, primal_of_payload(tracer._buffer.var), template=(("ellipsis",),))
+                value = primal_of_payload(tracer._buffer.var)
+                # Only the parts written, when they are basic regions (another thread may write elsewhere in the
+                # caller's array meanwhile: see docs/semantics.md, "Threads"); else all of it.
+                regions = handover.basic_regions(tracer._buffer.writes)
+                if regions is None:
+                    assign.bind(caller, value, template=(("ellipsis",),))
+                else:
+                    handover.write_back(caller, value, handover.WriteBack(0, 0, regions, None), None)
 
 
 # --- reverse mode ------------------------------------------------------------------------------------

@@ -2,22 +2,28 @@
 
 Which arguments share memory (one storage, or NumPy memory borrowed twice) and so must be views of one
 program input; what JAX receives for each array argument (its own JAX array, a snapshot of a small
-window, the JAX array aliasing a large aligned buffer, or the window itself); and how JAX's outputs
-become stridex arrays (zero-copy, read-only, copied on the first write).
+window, the JAX array aliasing a large aligned buffer, or the window itself); how JAX's outputs
+become stridex arrays (zero-copy, read-only, copied on the first write); and how what the function
+wrote into its inputs goes back into the caller's memory: only the parts it wrote (`WriteBack`), so a
+thread writing elsewhere in the same storage meanwhile keeps its write.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.state import push
 from stridex._core.storage import Storage
-from stridex._core.view import View
+from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
+from stridex._lax import ops
+from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax, x64
 
 
@@ -141,8 +147,12 @@ def jax_argument(x: Array):
     if st is None:
         if x._np is None:  # a JAX result on the host, its Storage not made yet
             return x._jax
-    elif st.jax_view is not None and x._view is st.jax_view:
-        return st.owner
+    else:
+        # (the owner first: a copy-on-write in another thread clears it before `jax_view`, so an owner read
+        # while `jax_view` still matched is the buffer as it was before that write)
+        owner = st.owner
+        if owner is not None and st.jax_view is not None and x._view is st.jax_view:
+            return owner
     if st is not None and st.device is not None:  # a device array: its View, read on the device
         return _device.materialized(x)
     w = x._np
@@ -167,7 +177,7 @@ def donated_argument(x: Array):
     window, which JAX copies; for a device array a copy on the device, never the storage's buffer)."""
     st = x._storage
     if st is not None and st.device is not None:
-        with x64():
+        with x64(), _device.OWNERS:
             return jax().numpy.array(_device.materialized(x), copy=True)
     return window(x)
 
@@ -195,7 +205,9 @@ def _snapshot(storage: Storage, w: np.ndarray):
     if seen is not None and seen[0] is w and seen[1] == data:
         copy = seen[2]
         if copy is None:
-            copy = _to_jax(w)
+            # (made from `data`, not from `w`: another thread may write into w meanwhile, and the copy
+            # must hold the bytes it is kept for)
+            copy = _to_jax(np.frombuffer(data, w.dtype).reshape(w.shape))
             storage.jax_copy = (w, data, copy, byte_view(w))
         return copy
     storage.jax_copy = (w, data, None, None)
@@ -248,3 +260,108 @@ def _alias(storage, view, w):
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
         storage.jax_alias = (view, converted)
     return converted
+
+
+# --- writing back what a call wrote into its inputs ----------------------------------------------------
+
+MAX_REGIONS = 8
+"""Up to this many distinct basic writes into one input are written back region by region (views of the
+caller's array); more, or any write with index arrays, are written back through a mask of the elements
+written, which the program computes beside the new value."""
+
+
+class WriteBack(NamedTuple):
+    """How a call writes what it wrote into one input (or closed-over array) back into the caller's memory."""
+
+    index: int  # the program input (or closed-over array) written into
+    output: int  # the program output holding its new value, all of it
+    regions: tuple  # (chain of views, basic key template) of each write, when `mask` is None
+    mask: int | None  # else the program output holding a boolean mask of the elements written
+
+
+def write_plan(trace, index: int, buffer, outputs: list) -> WriteBack:
+    """The WriteBack of traced input `buffer` (written into), appending its new value, and where needed the
+    mask of what was written, to the program's `outputs`.
+
+    A call writes back only what the function wrote: the rest of the caller's array may be written by
+    another thread while the program runs, and the program's copy of it is the value from before."""
+    output = len(outputs)
+    outputs.append(buffer.var)
+    writes = buffer.writes
+    if not writes:  # (no write recorded where it landed: all of it)
+        return WriteBack(index, output, (((), (("ellipsis",),)),), None)
+    regions = basic_regions(writes)
+    if regions is not None:
+        return WriteBack(index, output, regions, None)
+    # The elements written: the same writes, of True, into a boolean array of the buffer's shape and layout.
+    with push(trace):
+        falses = ops.full(buffer.aval.shape, False, _dtypes.bool)
+        mask = trace.new_tracer(trace.read(falses), buffer.view)
+        for w in writes:
+            target = mask
+            for prim, params in w.chain:
+                target = prim.bind(target, **params)
+            assign.bind(target, True, *[trace.new_tracer(v) for v in w.indices], template=w.template)
+        outputs.append(trace.read(mask))
+    return WriteBack(index, output, (), output + 1)
+
+
+def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None) -> None:
+    """Write into caller array `target` the parts of `value` (the program's new value of it, on target's
+    device) that the call wrote, as `plan` says."""
+    on_host = type(target) is Array and target.device.is_host  # (else a device array, or a traced one)
+    if plan.mask is not None:
+        if on_host:  # target[mask] = value[mask]: only the elements written are stored
+            selected = Array._from_numpy(window(value)[window(mask)])  # (a NumPy gather: a fresh array)
+            assign.bind(target, selected, mask, template=_MASK_KEY)
+        else:  # a select, read and written with no other thread's device work in between
+            with _device.OWNERS:
+                assign.bind(target, ops.where(mask, value, target), template=())
+        return
+    for chain, template in plan.regions:
+        t, v = target, value
+        for prim, params in chain:
+            t = prim.bind(t, **params)
+            v = prim.bind(v, **params)
+        if on_host:  # (the value's region as a NumPy view of its window: the write takes the key itself)
+            assign.bind(t, Array._from_numpy(window(v)[numpy_key(template, ())]), template=template)
+            continue
+        entries = _basic_entries(ops.shape_of(t), template)
+        if entries is not None:
+            t, v = ops.index(t, entries), ops.index(v, entries)
+        assign.bind(t, v, template=())
+
+
+_MASK_KEY = (("array", 0),)
+
+
+def basic_regions(writes) -> tuple | None:
+    """The distinct (chain, template) of `writes` (a Buffer's `writes`) when they are all basic and at most
+    MAX_REGIONS, else None."""
+    regions = []
+    for w in writes or ():
+        if w.indices:
+            return None
+        region = (w.chain, w.template)
+        if region not in regions:
+            regions.append(region)
+    return tuple(regions) if regions and len(regions) <= MAX_REGIONS else None
+
+
+def _basic_entries(shape: tuple, template: tuple) -> tuple | None:
+    """Basic key `template` (ints, slices, newaxis, an ellipsis) on an array of `shape` as `ops.index` takes
+    it, or None when it selects the whole array as it is."""
+    indexing = sum(1 for e in template if e[0] in ("int", "slice"))
+    entries, axis = [], 0
+    for e in template:
+        if e[0] == "ellipsis":
+            for _ in range(len(shape) - indexing):
+                entries.append(("slice", 0, shape[axis], 1))
+                axis += 1
+        else:
+            entries.append(e)
+            axis += e[0] != "newaxis"
+    entries += [("slice", 0, shape[a], 1) for a in range(axis, len(shape))]
+    if all(e[0] == "slice" and e[1] == 0 and e[2] == shape[a] and e[3] == 1 for a, e in enumerate(entries)):
+        return None
+    return tuple(entries)

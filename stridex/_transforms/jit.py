@@ -26,7 +26,6 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
-from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
@@ -514,16 +513,12 @@ class Traced:
                 raise TypeError("jit: the function returned a value traced by a different trace")
             else:
                 specs.append(("static", leaf, ()))
-        # Inputs and closed-over arrays the function wrote into are written back after the call.
-        self.input_writes, self.const_writes = [], []
-        for i, t in enumerate(in_tracers):
-            if t._buffer.version:
-                self.input_writes.append((i, len(outputs)))
-                outputs.append(t._buffer.var)
-        for j, (_, _, tracer) in enumerate(const_entries):
-            if tracer._buffer.version:
-                self.const_writes.append((j, len(outputs)))
-                outputs.append(tracer._buffer.var)
+        # Inputs and closed-over arrays the function wrote into are written back after the call: the parts
+        # written, each a `handover.WriteBack`.
+        self.input_writes = [handover.write_plan(trace, i, t._buffer, outputs)
+                             for i, t in enumerate(in_tracers) if t._buffer.version]
+        self.const_writes = [handover.write_plan(trace, j, tracer._buffer, outputs)
+                             for j, (_, _, tracer) in enumerate(const_entries) if tracer._buffer.version]
         # Graph breaks: the values the path's decisions rest on, checked after each call (`Compiled.run`).
         self.guards = trace.guards
         for guard in self.guards:
@@ -561,6 +556,10 @@ class Compiled:
 
         self.traced = traced
         self.constants = traced.constants
+        # Whether a call hands JAX buffers of device storages (its arguments', or arrays it closes over): it
+        # does so holding `device.OWNERS`, so that no other thread's write donates them in between.
+        self.reads_device = traced.device is not None or any(
+            c._storage is not None and c._storage.device is not None for c in traced.constants)
         # Where the outputs stay: the arguments' device; for host arguments, the host when the program runs
         # on a JAX CPU device (whose memory NumPy shares), else the accelerator it runs on (a GPU).
         self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._placement)
@@ -604,7 +603,7 @@ class Compiled:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
             self.out_view, self.out_dtype = View.contiguous(aval.shape), aval.dtype
-            self.run = self._run_single  # type: ignore[method-assign]  # one frame less on every call
+            self.run = self._run_single_locked if self.reads_device else self._run_single  # type: ignore[method-assign]  # (one frame less)
         else:
             self.function = jax().jit(lambda *a: tuple(run(*a)), **options)
         # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).
@@ -655,7 +654,7 @@ class Compiled:
         if not traced.groups:
             return [leaves[j] for j in traced.roots] if traced.same else leaves
         out = []
-        written = {i for i, _ in traced.input_writes}
+        written = {plan.index for plan in traced.input_writes}
         for i, j in enumerate(traced.roots):
             group = traced.groups.get(j)
             if group is None:
@@ -677,21 +676,20 @@ class Compiled:
 
     def run(self, leaves):
         inputs = self._inputs(leaves)
-        args = self._arguments(inputs)
-        if self.plain and not self.donates and _all_jax_arrays(args):
-            outs = self.aot(*args) if self.aot is not None else self._call_aot(args)
+        if self.reads_device:  # (a device buffer read here must not be donated by another thread's write first)
+            with _device.OWNERS:
+                outs = self._execute(inputs)
         else:
-            outs = self._call(args)
+            outs = self._execute(inputs)
         traced = self.traced
         if traced.guards:
             _check_guards(traced.guards, outs)  # before any effect of the call is kept
         leaves = inputs
         bases = self._adopted(outs)
-        for i, k in traced.input_writes:
-            assign.bind(leaves[i], self._written_back(bases[k], leaves[i]), template=(("ellipsis",),))
-        for j, k in traced.const_writes:
-            target = traced.constants[j]
-            assign.bind(target, self._written_back(bases[k], target), template=(("ellipsis",),))
+        for plan in traced.input_writes:
+            self._write_back(leaves[plan.index], bases, plan)
+        for plan in traced.const_writes:
+            self._write_back(traced.constants[plan.index], bases, plan)
         results = []
         for kind, where, chain in traced.specs:
             if kind == "static":
@@ -702,6 +700,16 @@ class Compiled:
                 x = prim.bind(x, **params)
             results.append(x)
         return _tree.unflatten(traced.out_treedef, results)
+
+    def _execute(self, inputs):
+        args = self._arguments(inputs)
+        if self.plain and not self.donates and _all_jax_arrays(args):
+            return self.aot(*args) if self.aot is not None else self._call_aot(args)
+        return self._call(args)
+
+    def _write_back(self, target: Array, bases: list, plan) -> None:
+        mask = None if plan.mask is None else self._written_back(bases[plan.mask], target)
+        handover.write_back(target, self._written_back(bases[plan.output], target), plan, mask)
 
     def outputs(self, outs) -> object:
         """The caller's results of a `plain_outputs` program from the executable's outputs `outs`."""
@@ -739,6 +747,10 @@ class Compiled:
         else:
             out = self._call(args)
         return _device.adopt_out(out, self.out_view, self.out_dtype, self.out_device)
+
+    def _run_single_locked(self, leaves):
+        with _device.OWNERS:  # (device buffers read: see `run`)
+            return self._run_single(leaves)
 
 
 def _all_jax_arrays(args) -> bool:

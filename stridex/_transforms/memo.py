@@ -60,16 +60,17 @@ from typing import Any
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._lax.device import DeviceStorage
+from stridex._lax.device import OWNERS, DeviceStorage
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
 
-WINDOW, TINY, BUFFER, RESULT = "window", "tiny", "buffer", "result"
+WINDOW, TINY, BUFFER, DEVICE, RESULT = "window", "tiny", "buffer", "device", "result"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
 snapshot reused while the bytes match), a tiny one (the same, its bytes compared in place through a byte
-view, see `handover.byte_view`), a View of a storage with no window (a JAX result or a device array; its
-buffer passed as it is when the View is the whole buffer), or a JAX result on the host whose Storage is not
-made yet (its JAX array passed as it is: nothing can have written it)."""
+view, see `handover.byte_view`), a View of a storage with no window (a JAX result on the host, or on a
+device: its buffer passed as it is when the View is the whole buffer; a device buffer taken and passed
+holding `device.OWNERS`, as a write in another thread may replace it), or a JAX result on the host whose
+Storage is not made yet (its JAX array passed as it is: nothing can have written it)."""
 
 
 WAYS = 4
@@ -116,7 +117,7 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
                 kinds.append(RESULT)
                 values += (a._dtype, a._view)
             else:
-                kinds.append(BUFFER)
+                kinds.append(BUFFER if st.device is None else DEVICE)
                 values += (a._dtype, a._view, st.device)
             continue
         if w.nbytes > handover.SNAPSHOT_MAX_BYTES:
@@ -200,7 +201,7 @@ def remember_after(jitted, args: tuple, entry, memo):
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
     namespace = {"Array": Array, "DeviceStorage": DeviceStorage, "UNSET": UNSET, "current_trace": current_trace,
-                 "given": given, "matmul_key": matmul_key, "remember_after": remember_after}
+                 "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
     return namespace["factory"]
@@ -209,7 +210,7 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
 def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     """The Python source of the memo factory for one shape of call.
 
-    kinds: each argument's kind (WINDOW, TINY, BUFFER, RESULT, or None for a window with no JAX copy yet);
+    kinds: each argument's kind (WINDOW, TINY, BUFFER, DEVICE, RESULT, or None for a window with no JAX copy yet);
     outputs: "host" or "device" (one output, there) or "several" when the executable may be called directly
     with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
@@ -219,12 +220,18 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     for i, kind in enumerate(kinds):
         a = f"a{i}"
         checks.append(f"type({a}) is not Array or {a}._dtype is not dtype{i}")
-        if kind == BUFFER:
+        if kind == BUFFER or kind == DEVICE:
             params += [f"dtype{i}", f"view{i}", f"device{i}"]
             checks.append(f"{a}._np is not None or {a}._view is not view{i} "
                           f"or (s{i} := {a}._storage) is None or s{i}.device is not device{i}")
-            ready.append(f"s{i}.jax_view is view{i}")  # (the whole buffer: a View of it is read inside a program)
-            jax_args.append(f"s{i}.owner")
+            if kind == BUFFER:
+                # (the owner first: a copy-on-write in another thread clears it before `jax_view`; the whole
+                # buffer: a View of it is read inside a program)
+                ready.append(f"(o{i} := s{i}.owner) is not None and s{i}.jax_view is view{i}")
+                jax_args.append(f"o{i}")
+            else:  # (taken holding OWNERS, in the call below)
+                ready.append(f"s{i}.jax_view is view{i}")
+                jax_args.append(f"s{i}.owner")
         elif kind == RESULT:
             params += [f"dtype{i}", f"view{i}"]
             checks.append(f"{a}._np is not None or {a}._storage is not None or {a}._view is not view{i}")
@@ -256,6 +263,9 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if ready:
             lines.append(f"    if {' and '.join(ready)}:")
             body = "        "
+        if DEVICE in kinds:  # device buffers taken and handed to the executable holding OWNERS
+            lines += [body + "with owners:", body + f"    result = {call}"]
+            call = "result"
         if outputs == "host":  # (the fields `adopt_out` sets, written out: a function call less on every call)
             params += ["call", "out_view", "out_dtype"]
             lines += [body + line for line in (

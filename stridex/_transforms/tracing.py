@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+from typing import NamedTuple
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
@@ -22,7 +23,7 @@ from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign, boolean_gather, scatter
-from stridex._transforms import breaks
+from stridex._transforms import breaks, handover
 from stridex._transforms.ir import Eqn, Literal, Var
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # stridex/
@@ -57,9 +58,12 @@ class DataDependentShapeError(TracingError, ValueError):
 
 
 class Buffer:
-    """The versions of one base value under tracing: `var` is its current value; writes bump `version`."""
+    """The versions of one base value under tracing: `var` is its current value; writes bump `version`.
 
-    __slots__ = ("aval", "initial_var", "var", "version", "view")
+    `writes` (under `jit`, see `JitTrace.note_write`) lists where each write landed, so that the call writes
+    back into the caller's memory only the parts written, never a stale copy of the rest."""
+
+    __slots__ = ("aval", "initial_var", "var", "version", "view", "writes")
 
     def __init__(self, var, aval: ShapedArray, view: View):
         self.var = var
@@ -67,6 +71,16 @@ class Buffer:
         self.version = 0
         self.aval = aval
         self.view = view
+        self.writes = None
+
+
+class WrittenRegion(NamedTuple):
+    """One write into a traced buffer: the chain of views from the buffer to the array written into, the
+    key's template, and the key's index arrays (their IR values when written; empty for a basic key)."""
+
+    chain: tuple
+    template: tuple
+    indices: tuple
 
 
 class Tracer(Array):
@@ -263,7 +277,17 @@ class Trace:
         target = self.writable_target(target)
         updated = scatter.bind(self._current(target), value, *indices, **params)
         self.write_back(target, updated)
+        self.note_write(target, params["template"], indices)
         return target
+
+    def note_write(self, target: Tracer, template: tuple, indices) -> None:
+        """Called after each write into `target` (a view of its buffer): records where it landed, so that the
+        write-back into the caller's array can store only the parts written (`handover.write_back`). Here the
+        index arrays are kept as given (only whether there are any is read); `jit` keeps their IR values."""
+        buffer = target._buffer
+        if buffer.writes is None:
+            buffer.writes = []
+        buffer.writes.append(WrittenRegion(target._chain, template, tuple(indices)))
 
     def writable_target(self, target) -> Tracer:
         if isinstance(target, Tracer) and target._trace is self:
@@ -421,10 +445,22 @@ class JitTrace(Trace):
         into the caller's arrays, as eager execution would have before raising (the values are known here)."""
         pairs = [(t, v) for t, v in zip(in_tracers, self._input_values) if isinstance(v, Array)]
         pairs += [(tracer, array) for _, array, tracer in self.constants.values()]
-        writes = [(target, self.value(t._buffer.var)) for t, target in pairs if t._buffer.version]
+        writes = []
+        for t, target in pairs:
+            if t._buffer.version:  # (only the parts written, as after a call: see `handover.write_plan`)
+                outputs = []
+                plan = handover.write_plan(self, 0, t._buffer, outputs)
+                writes.append((target, plan, [self.value(v) for v in outputs]))
         with push(None):
-            for target, value in writes:
-                assign.bind(target, value, template=(("ellipsis",),))
+            for target, plan, values in writes:
+                handover.write_back(target, values[plan.output], plan, None if plan.mask is None else values[plan.mask])
+
+    def note_write(self, target: Tracer, template: tuple, indices) -> None:
+        buffer = target._buffer
+        if buffer.writes is None:
+            buffer.writes = []
+        # (the index arrays' values now: a later write into an index array must not move this write)
+        buffer.writes.append(WrittenRegion(target._chain, template, tuple(self.read(i) for i in indices)))
 
     def _process_write(self, prim, args, params):
         # A write through boolean masks compiles as a select when one leading mask (not 0-D) meets a

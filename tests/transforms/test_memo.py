@@ -19,7 +19,7 @@ from stridex._core.storage import Storage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, RESULT, TINY, WAYS, WINDOW, source
+from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
@@ -51,14 +51,14 @@ def counting_runs(jitted):
     return runs
 
 
-@pytest.mark.parametrize("kinds", [(), (BUFFER,), (RESULT,), (WINDOW,), (TINY,), (None,),
-                                   (BUFFER, RESULT, WINDOW, TINY, None)])
+@pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (None,),
+                                   (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT)])
 @pytest.mark.parametrize("outputs", [None, "host", "device", "several"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     text = source(kinds, outputs, checks_precision)
     compile(text, "<memo>", "exec")
-    views = sum(k in (BUFFER, RESULT) for k in kinds)
+    views = sum(k in (BUFFER, DEVICE, RESULT) for k in kinds)
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
@@ -66,7 +66,10 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host"))
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
-    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, WINDOW, TINY, None) for k in kinds))
+    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, None)
+                                                                 for k in kinds))
+    # (device buffers are taken and handed over holding the lock that writes replace them under)
+    assert ("with owners:" in text) == (outputs is not None and DEVICE in kinds)
     assert text.count(".tobytes()") == (0 if outputs is None else sum(k in (WINDOW, None) for k in kinds))
     assert text.count("== bytes") == (0 if outputs is None else sum(k == TINY for k in kinds))
     assert ("out = Array()" in text) == (outputs in ("host", "device"))
