@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any
 import threading
+from typing import Any
 
 import numpy as np
 

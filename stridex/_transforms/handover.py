@@ -273,7 +273,7 @@ written, which the program computes beside the new value."""
 class WriteBack(NamedTuple):
     """How a call writes what it wrote into one input (or closed-over array) back into the caller's memory."""
 
-    index: int  # the program input (or closed-over array) written into
+    index: int  # type: ignore[assignment]  # (a field named like tuple.index: the program input written into)
     output: int  # the program output holding its new value, all of it
     regions: tuple  # (chain of views, basic key template) of each write, when `mask` is None
     mask: int | None  # else the program output holding a boolean mask of the elements written
@@ -312,7 +312,7 @@ def write_back(target: Array, value: Array, plan: WriteBack, mask: Array | None)
     on_host = type(target) is Array and target.device.is_host  # (else a device array, or a traced one)
     if plan.mask is not None:
         if on_host:  # target[mask] = value[mask]: only the elements written are stored
-            selected = Array._from_numpy(window(value)[window(mask)])  # (a NumPy gather: a fresh array)
+            selected = Array._from_numpy(window(value)[window(mask)])  # type: ignore[arg-type]  # (a mask plan has one)  # (a NumPy gather: a fresh array)
             assign.bind(target, selected, mask, template=_MASK_KEY)
         else:  # a select, read and written with no other thread's device work in between
             with _device.OWNERS:

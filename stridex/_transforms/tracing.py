@@ -71,7 +71,7 @@ class Buffer:
         self.version = 0
         self.aval = aval
         self.view = view
-        self.writes = None
+        self.writes: list[WrittenRegion] | None = None
 
 
 class WrittenRegion(NamedTuple):
@@ -448,7 +448,7 @@ class JitTrace(Trace):
         writes = []
         for t, target in pairs:
             if t._buffer.version:  # (only the parts written, as after a call: see `handover.write_plan`)
-                outputs = []
+                outputs: list = []
                 plan = handover.write_plan(self, 0, t._buffer, outputs)
                 writes.append((target, plan, [self.value(v) for v in outputs]))
         with push(None):
