@@ -28,6 +28,7 @@ from stridex._core.device import Device
 from stridex._lax.device import default_device
 from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from stridex._transforms.batching import vmap
+from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
@@ -55,4 +56,4 @@ _CHAPTERS = (_constants, _creation, _data_type, _elementwise, _indexing, _info, 
 __all__ = sorted({name for chapter in _CHAPTERS for name in chapter.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
     "complex64", "complex128", "float16", "bfloat16", "fft", "linalg", "Array", "Device", "default_device", "jit", "make_ir", "grad", "value_and_grad",
-    "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap"})
+    "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap", "cond", "switch", "while_loop", "fori_loop", "scan"})

@@ -6,15 +6,22 @@ Each pass takes a Program and returns a new, equivalent one (the input is not mo
 from __future__ import annotations
 
 from stridex._core.tree import freeze
-from stridex._transforms.ir import Eqn, Literal, Program, Var
+from stridex._transforms.ir import Eqn, Literal, Program, Var, replace_sub_programs
+
+
+def _inside(eqn: Eqn, pass_fn) -> Eqn:
+    """`eqn` with the pass applied inside its sub-programs (a higher-order primitive's params), if any."""
+    params = replace_sub_programs(eqn.params, pass_fn)
+    return eqn if params is eqn.params else Eqn(eqn.prim, eqn.inputs, params, eqn.outputs)
 
 
 def dead_code_elimination(program: Program) -> Program:
-    """Drop equations none of whose outputs reach the program's outputs."""
+    """Drop equations none of whose outputs reach the program's outputs (inside sub-programs too)."""
     live = {id(v) for v in program.outputs if isinstance(v, Var)}
     kept = []
     for eqn in reversed(program.eqns):
         if any(id(v) in live for v in eqn.outputs):
+            eqn = _inside(eqn, dead_code_elimination)
             kept.append(eqn)
             live.update(id(v) for v in eqn.inputs if isinstance(v, Var))
     kept.reverse()
@@ -28,7 +35,8 @@ def _operand_key(v):
 
 
 def common_subexpression_elimination(program: Program) -> Program:
-    """Reuse the outputs of an earlier equation with the same primitive, operands and params."""
+    """Reuse the outputs of an earlier equation with the same primitive, operands and params (inside
+    sub-programs too, each on its own)."""
     rename: dict[int, object] = {}
     seen: dict[tuple, Eqn] = {}
     eqns = []
@@ -37,6 +45,7 @@ def common_subexpression_elimination(program: Program) -> Program:
         return rename.get(id(v), v) if isinstance(v, Var) else v
 
     for eqn in program.eqns:
+        eqn = _inside(eqn, common_subexpression_elimination)
         inputs = [sub(v) for v in eqn.inputs]
         key = (eqn.prim, tuple(_operand_key(v) for v in inputs),
                tuple((k, freeze(v)) for k, v in sorted(eqn.params.items())))
@@ -78,7 +87,7 @@ def fold_views(program: Program) -> Program:
 
     for eqn in program.eqns:
         inputs = [sub(v) for v in eqn.inputs]
-        eqn = Eqn(eqn.prim, inputs, eqn.params, eqn.outputs)
+        eqn = Eqn(eqn.prim, inputs, replace_sub_programs(eqn.params, fold_views), eqn.outputs)
         prim = eqn.prim
         if prim.compose is not None or prim.is_identity is not None:
             (x,) = inputs
