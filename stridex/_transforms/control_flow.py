@@ -35,6 +35,7 @@ from stridex._transforms import autodiff
 from stridex._transforms.batching import vmap
 from stridex._transforms.ir import Literal, Program, Var, evaluate
 from stridex._transforms.lowering import lower_program
+from stridex._transforms.passes import dead_code_elimination
 from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, user_frame
 
 # --- tracing a body into a sub-program -------------------------------------------------------------------
@@ -333,50 +334,61 @@ def _zeros_for(x):
 
 
 def _scan_vjp(ct, *primals, out, body, num_consts, num_carry, length, reverse, unroll):
+    """Reverse mode: a forward scan that also returns, stacked, the values of the body's equations the
+    backward pass needs (its residuals), then a backward scan, in the opposite direction, that propagates
+    cotangents through each step's equations with those values (`_replay_vjp`: nothing is recomputed)."""
     nc, nk = num_consts, num_carry
     in_avals = [v.aval for v in body.inputs]
     out_avals = [v.aval for v in body.outputs]
     nx = len(in_avals) - nc - nk
     ny = len(out_avals) - nk
-    consts, init, xs = _split(primals, nc, nk)
+    consts, init, xs = _split(list(primals), nc, nk)
     ct = list(ct)
     fin = [_is_float(a) for a in in_avals]
     fout = [_is_float(a) for a in out_avals]
-    # The carry at each step's start, stacked: the same body, also returning its carry as a per-step output.
-    saving = Program(body.inputs, [], body.eqns, body.outputs[:nk] + body.inputs[nc:nc + nk])
-    stacked = scan_p.bind(*primals, body=saving, num_consts=nc, num_carry=nk, length=length, reverse=reverse,
-                          unroll=unroll)[nk:]
-    stacked = list(stacked)
     fconst = [i for i in range(nc) if fin[i]]
     fk = [j for j in range(nk) if fin[nc + j]]
     fx = [j for j in range(nx) if fin[nc + nk + j]]
     fy = [j for j in range(ny) if fout[nk + j]]
     diff = [i for i, f in enumerate(fin) if f]
+    # Candidate residuals: each step's carry and every equation's outputs (those the backward step reads stay).
+    candidates = list(body.inputs[nc:nc + nk]) + [v for e in body.eqns for v in e.outputs]
+    n_given = nx + len(fy)
 
     def step(c, x):
         acc, ctc = c[:len(fconst)], c[len(fconst):]
-        px, pc, cty = x[:nx], x[nx:nx + nk], x[nx + nk:]
-        ps = consts + pc + px
-
-        def f(*fp):
-            full = list(ps)
-            for i, v in zip(diff, fp):
-                full[i] = v
-            return evaluate(body, *full)
-
-        outs, pull = autodiff.vjp(f, *[ps[i] for i in diff])
-        cts = [_zeros_for(o) for o in outs]
+        px, cty, res = x[:nx], x[nx:n_given], x[n_given:]
+        values = dict(zip(map(id, candidates), res))
+        ps = consts + [values[id(v)] for v in candidates[:nk]] + px
+        cts = [None] * len(out_avals)
         for j, v in zip(fk, ctc):
             cts[j] = v
         for j, v in zip(fy, cty):
             cts[nk + j] = v
-        g = dict(zip(diff, pull(cts)))
+        g = _replay_vjp(body, ps, values, diff, cts)
         return ([a + g[i] for a, i in zip(acc, fconst)] + [g[nc + j] for j in fk],
                 [g[nc + nk + j] for j in fx])
 
+    def residuals(used: list) -> list:
+        """The stacked residuals `candidates[used]`: the forward scan, also returning them."""
+        saving = Program(body.inputs, [], body.eqns, body.outputs + [candidates[k] for k in used])
+        stacked = scan_p.bind(*primals, body=saving, num_consts=nc, num_carry=nk, length=length,
+                              reverse=reverse, unroll=unroll)
+        return list(stacked[len(body.outputs):])
+
     c0 = [ops.zeros_like(_as(consts[i], in_avals[i])) for i in fconst] + [ct[j] for j in fk]
-    c_out, ct_xs = _scan_flat(step, c0, xs + stacked + [ct[nk + j] for j in fy], length, not reverse, unroll,
-                              "the VJP of a scan body")
+    given = xs + [ct[nk + j] for j in fy]
+    x_avals = ([ShapedArray(tuple(a.shape), a.dtype) for a in in_avals[nc + nk:]]
+               + [ShapedArray(tuple(out_avals[nk + j].shape), out_avals[nk + j].dtype) for j in fy]
+               + [ShapedArray(tuple(v.aval.shape), v.aval.dtype) for v in candidates])
+
+    def make_xs(used: list) -> list:
+        res = residuals([k - n_given for k in used if k >= n_given])
+        it = iter(res)
+        return [given[k] if k < n_given else next(it) for k in used]
+
+    c_out, ct_xs = _scan_flat(step, c0, None, length, not reverse, unroll, "the VJP of a scan body",
+                              x_avals=x_avals, make_xs=make_xs)
     result = [None] * len(primals)
     for i, v in zip(fconst, c_out[:len(fconst)]):
         result[i] = v
@@ -385,6 +397,41 @@ def _scan_vjp(ct, *primals, out, body, num_consts, num_carry, length, reverse, u
     for j, v in zip(fx, ct_xs):
         result[nc + nk + j] = v
     return result
+
+
+def _replay_vjp(program: Program, primals: list, values: dict, diff: list, cts: list) -> dict:
+    """{input index: cotangent} for the inputs `diff` of `program`, given its outputs' cotangents (None: none),
+    with every equation's outputs taken from `values` (id(Var) -> value) instead of being computed again."""
+    trace = autodiff.VJPTrace(current_trace())
+    env, nodes = {}, {}
+    for i, (v, p) in enumerate(zip(program.inputs, primals)):
+        node = None
+        if i in diff and autodiff.is_differentiable(p):
+            node = nodes[i] = autodiff.Node(None, None, [], [], [p])
+        env[id(v)] = autodiff.VJPPayload(p, node)
+
+    def read(v):
+        return autodiff.VJPPayload(v.value, None) if isinstance(v, Literal) else env[id(v)]
+
+    for eqn in program.eqns:
+        payloads = [read(v) for v in eqn.inputs]
+        outs = [values[id(v)] for v in eqn.outputs]
+        node = None
+        if eqn.prim.differentiable and any(p.node is not None for p in payloads):
+            if eqn.prim.vjp is None:
+                raise NotImplementedError(f"primitive {eqn.prim.name} has no VJP rule (at {user_frame()})")
+            node = autodiff.Node(eqn.prim, eqn.params, payloads, [p.primal for p in payloads], outs)
+            trace.tape.append(node)
+        for k, (v, o) in enumerate(zip(eqn.outputs, outs)):
+            env[id(v)] = autodiff.VJPPayload(o, node if node is not None and autodiff.is_differentiable(o) else None,
+                                             k)
+    seeds = [(read(v), c) for v, c in zip(program.outputs, cts) if c is not None]
+    found = trace.backward(seeds)
+    grads = {}
+    for i in diff:
+        g = found.get((id(nodes[i]), 0)) if i in nodes else None
+        grads[i] = g if g is not None else ops.zeros_like(_as(primals[i], program.inputs[i].aval))
+    return grads
 
 
 def _scan_batch(values, dims, *, axis_size, body, num_consts, num_carry, length, reverse, unroll):
@@ -630,9 +677,16 @@ cond_p = Primitive("cond", impl=_cond_impl, abstract_eval=_cond_abstract, lower=
 # --- flat forms: trace (or, eagerly, run) Python functions of flat lists --------------------------------
 
 
-def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what: str, names=None):
-    """`f(carry_list, x_list) -> (carry_list, y_list)` scanned; returns (carry_list, stacked y_list)."""
+def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what: str, names=None, *,
+               x_avals=None, make_xs=None):
+    """`f(carry_list, x_list) -> (carry_list, y_list)` scanned; returns (carry_list, stacked y_list).
+
+    With `make_xs`, the scanned values are made once the body is traced: `make_xs(used)` gives those of
+    the indices `used` (the ones the traced body reads; of `x_avals`); the body sees None for the others."""
     parent = current_trace()
+    if make_xs is not None and parent is None:
+        xs = make_xs(list(range(len(x_avals))))
+        make_xs = None
     if parent is None:
         carry, ys = list(init), [None] * length
         for i in (reversed(range(length)) if reverse else range(length)):
@@ -643,7 +697,8 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
         return carry, [ops.stack([y[k] if isinstance(y[k], Array) else ops.constant(y[k]) for y in ys])
                        for k in range(len(ys[0]))]
     carry_avals = [_carry_aval(c) for c in init]
-    x_avals = [ShapedArray(tuple(value_aval(x).shape[1:]), value_aval(x).dtype) for x in xs]
+    if x_avals is None:
+        x_avals = [ShapedArray(tuple(value_aval(x).shape[1:]), value_aval(x).dtype) for x in xs]
     nk = len(init)
 
     def body(*inputs):
@@ -653,6 +708,14 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
     trace, inputs, leaves, treedef, out_vars = _trace_body(parent, what, body, carry_avals + x_avals)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], carry_avals,
                  [value_aval(v) for v in leaves[:nk]], "the input carry", "the output carry")
+    if make_xs is not None:  # only the scanned inputs the body reads are made and passed
+        finals = [e[2]._buffer.var for e in _written(trace)]
+        probe = dead_code_elimination(Program(inputs, [], trace.eqns, out_vars + finals))
+        read = {id(v) for e in probe.eqns for v in e.inputs} | {id(v) for v in probe.outputs}
+        used = [k for k, t in enumerate(inputs[nk:]) if id(t._buffer.initial_var) in read]
+        xs = make_xs(used)
+        inputs = inputs[:nk] + [inputs[nk + k] for k in used]
+        trace.eqns = probe.eqns
     written = _written(trace)
     kept = [e for e in trace.closure if not e[2]._buffer.version]
     program = Program([e[2]._buffer.initial_var for e in kept] + [t._buffer.initial_var for t in inputs[:nk]]

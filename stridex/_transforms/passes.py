@@ -126,5 +126,59 @@ def _is_identity(eqn: Eqn) -> bool:
     return eqn.prim.is_identity is not None and eqn.prim.is_identity(x.aval, **eqn.params)
 
 
+def merge_extended_scans(program: Program) -> Program:
+    """Where a later `scan` runs on the same operands, with the same params, a body that is an earlier scan's
+    body with more per-step outputs (reverse mode's forward scan, which also returns the residuals, beside
+    the primal scan), the later one replaces the earlier: one loop computes both. Runs first, while the
+    bodies still share their equations."""
+    scans = [e for e in program.eqns if e.prim.name == "scan"]
+    replace: dict[int, Eqn] = {}
+    taken: set[int] = set()
+    for i, a in enumerate(scans):
+        for b in scans[i + 1:]:
+            if id(b) not in taken and id(b) not in replace and _extends(b, a):
+                replace[id(a)] = b
+                taken.add(id(b))
+                break
+    if not replace:
+        return program
+    rename: dict[int, object] = {}
+    eqns = []
+
+    def sub(v):
+        return rename.get(id(v), v) if isinstance(v, Var) else v
+
+    for eqn in program.eqns:
+        if id(eqn) in taken:
+            continue
+        if id(eqn) in replace:
+            later = replace[id(eqn)]
+            for old, new in zip(eqn.outputs, later.outputs):
+                rename[id(old)] = new
+            eqns.append(Eqn(later.prim, [sub(v) for v in eqn.inputs], later.params, later.outputs))
+            continue
+        eqns.append(Eqn(eqn.prim, [sub(v) for v in eqn.inputs], eqn.params, eqn.outputs))
+    return Program(program.inputs, program.constants, eqns, [sub(v) for v in program.outputs])
+
+
+def _extends(b: Eqn, a: Eqn) -> bool:
+    if b.prim is not a.prim or len(b.inputs) != len(a.inputs) or set(b.params) != set(a.params):
+        return False
+    if any(_operand_key(x) != _operand_key(y) for x, y in zip(b.inputs, a.inputs)):
+        return False
+    for k, v in a.params.items():
+        w = b.params[k]
+        if isinstance(v, Program):
+            if not (isinstance(w, Program) and len(w.inputs) == len(v.inputs) and len(w.eqns) == len(v.eqns)
+                    and len(w.outputs) >= len(v.outputs)
+                    and all(x is y for x, y in zip(w.inputs, v.inputs))
+                    and all(x is y for x, y in zip(w.eqns, v.eqns))
+                    and all(x is y for x, y in zip(w.outputs, v.outputs))):
+                return False
+        elif freeze(v) != freeze(w):
+            return False
+    return True
+
+
 def optimize(program: Program) -> Program:
-    return dead_code_elimination(common_subexpression_elimination(fold_views(program)))
+    return dead_code_elimination(common_subexpression_elimination(fold_views(merge_extended_scans(program))))
