@@ -731,11 +731,10 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
 
 def _empty_ys(f, init, xs, what):
     """The (empty) stacked outputs of a zero-length eager scan: their shapes, from tracing `f` once."""
-    from stridex._transforms.jit import make_ir  # (jit imports this module's users: a local import avoids the cycle)
-
-    program = make_ir(lambda c, x: f(c, x)[1])(list(init), [x[0:1][0] if x.shape[0] else ops.zeros(x.shape[1:], x.dtype)
-                                                            for x in xs])
-    return [ops.zeros((0, *v.aval.shape), v.aval.dtype) for v in program.outputs]
+    nk = len(init)
+    avals = [_carry_aval(c) for c in init] + [ShapedArray(tuple(x.shape[1:]), x.dtype) for x in xs]
+    _, _, leaves, _, _ = _trace_body(None, what, lambda *a: f(list(a[:nk]), list(a[nk:]))[1], avals)
+    return [ops.zeros((0, *value_aval(y).shape), value_aval(y).dtype) for y in leaves]
 
 
 def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=None):

@@ -388,3 +388,104 @@ def test_loops_run_on_their_operands_device_and_compile_once():
     close(f(h.to_device(dev)), want)
     close(sx.grad(lambda h: sx.sum(sx.fori_loop(0, 4, lambda i, h: sx.tanh(w @ h), h)))(h.to_device(dev)),
           jax.grad(lambda h: jnp.sum(lax.fori_loop(0, 4, lambda i, h: jnp.tanh(jnp.asarray(W) @ h), h)))(jnp.asarray(X)))
+
+
+# --- compositions ---------------------------------------------------------------------------------------
+
+
+def python_scan(f, init, xs):
+    c, ys = init, []
+    for x in xs:
+        c, y = f(c, x)
+        ys.append(y)
+    return c, sx.stack(ys)
+
+
+def test_nested_loops_writing_into_one_buffer():
+    def nested(x, loop):
+        buf = sx.zeros((3, 4))
+
+        def outer(i, c):
+            def inner(j, d):
+                buf[i, j] += d
+                buf[::-1, ::-1][0, 0] += 1.0
+                return d * x
+            return loop(0, 4, inner, c) + buf[i, 0]
+
+        return loop(0, 3, outer, x), buf
+
+    x = sx.asarray(1.1)
+    want = nested(x, python_fori)
+    for got in (nested(x, sx.fori_loop), sx.jit(lambda x: nested(x, sx.fori_loop))(x)):
+        close(got[0], want[0])
+        close(got[1], want[1])
+    close(sx.grad(lambda x: sx.sum(nested(x, sx.fori_loop)[1]))(x), sx.grad(lambda x: sx.sum(nested(x, python_fori)[1]))(x))
+    xs = sx.asarray([1.0, 0.5])
+    close(sx.vmap(lambda x: nested(x, sx.fori_loop)[1])(xs), sx.vmap(lambda x: nested(x, python_fori)[1])(xs))
+
+
+def test_batched_while_and_switch_with_writes():
+    def wl(a):
+        buf = sx.zeros(6)
+
+        def body(c):
+            i, x = c
+            buf[i] = x
+            return i + 1, x * 2
+
+        sx.while_loop(lambda c: c[1] < a, body, (0, sx.asarray(1.0)))
+        return buf
+
+    a = sx.asarray([3.0, 20.0, 1.0])
+    want = sx.stack([wl(v) for v in a])
+    close(sx.vmap(wl)(a), want)
+    close(sx.jit(sx.vmap(wl))(a), want)
+
+    def sw(i, v):
+        def b0(v):
+            v[0] = -1.0
+            return v[1]
+
+        def b1(v):
+            v[1] = -2.0
+            return v[0]
+
+        return sx.switch(i, [b0, b1, lambda v: v[2]], v)
+
+    index = sx.asarray([0, 1, 2, 5])
+    rows = sx.reshape(sx.arange(12.0), (4, 3))
+    want_rows = sx.reshape(sx.arange(12.0), (4, 3))
+    want = sx.stack([sw(index[k], want_rows[k]) for k in range(4)])
+    close(sx.vmap(sw)(index, rows), want)
+    close(rows, want_rows)
+
+
+def test_scan_jacobians_against_the_python_loop():
+    def g(v, scan):
+        _, ys = scan(lambda c, x: (sx.sin(c) * x, c * x), v, sx.asarray([1.0, 2.0, -0.5]))
+        return sx.reshape(ys, (-1,))
+
+    v = sx.asarray([0.3, 0.4])
+    want = sx.jacrev(lambda v: g(v, python_scan))(v)
+    close(sx.jacfwd(lambda v: g(v, sx.scan))(v), want)
+    close(sx.jacrev(lambda v: g(v, sx.scan))(v), want)
+    close(sx.hessian(lambda v: sx.sum(g(v, sx.scan) ** 2))(v), sx.hessian(lambda v: sx.sum(g(v, python_scan) ** 2))(v))
+
+
+def test_scan_details_and_a_graph_break_after_a_loop():
+    for run in (lambda f: f, sx.jit):
+        c, ys = run(lambda c: sx.scan(lambda c, _: (c * 2, c), c, length=0))(sx.asarray(1.0))
+        assert float(c) == 1.0 and ys.shape == (0,)
+        c, ys = run(lambda c: sx.scan(lambda c, x: (c * x, {"y": c}), c, sx.arange(1.0, 6.0), unroll=2))(
+            sx.asarray(1.0))
+        close(ys["y"], [1.0, 1.0, 2.0, 6.0, 24.0])
+
+    def gb(v):
+        r = sx.fori_loop(0, 3, lambda i, c: c * 2, v)
+        if sx.any(r > 10):  # a graph break on the loop's result: the evaluator runs the loop eagerly
+            return r - 100
+        return r
+
+    f = sx.jit(gb)
+    for v in ([1.0, 2.0], [1.0, 0.5]):
+        close(f(sx.asarray(v)), gb(sx.asarray(v)))
