@@ -830,7 +830,7 @@ def _as_carry(x):
     if isinstance(x, Array):
         return x
     if isinstance(x, (bool, int, float, complex)):
-        return ops.constant(x)
+        return ops.full((), x, value_aval(x).dtype)  # (traced, a `full` in the program, not an input per call)
     raise TypeError(f"a loop carry must hold arrays or Python scalars, got {type(x).__name__}")
 
 
