@@ -450,7 +450,8 @@ def _draw_loop(data, inputs, smooth=False):
                                        min_size=1, max_size=2))
 def test_random_loops_writing_closed_over_arrays_agree(data, shapes):
     """A fori_loop (and a cond inside it) whose body writes into the arrays it closes over and their views:
-    eager stridex and jit agree with the same Python loop in NumPy, every pool entry (views included)."""
+    eager stridex, jit and jit on a JAX device (cpu:1) agree with the same Python loop in NumPy, every pool
+    entry (views included)."""
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pre, body, _ = _draw_loop(data, inputs)
@@ -461,12 +462,25 @@ def test_random_loops_writing_closed_over_arrays_agree(data, shapes):
                                    cond=_python_cond if with_cond else None)(*np_args)
     program = _loop_program(pre, body, n_iter, sx, fori=sx.fori_loop,
                             cond=(lambda p, t, f: sx.cond(p, t, f)) if with_cond else None)
-    for how in ("eager", "jit"):
-        args = [sx.asarray(a.copy()) for a in inputs]
+    for how in ("eager", "jit", "jit on cpu:1"):
+        device = "cpu:1" if how.endswith("cpu:1") else None
+        args = [sx.asarray(a.copy(), device=device) for a in inputs]
         got = args + list((program if how == "eager" else sx.jit(program))(*args))
         for k, (g, w) in enumerate(zip(got, want)):
             assert_compiled_close(g, w, want, f"{how}, pool[{k}], cond={with_cond}, pre={pre}, body={body}")
             assert np.shape(g) == np.shape(w)
+    # vmap over two examples (the second's inputs negated, so a cond's predicate differs between them):
+    # each member's pool is what the NumPy loop leaves for its inputs.
+    second = [np.array(-a) for a in inputs]
+    np_second = [a.copy() for a in second]
+    want_second = np_second + _loop_program(pre, body, n_iter, np, fori=_python_fori,
+                                            cond=_python_cond if with_cond else None)(*np_second)
+    batched = [sx.asarray(np.stack([a, b])) for a, b in zip(inputs, second)]
+    got = batched + list(sx.vmap(program)(*batched))
+    for k, (g, w0, w1) in enumerate(zip(got, want, want_second)):
+        for member, w in enumerate((w0, w1)):
+            assert_compiled_close(np.asarray(g)[member], w, want, f"vmap member {member}, pool[{k}], cond={with_cond}, "
+                                  f"pre={pre}, body={body}")
 
 
 @settings(max_examples=examples(12), deadline=None)
