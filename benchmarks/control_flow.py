@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import block, fmt_time, git_commit, measure, time_once
+from benchmarks.common import block, fmt_time, git_commit, load_average, measure, time_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -34,7 +34,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
     import stridex as sx
 
     rows = []
-    repeats = 5 if quick else 15
+    repeats = 10 if quick else 40
     with jax.enable_x64(True):
         rng = np.random.default_rng(0)
         w_np = rng.standard_normal((16, 16)) * 0.3
@@ -67,7 +67,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
         # 2. steady call
         f_sx, f_jax = sx.jit(sx_rnn), jax.jit(jax_rnn)
         stats = measure({"sx": lambda: block(f_sx(ws, hs)), "jax": lambda: f_jax(wj, hj).block_until_ready()},
-                        repeats=repeats, target_s=0.005)
+                        repeats=repeats, target_s=0.002)
         rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: steady call", stats["sx"].min,
                      stats["jax"].min, 1.2))
 
@@ -92,7 +92,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
         np.testing.assert_allclose(np.asarray(out_sx[0]), np.asarray(out_jax[0]), rtol=1e-12)
         assert int(out_sx[1]) == int(out_jax[1])
         stats = measure({"sx": lambda: block(n_sx(as_)), "jax": lambda: block(n_jax(aj))},
-                        repeats=repeats, target_s=0.005)
+                        repeats=repeats, target_s=0.002)
         rows.append((f"while_loop, Newton's sqrt to convergence on 1,000 elements ({int(out_sx[1])} iterations): "
                      "steady call", stats["sx"].min, stats["jax"].min, 1.2))
 
@@ -111,7 +111,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
         g_sx, g_jax = sx.jit(sx.grad(sx_loss)), jax.jit(jax.grad(jax_loss))
         np.testing.assert_allclose(np.asarray(g_sx(ws, hs, xss)), np.asarray(g_jax(wj, hj, xsj)), rtol=1e-10)
         stats = measure({"sx": lambda: block(g_sx(ws, hs, xss)), "jax": lambda: g_jax(wj, hj, xsj).block_until_ready()},
-                        repeats=repeats, target_s=0.005)
+                        repeats=repeats, target_s=0.002)
         rows.append(("jit(grad(...)) of a 50-step scan, h = tanh(W @ h + x), 16x16: steady call", stats["sx"].min,
                      stats["jax"].min, 1.2))
 
@@ -147,7 +147,8 @@ def main(argv=None):
               f"{platform.machine()} ({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX "
               f"{jax.__version__}, NumPy {np.__version__}, 64-bit types in both; both libraries in one process. "
               "Steady calls: the minimum of samples taken in alternation; first calls: the minimum over fresh "
-              "functions. Produced by `python -m benchmarks.control_flow`.\n\n")
+              f"functions. Load average at the end of the run: {load_average() or 'n/a'} (2 cores, shared: timings "
+              "vary between runs). Produced by `python -m benchmarks.control_flow`.\n\n")
     print(table)
     print(size_line)
     Path(args.output).write_text(header + table + "\n\n" + size_line + "\n")
