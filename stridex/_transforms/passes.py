@@ -21,11 +21,47 @@ def dead_code_elimination(program: Program) -> Program:
     kept = []
     for eqn in reversed(program.eqns):
         if any(id(v) in live for v in eqn.outputs):
+            if eqn.prim.name == "scan" and not all(id(v) in live for v in eqn.outputs):
+                eqn = _prune_scan(eqn, live)
             eqn = _inside(eqn, dead_code_elimination)
             kept.append(eqn)
             live.update(id(v) for v in eqn.inputs if isinstance(v, Var))
     kept.reverse()
     return Program(program.inputs, program.constants, kept, program.outputs)
+
+
+def _needed_inputs(program: Program, outputs: list) -> set:
+    """ids of the inputs of `program` that the outputs at positions `outputs` depend on."""
+    need = {id(program.outputs[k]) for k in outputs if isinstance(program.outputs[k], Var)}
+    for eqn in reversed(program.eqns):
+        if any(id(v) in need for v in eqn.outputs):
+            need.update(id(v) for v in eqn.inputs if isinstance(v, Var))
+    return need
+
+
+def _prune_scan(eqn: Eqn, live: set) -> Eqn:
+    """A scan without the carries and stacked outputs no live value needs (a carry stays while a needed value
+    depends on it through the body), nor the operands its pruned body no longer reads."""
+    body, nc, nk = eqn.params["body"], eqn.params["num_consts"], eqn.params["num_carry"]
+    ny = len(body.outputs) - nk
+    keep_carry = {j for j in range(nk) if id(eqn.outputs[j]) in live}
+    keep_y = [k for k in range(ny) if id(eqn.outputs[nk + k]) in live]
+    while True:
+        need = _needed_inputs(body, sorted(keep_carry) + [nk + k for k in keep_y])
+        more = {j for j in range(nk) if id(body.inputs[nc + j]) in need} - keep_carry
+        if not more:
+            break
+        keep_carry |= more
+    carries = sorted(keep_carry)
+    if len(carries) == nk and len(keep_y) == ny:
+        return eqn
+    consts = [i for i in range(nc) if id(body.inputs[i]) in need]
+    xs = [i for i in range(nc + nk, len(body.inputs)) if id(body.inputs[i]) in need]
+    ins = consts + [nc + j for j in carries] + xs
+    outs = carries + [nk + k for k in keep_y]
+    new_body = Program([body.inputs[i] for i in ins], body.constants, body.eqns, [body.outputs[k] for k in outs])
+    params = {**eqn.params, "body": new_body, "num_consts": len(consts), "num_carry": len(carries)}
+    return Eqn(eqn.prim, [eqn.inputs[i] for i in ins], params, [eqn.outputs[k] for k in outs])
 
 
 def _operand_key(v):

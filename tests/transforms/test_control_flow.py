@@ -489,3 +489,23 @@ def test_scan_details_and_a_graph_break_after_a_loop():
     f = sx.jit(gb)
     for v in ([1.0, 2.0], [1.0, 0.5]):
         close(f(sx.asarray(v)), gb(sx.asarray(v)))
+
+
+def test_reverse_mode_ir_saves_residuals_once_and_prunes_unneeded_carries():
+    w = sx.asarray(W)
+
+    def loss(h, xs):
+        h, _ = sx.scan(lambda h, x: (sx.tanh(w @ h + x), None), h, xs)
+        return sx.sum(h * h)
+
+    h, xs = sx.asarray(X), sx.asarray(RNG.standard_normal((5, 4)))
+    program = sx.make_ir(sx.grad(loss))(h, xs)
+    verify(program)
+    scans = [e for e in program.eqns if e.prim.name == "scan"]
+    # One forward scan (the primal one, also returning its residuals), one backward scan carrying only
+    # h's cotangent (the 4x4 cotangent of w, not asked for, is pruned with what computes it).
+    assert len(scans) == 2 and [e.params["reverse"] for e in scans] == [False, True]
+    assert scans[1].params["num_carry"] == 1 and "tanh" not in str(scans[1].params["body"])
+    want = jax.grad(lambda h, xs: jnp.sum(lax.scan(lambda h, x: (jnp.tanh(jnp.asarray(W) @ h + x), None), h, xs)[0]
+                                           ** 2))(jnp.asarray(X), jnp.asarray(np.asarray(xs)))
+    close(sx.jit(sx.grad(loss))(h, xs), want)
