@@ -293,40 +293,67 @@ def _scan_lower(ctx, *args, body, num_consts, num_carry, length, reverse, unroll
     return (*carry, *ys)
 
 
+def _dependencies(program: Program) -> list:
+    """For each output of `program`, the set of input positions it depends on."""
+    position = {id(v): {i} for i, v in enumerate(program.inputs)}
+    for eqn in program.eqns:
+        deps = set().union(*[position.get(id(v), set()) for v in eqn.inputs if isinstance(v, Var)])
+        for v in eqn.outputs:
+            position[id(v)] = deps
+    return [position.get(id(v), set()) if isinstance(v, Var) else set() for v in program.outputs]
+
+
+def _with_tangents(program: Program, given: set, carries: list) -> set:
+    """The input positions that carry a tangent: those `given` one, and each floating carry (input position,
+    output position) whose output depends on one (to a fixed point: a tangent reaches a carry in one step
+    and everything the carry feeds in the next)."""
+    deps = _dependencies(program)
+    tangent = set(given)
+    while True:
+        more = {i for i, k in carries if i not in tangent and _is_float(program.inputs[i].aval) and deps[k] & tangent}
+        if not more:
+            return tangent
+        tangent |= more
+
+
+def _jvp_of(program: Program, primals: list, tangents: list):
+    """(outputs, tangents of the outputs) of `program` at `primals`; a None tangent is a zero that costs nothing
+    (inputs without one are constants for the derivative)."""
+    leaves, treedef = _tree.flatten(tuple(primals))
+    outs, touts = autodiff._jvp(lambda *a: evaluate(program, *a), leaves, treedef, tangents, False)
+    return list(outs), list(touts)
+
+
 def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse, unroll):
     nc, nk = num_consts, num_carry
     in_avals = [v.aval for v in body.inputs]
     out_avals = [v.aval for v in body.outputs]
     nx = len(in_avals) - nc - nk
-    fin = [_is_float(a) for a in in_avals]
-    fout = [_is_float(a) for a in out_avals]
-    tangents = [t if t is not None or not f else ops.zeros_like(_as(p, value_aval(p)))
-                for p, t, f in zip(primals, tangents, fin)]
-    consts, carry, xs = _split(primals, nc, nk)
-    tconsts, tcarry, txs = _split(tangents, nc, nk)
-    fk = [j for j in range(nk) if fin[nc + j]]
-    fx = [j for j in range(nx) if fin[nc + nk + j]]
+    ny = len(out_avals) - nk
+    given = {i for i, t in enumerate(tangents) if t is not None and _is_float(in_avals[i])}
+    tangent = _with_tangents(body, given, [(nc + j, j) for j in range(nk)])
+    consts, carry, xs = _split(list(primals), nc, nk)
+    tconsts, tcarry, _ = _split(list(tangents), nc, nk)
+    tconsts = [t if i in given else None for i, t in enumerate(tconsts)]
+    fk = [j for j in range(nk) if nc + j in tangent]
+    fx = [j for j in range(nx) if nc + nk + j in given]
+    deps = _dependencies(body)
+    fy = [k for k in range(ny) if _is_float(out_avals[nk + k]) and deps[nk + k] & tangent]
 
     def step(c, x):
         pc, tc = c[:nk], dict(zip(fk, c[nk:]))
         px, tx = x[:nx], dict(zip(fx, x[nx:]))
-        ps = consts + pc + px
-        ts = tconsts + [tc.get(j, 0 if not isinstance(p, Array) else ops.zeros_like(p)) for j, p in enumerate(pc)] \
-            + [tx.get(j, ops.zeros_like(p)) for j, p in enumerate(px)]
-        ts = [t if t is not None else (ops.zeros_like(p) if isinstance(p, Array) else p) for p, t in zip(ps, ts)]
-        outs, touts = autodiff.jvp(lambda *a: evaluate(body, *a), ps, ts)
-        return (outs[:nk] + [touts[j] for j in fk],
-                outs[nk:] + [touts[nk + j] for j in range(len(outs) - nk) if fout[nk + j]])
+        ts = tconsts + [tc.get(j) for j in range(nk)] + [tx.get(j) for j in range(nx)]
+        outs, touts = _jvp_of(body, consts + pc + px, ts)
+        return outs[:nk] + [touts[j] for j in fk], outs[nk:] + [touts[nk + k] for k in fy]
 
-    c_out, ys = _scan_flat(step, carry + [tcarry[j] for j in fk], xs + [txs[j] for j in fx], length, reverse,
+    init_t = [tcarry[j] if nc + j in given else ops.zeros_like(_as(carry[j], in_avals[nc + j])) for j in fk]
+    c_out, ys = _scan_flat(step, carry + init_t, xs + [tangents[nc + nk + j] for j in fx], length, reverse,
                            unroll, "the JVP of a scan body")
-    ny = len(out_avals) - nk
-    fy = [j for j in range(ny) if fout[nk + j]]
     outs = c_out[:nk] + ys[:ny]
     tk = dict(zip(fk, c_out[nk:]))
     ty = dict(zip(fy, ys[ny:]))
-    touts = [tk.get(j) for j in range(nk)] + [ty.get(j) for j in range(ny)]
-    return tuple(outs), tuple(touts)
+    return tuple(outs), tuple([tk.get(j) for j in range(nk)] + [ty.get(k) for k in range(ny)])
 
 
 def _zeros_for(x):
@@ -498,22 +525,23 @@ def _while_lower(ctx, *args, cond, body, cond_nconsts, body_nconsts):
 
 def _while_jvp(primals, tangents, *, cond, body, cond_nconsts, body_nconsts):
     cc, bc, carry = _split(list(primals), cond_nconsts, body_nconsts)
-    _, tbc, tcarry = _split(list(tangents), cond_nconsts, body_nconsts)
+    nbc, nk = body_nconsts, len(carry)
     avals = [v.aval for v in body.inputs]
-    nk = len(carry)
-    fk = [j for j in range(nk) if _is_float(avals[body_nconsts + j])]
-    tbc = [t if t is not None else _zeros_for(p) for p, t in zip(bc, tbc)]
+    body_tangents = list(tangents[cond_nconsts:])
+    given = {i for i, t in enumerate(body_tangents) if t is not None and _is_float(avals[i])}
+    tangent = _with_tangents(body, given, [(nbc + j, j) for j in range(nk)])
+    tbc = [t if i in given else None for i, t in enumerate(body_tangents[:nbc])]
+    fk = [j for j in range(nk) if nbc + j in tangent]
 
     def cond_fn(c):
         return evaluate(cond, *cc, *c[:nk])[0]
 
     def body_fn(c):
         pc, tc = c[:nk], dict(zip(fk, c[nk:]))
-        ts = tbc + [tc.get(j, _zeros_for(p)) for j, p in enumerate(pc)]
-        outs, touts = autodiff.jvp(lambda *a: evaluate(body, *a), bc + pc, ts)
+        outs, touts = _jvp_of(body, bc + pc, tbc + [tc.get(j) for j in range(nk)])
         return outs + [touts[j] for j in fk]
 
-    init = carry + [tcarry[j] if tcarry[j] is not None else ops.zeros_like(_as(carry[j], avals[body_nconsts + j]))
+    init = carry + [body_tangents[nbc + j] if nbc + j in given else ops.zeros_like(_as(carry[j], avals[nbc + j]))
                     for j in fk]
     outs = _while_flat(cond_fn, body_fn, init, "the JVP of a while_loop")
     tk = dict(zip(fk, outs[nk:]))
@@ -594,22 +622,22 @@ def _cond_jvp(primals, tangents, *, branches):
     in_avals = [v.aval for v in branches[0].inputs]
     out_avals = [v.aval for v in branches[0].outputs]
     n = len(operands)
-    fin = [j for j in range(n) if _is_float(in_avals[j])]
-    fout = [j for j, a in enumerate(out_avals) if _is_float(a)]
+    fin = [j for j in range(n) if tops[j] is not None and _is_float(in_avals[j])]
+    fout = [k for k, a in enumerate(out_avals)
+            if _is_float(a) and any(_dependencies(b)[k] & set(fin) for b in branches)]
 
     def make(program):
         def fn(*args):
-            ps, tf = list(args[:n]), dict(zip(fin, args[n:]))
-            ts = [tf.get(j, _zeros_for(p)) for j, p in enumerate(ps)]
-            outs, touts = autodiff.jvp(lambda *a: evaluate(program, *a), ps, ts)
-            return outs + [touts[j] for j in fout]
+            tf = dict(zip(fin, args[n:]))
+            outs, touts = _jvp_of(program, list(args[:n]), [tf.get(j) for j in range(n)])
+            return outs + [touts[k] for k in fout]
         return fn
 
-    init_t = [tops[j] if tops[j] is not None else ops.zeros_like(_as(operands[j], in_avals[j])) for j in fin]
-    outs = _switch_flat(index, [make(b) for b in branches], operands + init_t, "the JVP of a cond branch")
+    outs = _switch_flat(index, [make(b) for b in branches], operands + [tops[j] for j in fin],
+                        "the JVP of a cond branch")
     m = len(out_avals)
     tk = dict(zip(fout, outs[m:]))
-    return tuple(outs[:m]), tuple(tk.get(j) for j in range(m))
+    return tuple(outs[:m]), tuple(tk.get(k) for k in range(m))
 
 
 def _cond_vjp(ct, index, *operands, out, branches):
