@@ -53,6 +53,7 @@ NOT_TRACED = frozenset({
     "__array_namespace_info__",
     # the transformations themselves: they take functions, and what they return runs through jit mode
     "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
+    "cond", "switch", "while_loop", "fori_loop", "scan",
 })
 
 
