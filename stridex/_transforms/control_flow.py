@@ -303,17 +303,22 @@ def _dependencies(program: Program) -> list:
     return [position.get(id(v), set()) if isinstance(v, Var) else set() for v in program.outputs]
 
 
-def _with_tangents(program: Program, given: set, carries: list) -> set:
-    """The input positions that carry a tangent: those `given` one, and each floating carry (input position,
-    output position) whose output depends on one (to a fixed point: a tangent reaches a carry in one step
-    and everything the carry feeds in the next)."""
+def _reach(program: Program, start: set, carries: list, accept=lambda aval: True) -> set:
+    """The input positions reached from `start`: those, and each carry (input position, output position) whose
+    output depends on a reached input (to a fixed point: a value reaches a carry in one step and everything
+    the carry feeds in the next). `accept(aval)` filters the carries that can be reached."""
     deps = _dependencies(program)
-    tangent = set(given)
+    reached = set(start)
     while True:
-        more = {i for i, k in carries if i not in tangent and _is_float(program.inputs[i].aval) and deps[k] & tangent}
+        more = {i for i, k in carries if i not in reached and accept(program.inputs[i].aval) and deps[k] & reached}
         if not more:
-            return tangent
-        tangent |= more
+            return reached
+        reached |= more
+
+
+def _with_tangents(program: Program, given: set, carries: list) -> set:
+    """The input positions that carry a tangent: those `given` one, and the floating carries one reaches."""
+    return _reach(program, given, carries, _is_float)
 
 
 def _jvp_of(program: Program, primals: list, tangents: list):
@@ -462,19 +467,26 @@ def _replay_vjp(program: Program, primals: list, values: dict, diff: list, cts: 
 
 
 def _scan_batch(values, dims, *, axis_size, body, num_consts, num_carry, length, reverse, unroll):
+    """A batched scan: the batched operands' axis goes to the front (second for xs, after the scanned axis);
+    a carry is batched where a batched value reaches it (the others stay unbatched), and so are the ys."""
     nc, nk = num_consts, num_carry
     consts, carry, xs = _split(values, nc, nk)
-    cd, _, xd = _split(dims, nc, nk)
-    carry = [_batched_front(v, d, axis_size) for v, d in zip(carry, dims[nc:nc + nk])]
+    cd, kd, xd = _split(dims, nc, nk)
+    batched = _reach(body, {i for i, d in enumerate(dims) if d is not None}, [(nc + j, j) for j in range(nk)])
+    bk = [nc + j in batched for j in range(nk)]
+    deps = _dependencies(body)
+    by = [bool(deps[k] & batched) for k in range(nk, len(body.outputs))]
+    carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
     xs = [v if d is None or d == 1 else ops.moveaxis(v, d, 1) for v, d in zip(xs, xd)]
-    in_axes = tuple(cd) + (0,) * nk + tuple(None if d is None else 0 for d in xd)
+    in_axes = tuple(cd) + tuple(0 if b else None for b in bk) + tuple(None if d is None else 0 for d in xd)
+    out_axes = [0 if b else None for b in bk + by]
 
     def step(c, x):
-        outs = vmap(lambda *a: evaluate(body, *a), in_axes=in_axes, out_axes=0)(*consts, *c, *x)
+        outs = vmap(lambda *a: evaluate(body, *a), in_axes=in_axes, out_axes=out_axes)(*consts, *c, *x)
         return outs[:nk], outs[nk:]
 
     c_out, ys = _scan_flat(step, carry, xs, length, reverse, unroll, "a batched scan body")
-    return (*c_out, *ys), [0] * nk + [1] * len(ys)
+    return (*c_out, *ys), [0 if b else None for b in bk] + [1 if b else None for b in by]
 
 
 def _batched_front(v, d, axis_size):
@@ -556,10 +568,32 @@ def _while_vjp(ct, *primals, out, cond, body, cond_nconsts, body_nconsts):
 
 
 def _while_batch(values, dims, *, axis_size, cond, body, cond_nconsts, body_nconsts):
+    """A batched while_loop. Where the predicate is the same for every member (no batched value reaches it),
+    one loop runs the batched body; otherwise the loop runs while any member's predicate holds, and each
+    member's carry takes the body's result only while its own predicate holds."""
     cc, bc, carry = _split(list(values), cond_nconsts, body_nconsts)
-    ccd, bcd, _ = _split(list(dims), cond_nconsts, body_nconsts)
-    carry = [_batched_front(v, d, axis_size) for v, d in zip(carry, dims[cond_nconsts + body_nconsts:])]
-    nk = len(carry)
+    ccd, bcd, kd = _split(list(dims), cond_nconsts, body_nconsts)
+    nbc, nk = body_nconsts, len(carry)
+    batched = _reach(body, {i for i, d in enumerate(bcd + kd) if d is not None}, [(nbc + j, j) for j in range(nk)])
+    bk = [nbc + j in batched for j in range(nk)]
+    cond_batched = {i for i, d in enumerate(ccd) if d is not None} | {cond_nconsts + j for j in range(nk) if bk[j]}
+    if not (_dependencies(cond)[0] & cond_batched):
+        carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
+        cond_axes = tuple(ccd) + tuple(0 if b else None for b in bk)
+        body_axes = tuple(bcd) + tuple(0 if b else None for b in bk)
+
+        def uniform_cond(c):
+            if all(d is None for d in cond_axes):
+                return evaluate(cond, *cc, *c)[0]
+            return vmap(lambda *a: evaluate(cond, *a)[0], in_axes=cond_axes, out_axes=None)(*cc, *c)
+
+        def uniform_body(c):
+            return vmap(lambda *a: evaluate(body, *a), in_axes=body_axes,
+                        out_axes=[0 if b else None for b in bk])(*bc, *c)
+
+        return _while_flat(uniform_cond, uniform_body, carry, "a batched while_loop"), \
+            [0 if b else None for b in bk]
+    carry = [_batched_front(v, d, axis_size) for v, d in zip(carry, kd)]
     cond_axes = tuple(ccd) + (0,) * nk
     body_axes = tuple(bcd) + (0,) * nk
 
