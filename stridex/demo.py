@@ -160,7 +160,7 @@ def looping():
     def loss(h):
         return sx.sum(sx.fori_loop(0, 4, lambda i, h: sx.tanh(w @ h), h))
 
-    show("sx.grad(loss)(h)   # reverse mode through a fori_loop (a scan: its carries are kept)", sx.grad(loss)(h))
+    show("sx.grad(loss)(h)   # reverse mode through a fori_loop (a scan that stacks its residuals)", sx.grad(loss)(h))
 
 
 def main() -> None:
