@@ -8,8 +8,9 @@ Cases (issue 22's targets):
 - Newton's iteration for sqrt on 1,000 elements until every element converges, `while_loop`: steady call;
 - `jit(grad(...))` of a 50-step `scan` recurrence `h = tanh(W @ h + x)`: steady call;
 - the size (lines) of `make_ir`'s printout of the fori_loop program for 10 and 10,000 steps.
-Steady calls are measured in alternation (`benchmarks.common.measure`), so a slow spell falls on both alike;
-first calls are the minimum of a few fresh functions each.
+Steady calls: samples taken in alternation (`benchmarks.common.measure`), so a slow spell falls on both alike,
+reported as median (min–max) with the ratios of the medians and of the minimums; first calls: the minimum of a
+few fresh functions each.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import block, fmt_time, git_commit, load_average, measure, time_once
+from benchmarks.common import Stats, block, fmt_stats, fmt_time, git_commit, load_average, measure, time_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -68,8 +69,8 @@ def run(quick: bool = False) -> tuple[list, dict]:
         f_sx, f_jax = sx.jit(sx_rnn), jax.jit(jax_rnn)
         stats = measure({"sx": lambda: block(f_sx(ws, hs)), "jax": lambda: f_jax(wj, hj).block_until_ready()},
                         repeats=repeats, target_s=0.002)
-        rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: steady call", stats["sx"].min,
-                     stats["jax"].min, 1.2))
+        rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: steady call", stats["sx"],
+                     stats["jax"], 1.2))
 
         # 3. Newton's iteration to convergence on 1,000 elements
         a_np = rng.uniform(0.5, 100.0, 1000)
@@ -94,7 +95,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
         stats = measure({"sx": lambda: block(n_sx(as_)), "jax": lambda: block(n_jax(aj))},
                         repeats=repeats, target_s=0.002)
         rows.append((f"while_loop, Newton's sqrt to convergence on 1,000 elements ({int(out_sx[1])} iterations): "
-                     "steady call", stats["sx"].min, stats["jax"].min, 1.2))
+                     "steady call", stats["sx"], stats["jax"], 1.2))
 
         # 4. jit(grad) of a 50-step scan recurrence
         xs_np = rng.standard_normal((50, 16)) * 0.1
@@ -112,8 +113,8 @@ def run(quick: bool = False) -> tuple[list, dict]:
         np.testing.assert_allclose(np.asarray(g_sx(ws, hs, xss)), np.asarray(g_jax(wj, hj, xsj)), rtol=1e-10)
         stats = measure({"sx": lambda: block(g_sx(ws, hs, xss)), "jax": lambda: g_jax(wj, hj, xsj).block_until_ready()},
                         repeats=repeats, target_s=0.002)
-        rows.append(("jit(grad(...)) of a 50-step scan, h = tanh(W @ h + x), 16x16: steady call", stats["sx"].min,
-                     stats["jax"].min, 1.2))
+        rows.append(("jit(grad(...)) of a 50-step scan, h = tanh(W @ h + x), 16x16: steady call", stats["sx"],
+                     stats["jax"], 1.2))
 
         # 5. the IR's size does not depend on the trip count
         sizes = {}
@@ -124,10 +125,19 @@ def run(quick: bool = False) -> tuple[list, dict]:
 
 
 def format_rows(rows) -> str:
-    lines = ["| case | stridex | JAX | ratio | target |", "|---|---:|---:|---:|---:|"]
+    """Steady rows: median (min–max) of each library's samples, the ratio of the medians (the headline,
+    against the target) and of the minimums; first-call rows: one time each (the minimum of fresh calls)."""
+    lines = ["| case | stridex | JAX | ratio (medians) | ratio (minimums) | target |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, a, b, target in rows:
-        met = "met" if a / b <= target else "missed"
-        lines.append(f"| {name} | {fmt_time(a)} | {fmt_time(b)} | {a / b:.2f}x | ≤ {target}x ({met}) |")
+        if isinstance(a, Stats):
+            ratio, low = a.median / b.median, a.min / b.min
+            cells = (fmt_stats(a), fmt_stats(b), f"{ratio:.2f}x", f"{low:.2f}x")
+        else:
+            ratio = a / b
+            cells = (fmt_time(a), fmt_time(b), f"{ratio:.2f}x", "")
+        met = "met" if ratio <= target else "missed"
+        lines.append(f"| {name} | {' | '.join(cells)} | ≤ {target}x ({met}) |")
     return "\n".join(lines)
 
 
@@ -146,8 +156,9 @@ def main(argv=None):
     header = (f"# Control-flow benchmarks\n\nMeasured {datetime.date.today()} at commit {git_commit()} on "
               f"{platform.machine()} ({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX "
               f"{jax.__version__}, NumPy {np.__version__}, 64-bit types in both; both libraries in one process. "
-              "Steady calls: the minimum of samples taken in alternation; first calls: the minimum over fresh "
-              f"functions. Load average at the end of the run: {load_average() or 'n/a'} (2 cores, shared: timings "
+              "Steady calls: 40 samples per library, taken in alternation (the two in turn, so that the machine's load "
+              "falls on both alike), shown as median (min–max); the target is judged on the ratio of the medians. "
+              f"First calls: the minimum over fresh functions. Load average at the end of the run: {load_average() or 'n/a'} (2 cores, shared: timings "
               "vary between runs). Produced by `python -m benchmarks.control_flow`.\n\n")
     print(table)
     print(size_line)
