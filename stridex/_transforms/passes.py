@@ -171,6 +171,8 @@ def merge_extended_scans(program: Program) -> Program:
     replace: dict[int, Eqn] = {}
     taken: set[int] = set()
     for i, a in enumerate(scans):
+        if id(a) in taken:  # (already the extension of an earlier scan: it moves there, whole)
+            continue
         for b in scans[i + 1:]:
             if id(b) not in taken and id(b) not in replace and _extends(b, a):
                 replace[id(a)] = b
