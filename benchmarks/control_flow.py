@@ -9,8 +9,8 @@ Cases (issue 22's targets):
 - `jit(grad(...))` of a 50-step `scan` recurrence `h = tanh(W @ h + x)`: steady call;
 - the size (lines) of `make_ir`'s printout of the fori_loop program for 10 and 10,000 steps.
 Steady calls: samples taken in alternation (`benchmarks.common.measure`), so a slow spell falls on both alike,
-reported as median (min–max) with the ratios of the minimums (judged) and of the medians; first calls: the minimum of a
-few fresh functions each.
+reported as median (min–max) with the ratios of the minimums (judged) and of the medians; first calls:
+the minimum of a few fresh functions each.
 """
 
 from __future__ import annotations
@@ -157,12 +157,11 @@ def main(argv=None):
     header = (f"# Control-flow benchmarks\n\nMeasured {datetime.date.today()} at commit {git_commit()} on "
               f"{platform.machine()} ({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX "
               f"{jax.__version__}, NumPy {np.__version__}, 64-bit types in both; both libraries in one process. "
-              "Steady calls: 40 samples per library, taken in alternation (the two in turn, so that the machine's load "
-              "falls on both alike), shown as median (min–max); the target is judged on the ratio of the minimums (each "
-              "library's quietest moments, as in JIT_RESULTS.md): on this shared 2-core machine the medians move by "
-              "2x between runs. "
-              f"First calls: the minimum over fresh functions. Load average at the end of the run: {load_average() or 'n/a'} (2 cores, shared: timings "
-              "vary between runs). Produced by `python -m benchmarks.control_flow`.\n\n")
+              "Steady calls: 40 samples per library, taken in alternation (the two in turn, so that the machine's "
+              "load falls on both alike), shown as median (min–max); the target is judged on the ratio of the "
+              "minimums (each library's quietest moments, as in JIT_RESULTS.md): on this shared 2-core machine the "
+              "medians move by 2x between runs. First calls: the minimum over fresh functions. Load average at the "
+              f"end of the run: {load_average() or 'n/a'}. Produced by `python -m benchmarks.control_flow`.\n\n")
     print(table)
     print(size_line)
     Path(args.output).write_text(header + table + "\n\n" + size_line + "\n")

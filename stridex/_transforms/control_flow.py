@@ -499,7 +499,8 @@ scan_p = Primitive("scan", impl=_scan_impl, abstract_eval=_scan_abstract, lower=
                    vjp=_scan_vjp, batch=_scan_batch, multiple_results=True)
 
 
-# while: operands [cond consts, body consts, carry]; cond: cond consts + carry -> pred; body: body consts + carry -> carry
+# while: operands [cond consts, body consts, carry];
+# cond: cond consts + carry -> pred; body: body consts + carry -> carry
 
 
 def _while_abstract(*avals, cond, body, cond_nconsts, body_nconsts):
@@ -853,8 +854,10 @@ def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=No
     _, _, leaves0, def0, _ = traced[0]
     for k, (trace, _, leaves, treedef, _) in enumerate(traced[1:], 1):
         if treedef != def0:
-            raise TypeError(f"{what}: {labels[k]} returns a value of structure {_tree.unflatten(treedef, ['*'] * len(leaves))!r}"
-                            f", but {labels[0]} returns {_tree.unflatten(def0, ['*'] * len(leaves0))!r}")
+            got = _tree.unflatten(treedef, ["*"] * len(leaves))
+            first = _tree.unflatten(def0, ["*"] * len(leaves0))
+            raise TypeError(f"{what}: {labels[k]} returns a value of structure {got!r}, but {labels[0]} returns "
+                            f"{first!r}")
         paths = names(_tree.unflatten(def0, leaves0)) if names else [f"[{j}]" for j in range(len(leaves0))]
         _check_types(what, paths, [value_aval(v) for v in leaves0], [value_aval(v) for v in leaves],
                      labels[0], labels[k])

@@ -165,7 +165,8 @@ def test_while_loop_against_jax():
     got = sx.vmap(sx_newton)(sx.asarray(batch))
     want = jax.vmap(jax_newton)(jnp.asarray(batch))
     close(got[0], want[0])
-    assert np.asarray(got[1]).tolist() == np.asarray(want[1]).tolist() == [int(sx_newton(sx.asarray(b))[1]) for b in batch]
+    alone = [int(sx_newton(sx.asarray(b))[1]) for b in batch]
+    assert np.asarray(got[1]).tolist() == np.asarray(want[1]).tolist() == alone
     close(sx.jit(sx.vmap(sx_newton))(sx.asarray(batch))[0], want[0])
 
 
@@ -387,7 +388,8 @@ def test_loops_run_on_their_operands_device_and_compile_once():
     assert f.stats["traces"] == 2  # (once for the host, once for the device)
     close(f(h.to_device(dev)), want)
     close(sx.grad(lambda h: sx.sum(sx.fori_loop(0, 4, lambda i, h: sx.tanh(w @ h), h)))(h.to_device(dev)),
-          jax.grad(lambda h: jnp.sum(lax.fori_loop(0, 4, lambda i, h: jnp.tanh(jnp.asarray(W) @ h), h)))(jnp.asarray(X)))
+          jax.grad(lambda h: jnp.sum(lax.fori_loop(0, 4, lambda i, h: jnp.tanh(jnp.asarray(W) @ h), h)))(
+              jnp.asarray(X)))
 
 
 # --- compositions ---------------------------------------------------------------------------------------
@@ -419,7 +421,8 @@ def test_nested_loops_writing_into_one_buffer():
     for got in (nested(x, sx.fori_loop), sx.jit(lambda x: nested(x, sx.fori_loop))(x)):
         close(got[0], want[0])
         close(got[1], want[1])
-    close(sx.grad(lambda x: sx.sum(nested(x, sx.fori_loop)[1]))(x), sx.grad(lambda x: sx.sum(nested(x, python_fori)[1]))(x))
+    close(sx.grad(lambda x: sx.sum(nested(x, sx.fori_loop)[1]))(x),
+          sx.grad(lambda x: sx.sum(nested(x, python_fori)[1]))(x))
     xs = sx.asarray([1.0, 0.5])
     close(sx.vmap(lambda x: nested(x, sx.fori_loop)[1])(xs), sx.vmap(lambda x: nested(x, python_fori)[1])(xs))
 
