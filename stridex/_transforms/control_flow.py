@@ -24,7 +24,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
-from stridex._core.avals import ShapedArray, value_aval
+from stridex._core.avals import ShapedArray, promote_avals, value_aval
 from stridex._core.state import current_trace, push
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
@@ -162,6 +162,20 @@ def _trace_body(parent, what: str, fn, in_avals, presets=()):
 def _carry_aval(x) -> ShapedArray:
     a = value_aval(x)
     return ShapedArray(tuple(a.shape), a.dtype, a.weak_type)
+
+
+def _fit_weak(out: list, avals: list) -> list:
+    """A body's carry outputs where a weakly typed one (a Python scalar, or a value computed only from them)
+    stands for a carry of a dtype it promotes to: cast to that dtype, as JAX takes them."""
+    fitted = []
+    for x, aval in zip(out, avals):
+        a = value_aval(x)
+        if a.weak_type and a.dtype is not aval.dtype and tuple(a.shape) == tuple(aval.shape):
+            strong = ShapedArray(tuple(aval.shape), aval.dtype)
+            if promote_avals(strong, a)[0] is aval.dtype:
+                x = ops.astype(_as(x, a), aval.dtype)
+        fitted.append(x)
+    return fitted + list(out[len(avals):])
 
 
 def _describe(aval) -> str:
@@ -766,7 +780,7 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
 
     def body(*inputs):
         c, y = f(list(inputs[:nk]), list(inputs[nk:]))
-        return list(c), list(y)
+        return _fit_weak(list(c), carry_avals), list(y)
 
     trace, inputs, leaves, treedef, out_vars = _trace_body(parent, what, body, carry_avals + x_avals)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], carry_avals,
@@ -809,7 +823,8 @@ def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=N
         return carry
     avals = [_carry_aval(c) for c in init]
     nk = len(init)
-    trace, inputs, leaves, _, out_vars = _trace_body(parent, what, lambda *c: list(body_fn(list(c))), avals)
+    trace, inputs, leaves, _, out_vars = _trace_body(parent, what, lambda *c: _fit_weak(list(body_fn(list(c))), avals),
+                                                     avals)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], avals, [value_aval(v) for v in leaves],
                  "the input carry", "the output carry")
     written = _written(trace)
@@ -1106,9 +1121,9 @@ def _check_structure(what, expected, got, n_expected, n_got):
 
 def _checked_eager(new, old, names, what):
     """Eagerly, the same type check as traced: each output carry leaf has its input's shape and dtype."""
-    new = list(new)
-    _check_types(what, names, [value_aval(_as_carry(o)) for o in old], [value_aval(_as_carry(v)) for v in new],
-                 "the input carry", "the output carry")
+    avals = [value_aval(_as_carry(o)) for o in old]
+    new = _fit_weak(list(new), avals)
+    _check_types(what, names, avals, [value_aval(_as_carry(v)) for v in new], "the input carry", "the output carry")
     return [v if isinstance(v, Array) else _as(v, value_aval(o)) for v, o in zip(new, old)]
 
 
