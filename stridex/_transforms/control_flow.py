@@ -166,7 +166,8 @@ def _carry_aval(x) -> ShapedArray:
 
 def _fit_weak(out: list, avals: list) -> list:
     """A body's carry outputs where a weakly typed one (a Python scalar, or a value computed only from them)
-    stands for a carry of a dtype it promotes to: cast to that dtype, as JAX takes them."""
+    stands for a carry of a dtype it promotes to: cast to that dtype (as the same loop in Python would keep
+    the carry's dtype through `c * 2`; JAX's scan refuses a Python float for a float32 carry)."""
     fitted = []
     for x, aval in zip(out, avals):
         a = value_aval(x)
