@@ -29,6 +29,7 @@ from stridex._core.dtypes import DType
 from stridex._lax.device import default_device
 from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from stridex._transforms.batching import vmap
+from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 from stridex._transforms.custom import checkpoint, checkpoint_name, checkpoint_policies, custom_jvp, custom_vjp, remat
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
@@ -60,20 +61,20 @@ __all__ = [
     "argmax", "argmin", "argsort", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh", "bfloat16",
     "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "bool", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "can_cast", "ceil", "checkpoint",
-    "checkpoint_name", "checkpoint_policies", "clip", "complex128", "complex64", "concat", "conj", "copysign",
-    "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
+    "checkpoint_name", "checkpoint_policies", "clip", "complex128", "complex64", "concat", "cond", "conj",
+    "copysign", "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
     "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "exp", "expand_dims", "expm1", "eye",
-    "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "from_dlpack", "full",
-    "full_like", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian", "hypot", "iinfo", "imag",
-    "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "jacfwd", "jacrev",
-    "jit", "jvp", "less", "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2", "logaddexp",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
+    "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "fori_loop", "from_dlpack",
+    "full", "full_like", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian", "hypot", "iinfo",
+    "imag", "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "jacfwd",
+    "jacrev", "jit", "jvp", "less", "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2",
+    "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
     "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
     "positive", "pow", "prod", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
-    "roll", "round", "searchsorted", "set_matmul_precision", "sign", "signbit", "sin", "sinh", "sort", "sqrt",
-    "square", "squeeze", "stack", "std", "subtract", "sum", "take", "take_along_axis", "tan", "tanh", "tensordot",
-    "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values", "unstack", "value_and_grad", "var", "vecdot", "vjp", "vmap",
-    "where", "zeros", "zeros_like",
+    "roll", "round", "scan", "searchsorted", "set_matmul_precision", "sign", "signbit", "sin", "sinh", "sort",
+    "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
+    "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack", "value_and_grad", "var", "vecdot",
+    "vjp", "vmap", "where", "while_loop", "zeros", "zeros_like",
 ]

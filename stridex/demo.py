@@ -2,7 +2,8 @@
 
 Each section prints the code it runs and what came out: creating arrays, views that share memory,
 broadcasting, dtype promotion, reshape (view or copy), the zero-copy DLPack hand-over to NumPy, `jit`
-with its printed IR, and `grad`/`vmap` next to the programs they produce.
+with its printed IR, `grad`/`vmap` next to the programs they produce, and a loop that compiles once and
+writes into the array it closes over.
 """
 
 from __future__ import annotations
@@ -140,9 +141,32 @@ def differentiating():
          str(sx.make_ir(sx.vmap(lambda r: r[::-1] * r[0]))(rows)))
 
 
+def looping():
+    section("loops compile once: fori_loop, scan, while_loop, cond")
+    w = sx.asarray(np.eye(3) * 0.5)
+    history = sx.zeros((4, 3))
+
+    def rnn(h):
+        def body(i, h):
+            history[i] = h        # the body writes into an array it closes over, as a Python loop would
+            return sx.tanh(w @ h)
+        return sx.fori_loop(0, 4, body, h)
+
+    h = sx.asarray([1.0, 2.0, 3.0])
+    show("sx.jit(rnn)(h)   # one compiled loop", sx.jit(rnn)(h))
+    show("history   # written by the loop body, under jit", history)
+    show("print(sx.make_ir(rnn)(h))   # the body appears once, nested, whatever the trip count",
+         str(sx.make_ir(rnn)(h)))
+    def loss(h):
+        return sx.sum(sx.fori_loop(0, 4, lambda i, h: sx.tanh(w @ h), h))
+
+    show("sx.grad(loss)(h)   # reverse mode through a fori_loop (a scan that stacks its residuals)", sx.grad(loss)(h))
+
+
 def main() -> None:
     print(f"stridex {sx.__version__}: Array API {sx.__array_api_version__} on a strided core")
-    for part in (creating_arrays, views, broadcasting, promotion, reshaping, dlpack, compiling, differentiating):
+    for part in (creating_arrays, views, broadcasting, promotion, reshaping, dlpack, compiling, differentiating,
+                 looping):
         part()
 
 

@@ -56,6 +56,8 @@ NOT_TRACED = frozenset({
     "jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
     # the precision switch: settings, not computations
     "matmul_precision", "set_matmul_precision", "get_matmul_precision",
+    # structured control flow: they take functions
+    "cond", "switch", "while_loop", "fori_loop", "scan",
 })
 
 

@@ -136,7 +136,7 @@ def test_demo_runs():
     out = subprocess.run([sys.executable, "-m", "stridex.demo"], capture_output=True, text=True, cwd=REPO,
                          timeout=120, check=False)
     assert out.returncode == 0, out.stderr
-    for heading in ("views share memory", "broadcasting", "dtype promotion", "reshape", "DLPack"):
+    for heading in ("views share memory", "broadcasting", "dtype promotion", "reshape", "DLPack", "loops compile once"):
         assert heading in out.stdout
 
 

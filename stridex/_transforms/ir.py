@@ -113,15 +113,46 @@ def _format_index(entries) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+def sub_programs(params: dict) -> list:
+    """(name, Program) for each sub-program a higher-order primitive holds in its params (a tuple of programs
+    gives `name[k]`), in the params' order."""
+    out = []
+    for k, v in sorted(params.items()):
+        if isinstance(v, Program):
+            out.append((k, v))
+        elif isinstance(v, tuple) and v and all(isinstance(p, Program) for p in v):
+            out.extend((f"{k}[{i}]", p) for i, p in enumerate(v))
+    return out
+
+
+def replace_sub_programs(params: dict, fn) -> dict:
+    """`params` with each sub-program `p` replaced by `fn(p)` (the same dict where there is none)."""
+    if not any(isinstance(v, Program) or (isinstance(v, tuple) and v and isinstance(v[0], Program))
+               for v in params.values()):
+        return params
+    new = {}
+    for k, v in params.items():
+        if isinstance(v, Program):
+            v = fn(v)
+        elif isinstance(v, tuple) and v and all(isinstance(p, Program) for p in v):
+            v = tuple(fn(p) for p in v)
+        new[k] = v
+    return new
+
+
 def _format_params(params: dict) -> str:
     items = []
     for k, v in sorted(params.items()):
+        if isinstance(v, Program) or (isinstance(v, tuple) and v and all(isinstance(p, Program) for p in v)):
+            continue  # (printed below the equation, nested)
         items.append(f"{k}={_format_index(v) if k in ('entries', 'template') else _format_param(v)}")
     return f"[{', '.join(items)}]" if items else ""
 
 
-def print_program(program: Program) -> str:
-    names: dict[int, str] = {}
+def print_program(program: Program, names: dict | None = None, indent: str = "") -> str:
+    """One equation a line; a higher-order primitive's sub-programs are printed nested below it, once each
+    (with the variable names of the whole printout, so each name means one variable)."""
+    names = {} if names is None else names
 
     def name(v) -> str:
         if isinstance(v, Literal):
@@ -142,9 +173,11 @@ def print_program(program: Program) -> str:
         outs = " ".join(binder(v) for v in eqn.outputs)
         params = _format_params(eqn.params)
         args = " ".join(name(v) for v in eqn.inputs)
-        lines.append(f"    {outs} = {eqn.prim.name}{params} {args}".rstrip())
+        lines.append(f"{indent}    {outs} = {eqn.prim.name}{params} {args}".rstrip())
+        for label, sub in sub_programs(eqn.params):
+            lines.append(f"{indent}      {label} = " + print_program(sub, names, indent + "      "))
     outs = ", ".join(name(v) for v in program.outputs)
-    lines.append(f"  in ({outs}) }}")
+    lines.append(f"{indent}  in ({outs}) }}")
     return "\n".join(lines)
 
 
@@ -202,7 +235,19 @@ def verify(program: Program) -> None:
             continue
         if eqn.prim.abstract_eval is None:
             raise IRError(f"{eqn.prim.name} has no abstract rule and cannot appear in a program")
-        expected = eqn.prim.abstract_eval(*[v.aval for v in eqn.inputs], **eqn.params)
+        for label, sub in sub_programs(eqn.params):
+            if sub.constants:
+                raise IRError(f"{eqn.prim.name}: its sub-program {label} has constants (they must be inputs)")
+            try:
+                verify(sub)
+            except IRError as e:
+                raise IRError(f"in {eqn.prim.name}'s sub-program {label}: {e}") from None
+        try:
+            expected = eqn.prim.abstract_eval(*[v.aval for v in eqn.inputs], **eqn.params)
+        except TypeError as e:
+            if not sub_programs(eqn.params):
+                raise
+            raise IRError(f"{eqn.prim.name}: {e}") from None  # (a sub-program that does not fit its operands)
         expected = expected if eqn.prim.multiple_results else (expected,)
         if len(expected) != len(eqn.outputs):
             raise IRError(f"{eqn.prim.name} defines {len(eqn.outputs)} outputs, its rule gives {len(expected)}")

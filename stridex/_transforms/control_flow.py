@@ -1,0 +1,1142 @@
+"""Structured control flow: `cond`/`switch`, `while_loop`/`fori_loop` and `scan` as higher-order primitives.
+
+Eagerly (no trace active) each runs the user's Python functions directly: a Python `if`, `while` or `for`.
+Under a trace (`jit`, `grad`, `vmap`, ...) each branch or body is traced once, by a `BodyTrace`, into a
+sub-program of stridex's IR, and one primitive holding the sub-programs in its params is bound: `cond`
+(an index and a tuple of branch programs), `while` (a cond and a body program) and `scan` (a body program,
+the length, the direction and the unroll factor). The IR's size does not depend on the trip count.
+
+Closure conversion: an array a body reads from outside (closed over, or a branch's operand) becomes an
+explicit input of the sub-program; it is keyed by its base buffer (`tracing.Buffer`), so views of one
+array share one input. A body that writes into such an array (or a view of it) writes into that input,
+functionally: the written bases become extra carry of a loop (extra outputs of a branch), and after the
+primitive the outer buffer takes the new value, so every view of it re-reads the newest version, as the
+same Python loop would have written it eagerly.
+
+Each primitive's rules (JVP, VJP, batching) are written with the same functions: they trace Python
+functions that evaluate the sub-programs under `jvp`, `vjp` or `vmap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from stridex._core import dtypes as _dtypes
+from stridex._core import tree as _tree
+from stridex._core.array import Array
+from stridex._core.avals import ShapedArray, promote_avals, value_aval
+from stridex._core.state import current_trace, push
+from stridex._lax import ops
+from stridex._lax.array_indexing import assign
+from stridex._lax.jax_bridge import as_dtype, lax
+from stridex._lax.primitive import Primitive
+from stridex._lax.rule_shapes import move_to_front
+from stridex._transforms import autodiff
+from stridex._transforms.batching import vmap
+from stridex._transforms.ir import Literal, Program, Var, evaluate
+from stridex._transforms.lowering import lower_program
+from stridex._transforms.passes import dead_code_elimination
+from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, user_frame
+
+# --- tracing a body into a sub-program -------------------------------------------------------------------
+
+
+class BodyTrace(JitTrace):
+    """Records one loop body or branch into a sub-program. Values from outside (closed over, or read through
+    the operands) become inputs, one per base buffer (`closure`); graph breaks are not available here."""
+
+    kind = "loop body"
+
+    def __init__(self, parent, what: str):
+        super().__init__(False, None)
+        self.parent = parent  # the trace the primitive is bound to (None: eager)
+        self.what = what  # "the body_fun `step` of fori_loop": named in errors
+        self.closure: list = []  # (key, outer base operand, inner base tracer), in order of first use
+        self._bases: dict = {}  # key -> inner base tracer
+        self._inner: dict = {}  # id(outer value) -> (outer value, inner tracer)
+
+    # --- errors --------------------------------------------------------------------------------
+    def concretization_message(self, tracer, what: str) -> str:
+        return (f"{what} needs a concrete value, but this array is traced ({tracer._aval}) inside {self.what}, "
+                f"at {user_frame()}.\nA loop body or branch is traced once for all its iterations, so Python "
+                "control flow cannot depend on its values, and graph breaks are not available inside it (only "
+                "around the loop). Ways out: express the decision with `where` or `cond`, or compute it outside.")
+
+    def data_dependent(self, prim, args, params):
+        raise DataDependentShapeError(
+            f"{prim.name} has an output shape that depends on the values of its input, inside {self.what} at "
+            f"{user_frame()}: every iteration of a loop (and every branch) must have the same shapes. Use a "
+            "fixed-size alternative (e.g. `where` instead of boolean-mask indexing), or call it outside the loop.")
+
+    # --- values from outside -------------------------------------------------------------------
+    def inner(self, x) -> Tracer:
+        """The tracer of this trace standing for an outside array `x` (a view of its base's input)."""
+        entry = self._inner.get(id(x))
+        if entry is not None:
+            return entry[1]
+        if self.parent is None:  # (eager: the array itself is the base)
+            key, outer_base, aval, view, chain = id(x), x, ShapedArray(x.shape, x.dtype), None, ()
+            view = x._storage_view()[1] if x.size else None
+        else:
+            with push(self.parent):
+                outer = self.parent.to_tracer(x)
+            buffer = outer._buffer
+            key, aval, view, chain = id(buffer), buffer.aval, buffer.view, outer._chain
+            outer_base = Tracer(self.parent, buffer.aval, buffer.var, buffer, (), buffer.view)
+        base = self._bases.get(key)
+        if base is None:
+            base = self.new_input(ShapedArray(aval.shape, aval.dtype, aval.weak_type), view)
+            self._bases[key] = base
+            self.closure.append((key, outer_base, base))
+        result = base
+        for prim, params in chain:
+            result = prim.bind(result, **params)
+        self._inner[id(x)] = (x, result)
+        return result
+
+    def preset(self, key, outer_base, aval, view) -> Tracer:
+        """An input for the base `key` made before tracing (a loop's written base, read by its cond_fun)."""
+        base = self.new_input(aval, view)
+        self._bases[key] = base
+        self.closure.append((key, outer_base, base))
+        return base
+
+    def to_tracer(self, x) -> Tracer:
+        if isinstance(x, Tracer) and x._trace is self:
+            return x
+        if isinstance(x, Array):
+            return self.inner(x)
+        return super().to_tracer(x)
+
+    def lift(self, x):
+        if isinstance(x, Array):
+            return self.read(self.inner(x))
+        return super().lift(x)
+
+    def writable_target(self, target) -> Tracer:
+        if isinstance(target, Tracer) and target._trace is self:
+            return target
+        if self.parent is not None:  # the trace outside decides whether this array may be written
+            with push(self.parent):
+                target = self.parent.writable_target(target)
+        return self.inner(target)
+
+    def output(self, x):
+        """The program output for a value the body returned (an array from outside becomes its input's view)."""
+        if isinstance(x, Array):
+            return self.read(self.to_tracer(x))
+        return super().lift(x)  # (a Python scalar: a literal)
+
+
+def _written(trace: BodyTrace) -> list:
+    return [entry for entry in trace.closure if entry[2]._buffer.version]
+
+
+def _write_outer(outer_base, value) -> None:
+    """After a primitive: the outer base array takes its new value (its views re-read it when next used)."""
+    trace = current_trace()
+    if isinstance(outer_base, Tracer) and outer_base._trace is trace and trace is not None:
+        buffer = outer_base._buffer
+        buffer.var = trace.read(trace.to_tracer(value))
+        buffer.version += 1
+    else:
+        assign.bind(outer_base, value, template=(("ellipsis",),))
+
+
+def _trace_body(parent, what: str, fn, in_avals, presets=()):
+    """Run `fn(*inputs)` in a new BodyTrace; returns (trace, input tracers, output leaves, treedef, output vars)."""
+    trace = BodyTrace(parent, what)
+    inputs = [trace.new_input(a) for a in in_avals]
+    for key, outer_base, aval, view in presets:
+        trace.preset(key, outer_base, aval, view)
+    with push(trace):
+        try:
+            out = fn(*inputs)
+            leaves, treedef = _tree.flatten(out)
+            out_vars = [trace.output(x) for x in leaves]
+        finally:
+            trace.finished = True
+    return trace, inputs, leaves, treedef, out_vars
+
+
+def _carry_aval(x) -> ShapedArray:
+    a = value_aval(x)
+    return ShapedArray(tuple(a.shape), a.dtype, a.weak_type)
+
+
+def _fit_weak(out: list, avals: list) -> list:
+    """A body's carry outputs where a weakly typed one (a Python scalar, or a value computed only from them)
+    stands for a carry of a dtype it promotes to: cast to that dtype (as the same loop in Python would keep
+    the carry's dtype through `c * 2`; JAX's scan refuses a Python float for a float32 carry)."""
+    fitted = []
+    for x, aval in zip(out, avals):
+        a = value_aval(x)
+        if a.weak_type and a.dtype is not aval.dtype and tuple(a.shape) == tuple(aval.shape):
+            strong = ShapedArray(tuple(aval.shape), aval.dtype)
+            if promote_avals(strong, a)[0] is aval.dtype:
+                x = ops.astype(_as(x, a), aval.dtype)
+        fitted.append(x)
+    return fitted + list(out[len(avals):])
+
+
+def _describe(aval) -> str:
+    return f"{aval.dtype}{list(aval.shape)}"
+
+
+def _check_types(what: str, names, expected, got, expected_label: str, got_label: str) -> None:
+    for name, e, g in zip(names, expected, got):
+        if tuple(e.shape) != tuple(g.shape) or e.dtype is not g.dtype:
+            raise TypeError(f"{what}: {got_label} leaf {name} has type {_describe(g)}, but {expected_label} has "
+                            f"{_describe(e)}; they must match in shape and dtype")
+
+
+def leaf_paths(tree) -> list:
+    """A readable path for each leaf of `tree` (`[0]`, `['w']`, `.x`, or `` for a single leaf)."""
+    out: list = []
+
+    def walk(node, path):
+        t = type(node)
+        if t in (tuple, list) or (isinstance(node, tuple) and hasattr(t, "_fields")):
+            fields = getattr(t, "_fields", None)
+            for i, c in enumerate(node):
+                walk(c, path + (f".{fields[i]}" if fields else f"[{i}]"))
+        elif t is dict:
+            for k in sorted(node, key=repr):
+                walk(node[k], path + f"[{k!r}]")
+        elif node is None:
+            return
+        else:
+            out.append(path or "(the whole value)")
+
+    walk(tree, "")
+    return out
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+# --- the primitives ------------------------------------------------------------------------------------
+
+
+def _adopt(w):
+    """An eager kernel's NumPy window as a stridex array (Python scalars pass through)."""
+    if isinstance(w, np.ndarray):
+        return Array._from_numpy(np.array(w))
+    return w
+
+
+def _as(x, aval: ShapedArray):
+    """`x` (a value a sub-program computed) with exactly `aval`'s dtype, as an array."""
+    if not isinstance(x, Array):
+        return ops.full((), x, aval.dtype)
+    return x if x.dtype is aval.dtype else ops.astype(x, aval.dtype)
+
+
+def _numpy_out(x, aval):
+    return np.asarray(_as(x, aval))
+
+
+def _split(seq, *sizes):
+    out, i = [], 0
+    for n in sizes:
+        out.append(list(seq[i:i + n]))
+        i += n
+    out.append(list(seq[i:]))
+    return out
+
+
+def _is_float(aval) -> bool:
+    return aval.dtype.kind in _dtypes.FLOATING_KINDS
+
+
+# scan: operands [consts, carry, xs]; body: consts + carry + x -> carry + y
+
+
+def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse, unroll):
+    nc, nk = num_consts, num_carry
+    ins = [v.aval for v in body.inputs]
+    if len(avals) != len(ins):
+        raise TypeError(f"scan takes {len(ins)} operands for its body, got {len(avals)}")
+    for a, b in zip(avals[:nc + nk], ins[:nc + nk]):
+        if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
+            raise TypeError(f"scan: operand {_describe(a)} does not match the body's input {_describe(b)}")
+    for a, b in zip(avals[nc + nk:], ins[nc + nk:]):
+        if tuple(a.shape) != (length, *b.shape) or a.dtype is not b.dtype:
+            raise TypeError(f"scan: scanned operand {_describe(a)} does not match the body's input {_describe(b)} "
+                            f"over {length} steps")
+    outs = [v.aval for v in body.outputs]
+    for a, b in zip(ins[nc:nc + nk], outs[:nk]):
+        if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
+            raise TypeError(f"scan: the body returns carry {_describe(b)} for carry {_describe(a)}")
+    return tuple(ins[nc:nc + nk]) + tuple(ShapedArray((length, *a.shape), a.dtype) for a in outs[nk:])
+
+
+def _scan_impl(*args, body, num_consts, num_carry, length, reverse, unroll):
+    consts, carry, xs = _split([_adopt(a) for a in args], num_consts, num_carry)
+    in_avals = [v.aval for v in body.inputs]
+    out_avals = [v.aval for v in body.outputs]
+    ys = [None] * length
+    for i in (reversed(range(length)) if reverse else range(length)):
+        outs = evaluate(body, *consts, *carry, *[x[i] for x in xs])
+        carry = [_as(o, a) for o, a in zip(outs[:num_carry], in_avals[num_consts:])]
+        ys[i] = outs[num_carry:]
+    carry_out = [_numpy_out(c, a) for c, a in zip(carry, in_avals[num_consts:])]
+    stacked = []
+    for k, aval in enumerate(out_avals[num_carry:]):
+        if length:
+            stacked.append(np.stack([_numpy_out(y[k], aval) for y in ys]))
+        else:
+            stacked.append(np.empty((0, *aval.shape), aval.dtype.np))
+    return (*carry_out, *stacked)
+
+
+def _scan_lower(ctx, *args, body, num_consts, num_carry, length, reverse, unroll):
+    run = lower_program(body)
+    in_avals = [v.aval for v in body.inputs]
+    out_avals = [v.aval for v in body.outputs]
+    args = [as_dtype(a, aval.dtype) for a, aval in zip(args, ctx.avals_in)]
+    consts, init, xs = _split(args, num_consts, num_carry)
+    carry_avals = in_avals[num_consts:num_consts + num_carry]
+
+    def step(carry, x):
+        outs = run(*consts, *carry, *x)
+        return ([as_dtype(o, a.dtype) for o, a in zip(outs[:num_carry], carry_avals)],
+                [as_dtype(o, a.dtype) for o, a in zip(outs[num_carry:], out_avals[num_carry:])])
+
+    carry, ys = lax().scan(step, init, xs, length=length, reverse=reverse, unroll=unroll)
+    return (*carry, *ys)
+
+
+def _dependencies(program: Program) -> list:
+    """For each output of `program`, the set of input positions it depends on."""
+    position = {id(v): {i} for i, v in enumerate(program.inputs)}
+    for eqn in program.eqns:
+        deps = set().union(*[position.get(id(v), set()) for v in eqn.inputs if isinstance(v, Var)])
+        for v in eqn.outputs:
+            position[id(v)] = deps
+    return [position.get(id(v), set()) if isinstance(v, Var) else set() for v in program.outputs]
+
+
+def _reach(program: Program, start: set, carries: list, accept=lambda aval: True) -> set:
+    """The input positions reached from `start`: those, and each carry (input position, output position) whose
+    output depends on a reached input (to a fixed point: a value reaches a carry in one step and everything
+    the carry feeds in the next). `accept(aval)` filters the carries that can be reached."""
+    deps = _dependencies(program)
+    reached = set(start)
+    while True:
+        more = {i for i, k in carries if i not in reached and accept(program.inputs[i].aval) and deps[k] & reached}
+        if not more:
+            return reached
+        reached |= more
+
+
+def _with_tangents(program: Program, given: set, carries: list) -> set:
+    """The input positions that carry a tangent: those `given` one, and the floating carries one reaches."""
+    return _reach(program, given, carries, _is_float)
+
+
+def _jvp_of(program: Program, primals: list, tangents: list):
+    """(outputs, tangents of the outputs) of `program` at `primals`; a None tangent is a zero that costs nothing
+    (inputs without one are constants for the derivative)."""
+    leaves, treedef = _tree.flatten(tuple(primals))
+    outs, touts = autodiff._jvp(lambda *a: evaluate(program, *a), leaves, treedef, tangents, False)
+    return list(outs), list(touts)
+
+
+def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse, unroll):
+    nc, nk = num_consts, num_carry
+    in_avals = [v.aval for v in body.inputs]
+    out_avals = [v.aval for v in body.outputs]
+    nx = len(in_avals) - nc - nk
+    ny = len(out_avals) - nk
+    given = {i for i, t in enumerate(tangents) if t is not None and _is_float(in_avals[i])}
+    tangent = _with_tangents(body, given, [(nc + j, j) for j in range(nk)])
+    consts, carry, xs = _split(list(primals), nc, nk)
+    tconsts, tcarry, _ = _split(list(tangents), nc, nk)
+    tconsts = [t if i in given else None for i, t in enumerate(tconsts)]
+    fk = [j for j in range(nk) if nc + j in tangent]
+    fx = [j for j in range(nx) if nc + nk + j in given]
+    deps = _dependencies(body)
+    fy = [k for k in range(ny) if _is_float(out_avals[nk + k]) and deps[nk + k] & tangent]
+
+    def step(c, x):
+        pc, tc = c[:nk], dict(zip(fk, c[nk:]))
+        px, tx = x[:nx], dict(zip(fx, x[nx:]))
+        ts = tconsts + [tc.get(j) for j in range(nk)] + [tx.get(j) for j in range(nx)]
+        outs, touts = _jvp_of(body, consts + pc + px, ts)
+        return outs[:nk] + [touts[j] for j in fk], outs[nk:] + [touts[nk + k] for k in fy]
+
+    init_t = [tcarry[j] if nc + j in given else ops.zeros_like(_as(carry[j], in_avals[nc + j])) for j in fk]
+    c_out, ys = _scan_flat(step, carry + init_t, xs + [tangents[nc + nk + j] for j in fx], length, reverse,
+                           unroll, "the JVP of a scan body")
+    outs = c_out[:nk] + ys[:ny]
+    tk = dict(zip(fk, c_out[nk:]))
+    ty = dict(zip(fy, ys[ny:]))
+    return tuple(outs), tuple([tk.get(j) for j in range(nk)] + [ty.get(k) for k in range(ny)])
+
+
+def _zeros_for(x):
+    return ops.zeros_like(x) if isinstance(x, Array) else x
+
+
+def _scan_vjp(ct, *primals, out, body, num_consts, num_carry, length, reverse, unroll):
+    """Reverse mode: a forward scan that also returns, stacked, the values of the body's equations the
+    backward pass needs (its residuals), then a backward scan, in the opposite direction, that propagates
+    cotangents through each step's equations with those values (`_replay_vjp`: nothing is recomputed)."""
+    nc, nk = num_consts, num_carry
+    in_avals = [v.aval for v in body.inputs]
+    out_avals = [v.aval for v in body.outputs]
+    nx = len(in_avals) - nc - nk
+    ny = len(out_avals) - nk
+    consts, init, xs = _split(list(primals), nc, nk)
+    ct = list(ct)
+    fin = [_is_float(a) for a in in_avals]
+    fout = [_is_float(a) for a in out_avals]
+    fconst = [i for i in range(nc) if fin[i]]
+    fk = [j for j in range(nk) if fin[nc + j]]
+    fx = [j for j in range(nx) if fin[nc + nk + j]]
+    fy = [j for j in range(ny) if fout[nk + j]]
+    diff = [i for i, f in enumerate(fin) if f]
+    # Candidate residuals: each step's carry and every equation's outputs (those the backward step reads stay).
+    candidates = list(body.inputs[nc:nc + nk]) + [v for e in body.eqns for v in e.outputs]
+    n_given = nx + len(fy)
+
+    def step(c, x):
+        acc, ctc = c[:len(fconst)], c[len(fconst):]
+        px, cty, res = x[:nx], x[nx:n_given], x[n_given:]
+        values = dict(zip(map(id, candidates), res))
+        ps = consts + [values[id(v)] for v in candidates[:nk]] + px
+        cts = [None] * len(out_avals)
+        for j, v in zip(fk, ctc):
+            cts[j] = v
+        for j, v in zip(fy, cty):
+            cts[nk + j] = v
+        g = _replay_vjp(body, ps, values, diff, cts)
+        return ([a + g[i] for a, i in zip(acc, fconst)] + [g[nc + j] for j in fk],
+                [g[nc + nk + j] for j in fx])
+
+    def residuals(used: list) -> list:
+        """The stacked residuals `candidates[used]`: the forward scan, also returning them."""
+        saving = Program(body.inputs, [], body.eqns, body.outputs + [candidates[k] for k in used])
+        stacked = scan_p.bind(*primals, body=saving, num_consts=nc, num_carry=nk, length=length,
+                              reverse=reverse, unroll=unroll)
+        return list(stacked[len(body.outputs):])
+
+    c0 = [ops.zeros_like(_as(consts[i], in_avals[i])) for i in fconst] + [ct[j] for j in fk]
+    given = xs + [ct[nk + j] for j in fy]
+    x_avals = ([ShapedArray(tuple(a.shape), a.dtype) for a in in_avals[nc + nk:]]
+               + [ShapedArray(tuple(out_avals[nk + j].shape), out_avals[nk + j].dtype) for j in fy]
+               + [ShapedArray(tuple(v.aval.shape), v.aval.dtype) for v in candidates])
+
+    def make_xs(used: list) -> list:
+        res = residuals([k - n_given for k in used if k >= n_given])
+        it = iter(res)
+        return [given[k] if k < n_given else next(it) for k in used]
+
+    c_out, ct_xs = _scan_flat(step, c0, None, length, not reverse, unroll, "the VJP of a scan body",
+                              x_avals=x_avals, make_xs=make_xs)
+    result = [None] * len(primals)
+    for i, v in zip(fconst, c_out[:len(fconst)]):
+        result[i] = v
+    for j, v in zip(fk, c_out[len(fconst):]):
+        result[nc + j] = v
+    for j, v in zip(fx, ct_xs):
+        result[nc + nk + j] = v
+    return result
+
+
+def _replay_vjp(program: Program, primals: list, values: dict, diff: list, cts: list) -> dict:
+    """{input index: cotangent} for the inputs `diff` of `program`, given its outputs' cotangents (None: none),
+    with every equation's outputs taken from `values` (id(Var) -> value) instead of being computed again."""
+    trace = autodiff.VJPTrace(current_trace())
+    env, nodes = {}, {}
+    for i, (v, p) in enumerate(zip(program.inputs, primals)):
+        node = None
+        if i in diff and autodiff.is_differentiable(p):
+            node = nodes[i] = autodiff.Node(None, None, [], [], [p])
+        env[id(v)] = autodiff.VJPPayload(p, node)
+
+    def read(v):
+        return autodiff.VJPPayload(v.value, None) if isinstance(v, Literal) else env[id(v)]
+
+    for eqn in program.eqns:
+        payloads = [read(v) for v in eqn.inputs]
+        outs = [values[id(v)] for v in eqn.outputs]
+        node = None
+        if eqn.prim.differentiable and any(p.node is not None for p in payloads):
+            if eqn.prim.vjp is None:
+                raise NotImplementedError(f"primitive {eqn.prim.name} has no VJP rule (at {user_frame()})")
+            node = autodiff.Node(eqn.prim, eqn.params, payloads, [p.primal for p in payloads], outs)
+            trace.tape.append(node)
+        for k, (v, o) in enumerate(zip(eqn.outputs, outs)):
+            env[id(v)] = autodiff.VJPPayload(o, node if node is not None and autodiff.is_differentiable(o) else None,
+                                             k)
+    seeds = [(read(v), c) for v, c in zip(program.outputs, cts) if c is not None]
+    found = trace.backward(seeds)
+    grads = {}
+    for i in diff:
+        g = found.get((id(nodes[i]), 0)) if i in nodes else None
+        grads[i] = g if g is not None else ops.zeros_like(_as(primals[i], program.inputs[i].aval))
+    return grads
+
+
+def _scan_batch(values, dims, *, axis_size, body, num_consts, num_carry, length, reverse, unroll):
+    """A batched scan: the batched operands' axis goes to the front (second for xs, after the scanned axis);
+    a carry is batched where a batched value reaches it (the others stay unbatched), and so are the ys."""
+    nc, nk = num_consts, num_carry
+    consts, carry, xs = _split(values, nc, nk)
+    cd, kd, xd = _split(dims, nc, nk)
+    batched = _reach(body, {i for i, d in enumerate(dims) if d is not None}, [(nc + j, j) for j in range(nk)])
+    bk = [nc + j in batched for j in range(nk)]
+    deps = _dependencies(body)
+    by = [bool(deps[k] & batched) for k in range(nk, len(body.outputs))]
+    carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
+    xs = [v if d is None or d == 1 else ops.moveaxis(v, d, 1) for v, d in zip(xs, xd)]
+    in_axes = tuple(cd) + tuple(0 if b else None for b in bk) + tuple(None if d is None else 0 for d in xd)
+    out_axes = [0 if b else None for b in bk + by]
+
+    def step(c, x):
+        outs = vmap(lambda *a: evaluate(body, *a), in_axes=in_axes, out_axes=out_axes)(*consts, *c, *x)
+        return outs[:nk], outs[nk:]
+
+    c_out, ys = _scan_flat(step, carry, xs, length, reverse, unroll, "a batched scan body")
+    return (*c_out, *ys), [0 if b else None for b in bk] + [1 if b else None for b in by]
+
+
+def _batched_front(v, d, axis_size):
+    if d is None and not isinstance(v, Array):
+        return ops.full((axis_size,), v, value_aval(v).dtype)
+    return move_to_front(v, d, axis_size)
+
+
+scan_p = Primitive("scan", impl=_scan_impl, abstract_eval=_scan_abstract, lower=_scan_lower, jvp=_scan_jvp,
+                   vjp=_scan_vjp, batch=_scan_batch, multiple_results=True)
+
+
+# while: operands [cond consts, body consts, carry];
+# cond: cond consts + carry -> pred; body: body consts + carry -> carry
+
+
+def _while_abstract(*avals, cond, body, cond_nconsts, body_nconsts):
+    carry = [v.aval for v in body.inputs[body_nconsts:]]
+    (pred,) = [v.aval for v in cond.outputs]
+    if pred.shape != () or pred.dtype is not _dtypes.bool:
+        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got {_describe(pred)}")
+    if len(avals) != cond_nconsts + len(body.inputs):
+        raise TypeError(f"while takes {cond_nconsts + len(body.inputs)} operands, got {len(avals)}")
+    for a, b in zip(avals[cond_nconsts:], [v.aval for v in body.inputs]):
+        if tuple(a.shape) != tuple(b.shape) or a.dtype is not b.dtype:
+            raise TypeError(f"while: operand {_describe(a)} does not match the body's input {_describe(b)}")
+    return tuple(carry)
+
+
+def _while_impl(*args, cond, body, cond_nconsts, body_nconsts):
+    cc, bc, carry = _split([_adopt(a) for a in args], cond_nconsts, body_nconsts)
+    avals = [v.aval for v in body.inputs[body_nconsts:]]
+    while bool(evaluate(cond, *cc, *carry)[0]):
+        carry = [_as(o, a) for o, a in zip(evaluate(body, *bc, *carry), avals)]
+    return tuple(_numpy_out(c, a) for c, a in zip(carry, avals))
+
+
+def _while_lower(ctx, *args, cond, body, cond_nconsts, body_nconsts):
+    run_cond, run_body = lower_program(cond), lower_program(body)
+    args = [as_dtype(a, aval.dtype) for a, aval in zip(args, ctx.avals_in)]
+    cc, bc, init = _split(args, cond_nconsts, body_nconsts)
+    avals = [v.aval for v in body.inputs[body_nconsts:]]
+
+    def body_fn(carry):
+        return [as_dtype(o, a.dtype) for o, a in zip(run_body(*bc, *carry), avals)]
+
+    return tuple(lax().while_loop(lambda c: run_cond(*cc, *c)[0], body_fn, init))
+
+
+def _while_jvp(primals, tangents, *, cond, body, cond_nconsts, body_nconsts):
+    cc, bc, carry = _split(list(primals), cond_nconsts, body_nconsts)
+    nbc, nk = body_nconsts, len(carry)
+    avals = [v.aval for v in body.inputs]
+    body_tangents = list(tangents[cond_nconsts:])
+    given = {i for i, t in enumerate(body_tangents) if t is not None and _is_float(avals[i])}
+    tangent = _with_tangents(body, given, [(nbc + j, j) for j in range(nk)])
+    tbc = [t if i in given else None for i, t in enumerate(body_tangents[:nbc])]
+    fk = [j for j in range(nk) if nbc + j in tangent]
+
+    def cond_fn(c):
+        return evaluate(cond, *cc, *c[:nk])[0]
+
+    def body_fn(c):
+        pc, tc = c[:nk], dict(zip(fk, c[nk:]))
+        outs, touts = _jvp_of(body, bc + pc, tbc + [tc.get(j) for j in range(nk)])
+        return outs + [touts[j] for j in fk]
+
+    init = carry + [body_tangents[nbc + j] if nbc + j in given else ops.zeros_like(_as(carry[j], avals[nbc + j]))
+                    for j in fk]
+    outs = _while_flat(cond_fn, body_fn, init, "the JVP of a while_loop")
+    tk = dict(zip(fk, outs[nk:]))
+    return tuple(outs[:nk]), tuple(tk.get(j) for j in range(nk))
+
+
+def _while_vjp(ct, *primals, out, cond, body, cond_nconsts, body_nconsts):
+    raise ValueError("Reverse-mode differentiation does not work for while_loop, nor for fori_loop with traced "
+                     "bounds: the number of iterations is not known ahead, so their values cannot be stored. "
+                     "Use scan, or fori_loop with static (Python int) bounds, which goes through scan; forward "
+                     "mode (jvp, jacfwd) works through while_loop.")
+
+
+def _while_batch(values, dims, *, axis_size, cond, body, cond_nconsts, body_nconsts):
+    """A batched while_loop. Where the predicate is the same for every member (no batched value reaches it),
+    one loop runs the batched body; otherwise the loop runs while any member's predicate holds, and each
+    member's carry takes the body's result only while its own predicate holds."""
+    cc, bc, carry = _split(list(values), cond_nconsts, body_nconsts)
+    ccd, bcd, kd = _split(list(dims), cond_nconsts, body_nconsts)
+    nbc, nk = body_nconsts, len(carry)
+    batched = _reach(body, {i for i, d in enumerate(bcd + kd) if d is not None}, [(nbc + j, j) for j in range(nk)])
+    bk = [nbc + j in batched for j in range(nk)]
+    cond_batched = {i for i, d in enumerate(ccd) if d is not None} | {cond_nconsts + j for j in range(nk) if bk[j]}
+    if not (_dependencies(cond)[0] & cond_batched):
+        carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
+        cond_axes = tuple(ccd) + tuple(0 if b else None for b in bk)
+        body_axes = tuple(bcd) + tuple(0 if b else None for b in bk)
+
+        def uniform_cond(c):
+            if all(d is None for d in cond_axes):
+                return evaluate(cond, *cc, *c)[0]
+            return vmap(lambda *a: evaluate(cond, *a)[0], in_axes=cond_axes, out_axes=None)(*cc, *c)
+
+        def uniform_body(c):
+            return vmap(lambda *a: evaluate(body, *a), in_axes=body_axes,
+                        out_axes=[0 if b else None for b in bk])(*bc, *c)
+
+        return _while_flat(uniform_cond, uniform_body, carry, "a batched while_loop"), \
+            [0 if b else None for b in bk]
+    carry = [_batched_front(v, d, axis_size) for v, d in zip(carry, kd)]
+    cond_axes = tuple(ccd) + (0,) * nk
+    body_axes = tuple(bcd) + (0,) * nk
+
+    def preds(c):
+        return vmap(lambda *a: evaluate(cond, *a)[0], in_axes=cond_axes, out_axes=0)(*cc, *c)
+
+    def cond_fn(c):
+        return ops.reduce_any(preds(c))
+
+    def body_fn(c):
+        active = preds(c)
+        new = vmap(lambda *a: evaluate(body, *a), in_axes=body_axes, out_axes=0)(*bc, *c)
+        return [ops.where(ops.reshape(active, (axis_size,) + (1,) * (o.ndim - 1)), n, o) for n, o in zip(new, c)]
+
+    return _while_flat(cond_fn, body_fn, carry, "a batched while_loop"), [0] * nk
+
+
+while_p = Primitive("while", impl=_while_impl, abstract_eval=_while_abstract, lower=_while_lower, jvp=_while_jvp,
+                    vjp=_while_vjp, batch=_while_batch, multiple_results=True)
+
+
+# cond: operands [index, *operands]; each branch: operands -> outputs
+
+
+def _cond_abstract(index, *avals, branches):
+    if index.shape != () or index.dtype.kind not in ("signed", "unsigned"):
+        raise TypeError(f"cond: the branch index must be an integer scalar, got {_describe(index)}")
+    outs = [v.aval for v in branches[0].outputs]
+    for k, b in enumerate(branches):
+        if len(b.inputs) != len(avals):
+            raise TypeError(f"cond: branch {k} takes {len(b.inputs)} operands, got {len(avals)}")
+        for a, o in zip(outs, [v.aval for v in b.outputs]):
+            if tuple(a.shape) != tuple(o.shape) or a.dtype is not o.dtype:
+                raise TypeError(f"cond: branch {k} returns {_describe(o)} where branch 0 returns {_describe(a)}")
+    return tuple(ShapedArray(tuple(a.shape), a.dtype) for a in outs)
+
+
+def _cond_impl(index, *args, branches):
+    k = min(max(int(index), 0), len(branches) - 1)
+    program = branches[k]
+    return tuple(_numpy_out(o, v.aval) for o, v in zip(evaluate(program, *[_adopt(a) for a in args]),
+                                                      branches[0].outputs))
+
+
+def _cond_lower(ctx, index, *args, branches):
+    args = [as_dtype(a, aval.dtype) for a, aval in zip(args, ctx.avals_in[1:])]
+    out_avals = ctx.avals_out
+
+    def make(program):
+        run = lower_program(program)
+        return lambda *a: [as_dtype(o, v.dtype) for o, v in zip(run(*a), out_avals)]
+
+    index = as_dtype(index, _dtypes.int32)
+    return tuple(lax().switch(index, [make(b) for b in branches], *args))
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, *operands = primals
+    _, *tops = tangents
+    in_avals = [v.aval for v in branches[0].inputs]
+    out_avals = [v.aval for v in branches[0].outputs]
+    n = len(operands)
+    fin = [j for j in range(n) if tops[j] is not None and _is_float(in_avals[j])]
+    fout = [k for k, a in enumerate(out_avals)
+            if _is_float(a) and any(_dependencies(b)[k] & set(fin) for b in branches)]
+
+    def make(program):
+        def fn(*args):
+            tf = dict(zip(fin, args[n:]))
+            outs, touts = _jvp_of(program, list(args[:n]), [tf.get(j) for j in range(n)])
+            return outs + [touts[k] for k in fout]
+        return fn
+
+    outs = _switch_flat(index, [make(b) for b in branches], operands + [tops[j] for j in fin],
+                        "the JVP of a cond branch")
+    m = len(out_avals)
+    tk = dict(zip(fout, outs[m:]))
+    return tuple(outs[:m]), tuple(tk.get(k) for k in range(m))
+
+
+def _cond_vjp(ct, index, *operands, out, branches):
+    in_avals = [v.aval for v in branches[0].inputs]
+    out_avals = [v.aval for v in branches[0].outputs]
+    n = len(operands)
+    fin = [j for j in range(n) if _is_float(in_avals[j])]
+    fout = [j for j, a in enumerate(out_avals) if _is_float(a)]
+
+    def make(program):
+        def fn(*args):
+            ps, cts_f = list(args[:n]), args[n:]
+
+            def f(*fp):
+                full = list(ps)
+                for j, v in zip(fin, fp):
+                    full[j] = v
+                return evaluate(program, *full)
+
+            outs, pull = autodiff.vjp(f, *[ps[j] for j in fin])
+            cts = [_zeros_for(o) for o in outs]
+            for j, v in zip(fout, cts_f):
+                cts[j] = v
+            return list(pull(cts))
+        return fn
+
+    grads = _switch_flat(index, [make(b) for b in branches], list(operands) + [ct[j] for j in fout],
+                         "the VJP of a cond branch")
+    result = [None] * (n + 1)
+    for j, g in zip(fin, grads):
+        result[1 + j] = g
+    return result
+
+
+def _cond_batch(values, dims, *, axis_size, branches):
+    index, *operands = values
+    idim, *odims = dims
+    mapped = any(d is not None for d in odims)
+
+    def run(program):
+        if not mapped:
+            return evaluate(program, *operands)
+        return vmap(lambda *a: evaluate(program, *a), in_axes=tuple(odims), out_axes=0)(*operands)
+
+    m = len(branches[0].outputs)
+    if idim is None:
+        fns = [lambda *a, b=b: vmap(lambda *x: evaluate(b, *x), in_axes=tuple(odims), out_axes=0)(*a)
+               for b in branches]
+        return _switch_flat(index, fns, operands, "a batched cond branch"), [0] * m
+    # A batched index: every branch runs, and each member takes its own branch's results.
+    index = ops.minimum(ops.maximum(move_to_front(index, idim, axis_size), 0), len(branches) - 1)
+    results = [[_batched_front(o, None if not mapped else 0, axis_size) for o in run(b)] for b in branches]
+    out = results[-1]
+    for k in range(len(branches) - 2, -1, -1):
+        chosen = ops.equal(index, k)
+        out = [ops.where(ops.reshape(chosen, (axis_size,) + (1,) * (len(ops.shape_of(a)) - 1)), a, o)
+               for a, o in zip(results[k], out)]
+    return out, [0] * m
+
+
+cond_p = Primitive("cond", impl=_cond_impl, abstract_eval=_cond_abstract, lower=_cond_lower, jvp=_cond_jvp,
+                   vjp=_cond_vjp, batch=_cond_batch, multiple_results=True)
+
+
+# --- flat forms: trace (or, eagerly, run) Python functions of flat lists --------------------------------
+
+
+def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what: str, names=None, *,
+               x_avals=None, make_xs=None):
+    """`f(carry_list, x_list) -> (carry_list, y_list)` scanned; returns (carry_list, stacked y_list).
+
+    With `make_xs`, the scanned values are made once the body is traced: `make_xs(used)` gives those of
+    the indices `used` (the ones the traced body reads; of `x_avals`); the body sees None for the others."""
+    parent = current_trace()
+    if make_xs is not None and parent is None:
+        xs = make_xs(list(range(len(x_avals))))
+        make_xs = None
+    if parent is None:
+        carry, ys = list(init), [None] * length
+        for i in (reversed(range(length)) if reverse else range(length)):
+            carry, y = f(carry, [x[i] for x in xs])
+            carry, ys[i] = list(carry), list(y)
+        if not length:
+            return carry, _empty_ys(f, init, xs, what)
+        return carry, [ops.stack([y[k] if isinstance(y[k], Array) else ops.constant(y[k]) for y in ys])
+                       for k in range(len(ys[0]))]
+    carry_avals = [_carry_aval(c) for c in init]
+    if x_avals is None:
+        x_avals = [ShapedArray(tuple(value_aval(x).shape[1:]), value_aval(x).dtype) for x in xs]
+    nk = len(init)
+
+    def body(*inputs):
+        c, y = f(list(inputs[:nk]), list(inputs[nk:]))
+        return _fit_weak(list(c), carry_avals), list(y)
+
+    trace, inputs, leaves, treedef, out_vars = _trace_body(parent, what, body, carry_avals + x_avals)
+    _check_types(what, names or [f"[{j}]" for j in range(nk)], carry_avals,
+                 [value_aval(v) for v in leaves[:nk]], "the input carry", "the output carry")
+    if make_xs is not None:  # only the scanned inputs the body reads are made and passed
+        finals = [e[2]._buffer.var for e in _written(trace)]
+        probe = dead_code_elimination(Program(inputs, [], trace.eqns, out_vars + finals))
+        read = {id(v) for e in probe.eqns for v in e.inputs} | {id(v) for v in probe.outputs}
+        used = [k for k, t in enumerate(inputs[nk:]) if id(t._buffer.initial_var) in read]
+        xs = make_xs(used)
+        inputs = inputs[:nk] + [inputs[nk + k] for k in used]
+        trace.eqns = probe.eqns
+    written = _written(trace)
+    kept = [e for e in trace.closure if not e[2]._buffer.version]
+    program = Program([e[2]._buffer.initial_var for e in kept] + [t._buffer.initial_var for t in inputs[:nk]]
+                      + [e[2]._buffer.initial_var for e in written] + [t._buffer.initial_var for t in inputs[nk:]],
+                      [], trace.eqns, out_vars[:nk] + [e[2]._buffer.var for e in written] + out_vars[nk:])
+    outs = scan_p.bind(*[e[1] for e in kept], *init, *[e[1] for e in written], *xs, body=program,
+                       num_consts=len(kept), num_carry=nk + len(written), length=length, reverse=reverse,
+                       unroll=unroll)
+    for e, value in zip(written, outs[nk:nk + len(written)]):
+        _write_outer(e[1], value)
+    return list(outs[:nk]), list(outs[nk + len(written):])
+
+
+def _empty_ys(f, init, xs, what):
+    """The (empty) stacked outputs of a zero-length eager scan: their shapes, from tracing `f` once."""
+    nk = len(init)
+    avals = [_carry_aval(c) for c in init] + [ShapedArray(tuple(x.shape[1:]), x.dtype) for x in xs]
+    _, _, leaves, _, _ = _trace_body(None, what, lambda *a: f(list(a[:nk]), list(a[nk:]))[1], avals)
+    return [ops.zeros((0, *value_aval(y).shape), value_aval(y).dtype) for y in leaves]
+
+
+def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=None):
+    parent = current_trace()
+    if parent is None:
+        carry = list(init)
+        while bool(cond_fn(carry)):
+            carry = list(body_fn(carry))
+        return carry
+    avals = [_carry_aval(c) for c in init]
+    nk = len(init)
+    trace, inputs, leaves, _, out_vars = _trace_body(parent, what, lambda *c: _fit_weak(list(body_fn(list(c))), avals),
+                                                     avals)
+    _check_types(what, names or [f"[{j}]" for j in range(nk)], avals, [value_aval(v) for v in leaves],
+                 "the input carry", "the output carry")
+    written = _written(trace)
+    kept = [e for e in trace.closure if not e[2]._buffer.version]
+    presets = [(key, outer, base._buffer.aval, base._buffer.view) for key, outer, base in written]
+    ctrace, cinputs, cleaves, _, cvars = _trace_body(parent, cond_what or what, lambda *c: cond_fn(list(c)), avals,
+                                                     presets)
+    if len(cleaves) != 1 or not isinstance(cleaves[0], (Array, bool)) or value_aval(cleaves[0]).shape != () \
+            or value_aval(cleaves[0]).dtype is not _dtypes.bool:
+        got = _describe(value_aval(cleaves[0])) if len(cleaves) == 1 else f"{len(cleaves)} values"
+        raise TypeError(f"while_loop: {cond_what or what} must return a boolean scalar, got {got}")
+    if _written(ctrace):
+        raise TypeError(f"while_loop: {cond_what or what} writes into an array; only the body may write")
+    cpre = ctrace.closure[:len(presets)]
+    ckept = ctrace.closure[len(presets):]
+    cond_program = Program([e[2]._buffer.initial_var for e in ckept] + [t._buffer.initial_var for t in cinputs]
+                           + [e[2]._buffer.initial_var for e in cpre], [], ctrace.eqns, cvars)
+    body_program = Program([e[2]._buffer.initial_var for e in kept] + [t._buffer.initial_var for t in inputs]
+                           + [e[2]._buffer.initial_var for e in written], [], trace.eqns,
+                           out_vars + [e[2]._buffer.var for e in written])
+    outs = while_p.bind(*[e[1] for e in ckept], *[e[1] for e in kept], *init, *[e[1] for e in written],
+                        cond=cond_program, body=body_program, cond_nconsts=len(ckept), body_nconsts=len(kept))
+    for e, value in zip(written, outs[nk:]):
+        _write_outer(e[1], value)
+    return list(outs[:nk])
+
+
+def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=None, out_tree=False):
+    """Run `fns[index](*operands)`; traced, every branch becomes a program. Returns the output leaves (and,
+    with `out_tree`, their tree structure)."""
+    parent = current_trace()
+    if parent is None or not isinstance(index, Tracer):
+        k = min(max(int(index), 0), len(fns) - 1)
+        out = fns[k](*operands)
+        if out_tree:
+            return out
+        return list(out)
+    labels = labels or [f"branch {k}" for k in range(len(fns))]
+    traced = []
+    for k, fn in enumerate(fns):
+        traced.append(_trace_body(parent, f"{labels[k]} of {what}", lambda *a, fn=fn: fn(*operands), []))
+    _, _, leaves0, def0, _ = traced[0]
+    for k, (trace, _, leaves, treedef, _) in enumerate(traced[1:], 1):
+        if treedef != def0:
+            got = _tree.unflatten(treedef, ["*"] * len(leaves))
+            first = _tree.unflatten(def0, ["*"] * len(leaves0))
+            raise TypeError(f"{what}: {labels[k]} returns a value of structure {got!r}, but {labels[0]} returns "
+                            f"{first!r}")
+        paths = names(_tree.unflatten(def0, leaves0)) if names else [f"[{j}]" for j in range(len(leaves0))]
+        _check_types(what, paths, [value_aval(v) for v in leaves0], [value_aval(v) for v in leaves],
+                     labels[0], labels[k])
+    # One operand per base any branch reads; the bases any branch writes are outputs of every branch.
+    keys, outer, avals = [], {}, {}
+    for trace, *_ in traced:
+        for key, outer_base, base in trace.closure:
+            if key not in outer:
+                keys.append(key)
+                outer[key] = outer_base
+                avals[key] = base._buffer.aval
+    written = [k for k in keys if any(k in t._bases and t._bases[k]._buffer.version for t, *_ in traced)]
+    programs = []
+    for trace, _, _, _, out_vars in traced:
+        inputs = [trace._bases[k]._buffer.initial_var if k in trace._bases else Var(avals[k]) for k in keys]
+        by_key = dict(zip(keys, inputs))
+        finals = [trace._bases[k]._buffer.var if k in trace._bases else by_key[k] for k in written]
+        programs.append(Program(inputs, [], trace.eqns, out_vars + finals))
+    if value_aval(index).dtype is _dtypes.bool:
+        index = ops.astype(index, _dtypes.int64)
+    outs = cond_p.bind(index, *[outer[k] for k in keys], branches=tuple(programs))
+    m = len(leaves0)
+    for k, value in zip(written, outs[m:]):
+        _write_outer(outer[k], value)
+    if out_tree:
+        return _tree.unflatten(def0, outs[:m])
+    return list(outs[:m])
+
+
+# --- the public functions -----------------------------------------------------------------------------
+
+
+def _as_carry(x):
+    """A carry leaf as an array: a Python scalar becomes a 0-D array of its default dtype (as `asarray`)."""
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        return ops.full((), x, value_aval(x).dtype)  # (traced, a `full` in the program, not an input per call)
+    raise TypeError(f"a loop carry must hold arrays or Python scalars, got {type(x).__name__}")
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+Carry = TypeVar("Carry")
+Y = TypeVar("Y")
+
+
+def cond(pred: Any, true_fun: Callable[..., R], false_fun: Callable[..., R], *operands: Any) -> R:
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`.
+
+    Eagerly a Python `if`. Traced, both branches are traced into sub-programs and one `cond` primitive
+    chooses at run time; they must return the same structure, shapes and dtypes. A branch may write into its
+    operands (or arrays it closes over): the written arrays are written after the `cond`, as eagerly.
+
+    >>> import stridex as sx
+    >>> f = sx.jit(lambda x: sx.cond(x[0] > 0, lambda v: v * 2, lambda v: -v, x))
+    >>> f(sx.asarray([1.0, 3.0]))
+    Array([2., 6.])
+    """
+    if isinstance(pred, Array) and pred.shape != ():
+        raise TypeError(f"cond: pred must be a scalar, got an array of shape {pred.shape}; use where for "
+                        "elementwise selection")
+    if isinstance(pred, Array) and pred.dtype is not _dtypes.bool and not isinstance(pred, Tracer):
+        pred = ops.not_equal(pred, 0)
+    elif isinstance(pred, Tracer) and pred.dtype is not _dtypes.bool:
+        pred = ops.not_equal(pred, 0)
+    if not isinstance(pred, Tracer):
+        return true_fun(*operands) if bool(pred) else false_fun(*operands)
+    labels = [f"false_fun `{_fn_name(false_fun)}`", f"true_fun `{_fn_name(true_fun)}`"]
+    return _switch_flat(pred, [false_fun, true_fun], list(operands), "cond", names=leaf_paths, labels=labels,
+                        out_tree=True)
+
+
+def switch(index: Any, branches: Sequence[Callable[..., R]], *operands: Any) -> R:
+    """`branches[index](*operands)`, with `index` clamped to the valid range (as `jax.lax.switch`).
+
+    >>> import stridex as sx
+    >>> sx.switch(1, [lambda x: x + 1, lambda x: x * 10], sx.asarray(2.0))
+    Array(20.)
+    """
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: branches must not be empty")
+    if isinstance(index, Array) and (index.shape != () or index.dtype.kind not in ("signed", "unsigned")):
+        raise TypeError(f"switch: the index must be an integer scalar, got {index.dtype} of shape {index.shape}")
+    if not isinstance(index, Tracer):
+        k = min(max(int(index), 0), len(branches) - 1)
+        return branches[k](*operands)
+    index = ops.minimum(ops.maximum(index, 0), len(branches) - 1)
+    labels = [f"branch {k} `{_fn_name(b)}`" for k, b in enumerate(branches)]
+    return _switch_flat(index, branches, list(operands), "switch", names=leaf_paths, labels=labels, out_tree=True)
+
+
+def while_loop(cond_fun: Callable[[T], Any], body_fun: Callable[[T], T], init_val: T) -> T:
+    """`val = init_val; while cond_fun(val): val = body_fun(val)`; returns `val`.
+
+    Traced, `cond_fun` and `body_fun` are traced once each into sub-programs (the IR does not grow with the
+    number of iterations). `body_fun` must return the structure, shapes and dtypes it is given. Forward-mode
+    derivatives work through it; reverse mode needs a bound: use `scan` or `fori_loop` with static bounds.
+
+    >>> import stridex as sx
+    >>> sx.while_loop(lambda c: c < 10, lambda c: c * 2, sx.asarray(1))
+    Array(16)
+    """
+    leaves, treedef = _tree.flatten(init_val)
+    leaves = [_as_carry(x) for x in leaves]
+    names = leaf_paths(init_val)
+    body_what = f"the body_fun `{_fn_name(body_fun)}` of while_loop"
+    cond_what = f"the cond_fun `{_fn_name(cond_fun)}` of while_loop"
+
+    def cond_fn(c):
+        return cond_fun(_tree.unflatten(treedef, c))
+
+    def body_fn(c):
+        out = body_fun(_tree.unflatten(treedef, c))
+        out_leaves, out_def = _tree.flatten(out)
+        _check_structure(body_what, treedef, out_def, len(leaves), len(out_leaves))
+        return out_leaves
+
+    if current_trace() is None:
+        out = _while_flat(cond_fn, lambda c: _checked_eager(body_fn(c), c, names, body_what), leaves, body_what)
+    else:
+        out = _while_flat(cond_fn, body_fn, leaves, body_what, names=names, cond_what=cond_what)
+    return _tree.unflatten(treedef, out)
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, T], T], init_val: T, *,
+              unroll: int | bool | None = None) -> T:
+    """`val = init_val; for i in range(lower, upper): val = body_fun(i, val)`; returns `val`.
+
+    With Python-int bounds the loop is a `scan` (reverse-mode derivatives work); with traced bounds, a
+    `while_loop`. The body may write into arrays it closes over, exactly as the Python loop would:
+
+    >>> import stridex as sx
+    >>> buf = sx.zeros(4)
+    >>> def fill():
+    ...     def body(i, c):
+    ...         buf[i] = c
+    ...         return c * 2
+    ...     return sx.fori_loop(0, 4, body, sx.asarray(1.0))
+    >>> _ = sx.jit(fill)()
+    >>> buf
+    Array([1., 2., 4., 8.])
+    """
+    leaves, treedef = _tree.flatten(init_val)
+    leaves = [_as_carry(x) for x in leaves]
+    names = leaf_paths(init_val)
+    what = f"the body_fun `{_fn_name(body_fun)}` of fori_loop"
+
+    def step(i, c):
+        out = body_fun(i, _tree.unflatten(treedef, c))
+        out_leaves, out_def = _tree.flatten(out)
+        _check_structure(what, treedef, out_def, len(leaves), len(out_leaves))
+        return out_leaves
+
+    static = _static_int(lower) is not None and _static_int(upper) is not None
+    if current_trace() is None:
+        lo, hi = int(lower), int(upper)
+        carry = leaves
+        for i in range(lo, hi):
+            carry = _checked_eager(step(i, carry), carry, names, what)
+        return _tree.unflatten(treedef, carry)
+    if static:
+        lo, hi = _static_int(lower), _static_int(upper)
+
+        def scan_step(c, _):
+            i, rest = c[0], c[1:]
+            return [i + 1] + step(i, rest), []
+
+        out, _ = _scan_flat(scan_step, [lo] + leaves, [], max(hi - lo, 0), False, 1 if unroll is None else unroll,
+                            what, names=["(the loop index)"] + names)
+        return _tree.unflatten(treedef, out[1:])
+
+    def cond_fn(c):
+        return c[0] < upper
+
+    def body_fn(c):
+        return [c[0] + 1] + step(c[0], c[1:])
+
+    out = _while_flat(cond_fn, body_fn, [lower] + leaves, what, names=["(the loop index)"] + names,
+                      cond_what=f"the bounds check of fori_loop")
+    return _tree.unflatten(treedef, out[1:])
+
+
+def _static_int(x):
+    if isinstance(x, Tracer):
+        return None
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, Array) and x.shape == () and x.dtype.kind in ("signed", "unsigned"):
+        return int(x)
+    return None
+
+
+def scan(f: Callable[[Carry, Any], tuple[Carry, Y]], init: Carry, xs: Any = None, length: int | None = None,
+         reverse: bool = False, unroll: int | bool = 1) -> tuple[Carry, Y]:
+    """Loop `f(carry, x) -> (carry, y)` over the leading axis of `xs`; returns `(carry, stacked ys)`.
+
+    As `jax.lax.scan`: `xs` is a pytree of arrays with one leading length (or None, with `length=`), `reverse`
+    scans from the end (the ys keep their order). Traced, `f` is traced once; reverse mode stores each step's
+    carry and runs the body's VJP backwards.
+
+    >>> import stridex as sx
+    >>> carry, ys = sx.scan(lambda c, x: (c + x, c * x), sx.asarray(0.0), sx.asarray([1.0, 2.0, 3.0]))
+    >>> carry, ys
+    (Array(6.), Array([0., 2., 9.]))
+    """
+    leaves, treedef = _tree.flatten(init)
+    leaves = [_as_carry(x) for x in leaves]
+    names = leaf_paths(init)
+    x_leaves, x_def = _tree.flatten(xs)
+    for x in x_leaves:
+        if not isinstance(x, Array) or x.ndim == 0:
+            raise TypeError(f"scan: xs must hold arrays with a leading axis to scan over, got "
+                            f"{getattr(x, 'shape', type(x).__name__)}")
+    lengths = {x.shape[0] for x in x_leaves}
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise ValueError(f"scan: xs have different leading lengths (and length=): {sorted(lengths)}")
+    if not lengths:
+        raise ValueError("scan: with no xs, give the number of steps as length=")
+    (n,) = lengths
+    what = f"the body `{_fn_name(f)}` of scan"
+    y_def = []
+
+    def step(c, x):
+        out = f(_tree.unflatten(treedef, c), _tree.unflatten(x_def, x) if x_leaves else None)
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError(f"scan: {what} must return a pair (carry, y), got {type(out).__name__}")
+        new, y = out
+        out_leaves, out_def = _tree.flatten(new)
+        _check_structure(what, treedef, out_def, len(leaves), len(out_leaves))
+        y_leaves, yd = _tree.flatten(y)
+        y_def[:] = [yd]
+        return out_leaves, y_leaves
+
+    if current_trace() is None:
+        def checked(c, x):
+            new, y = step(c, x)
+            return _checked_eager(new, c, names, what), y
+        carry, ys = _scan_flat(checked, leaves, x_leaves, n, bool(reverse), unroll, what)
+    else:
+        carry, ys = _scan_flat(step, leaves, x_leaves, n, bool(reverse), unroll, what, names=names)
+    ys_tree = _tree.unflatten(y_def[0], ys) if y_def else None
+    return _tree.unflatten(treedef, carry), ys_tree
+
+
+def _check_structure(what, expected, got, n_expected, n_got):
+    if expected != got:
+        raise TypeError(f"{what} returns a carry of structure {_tree.unflatten(got, ['*'] * n_got)!r}, but the input "
+                        f"carry has structure {_tree.unflatten(expected, ['*'] * n_expected)!r}")
+
+
+def _checked_eager(new, old, names, what):
+    """Eagerly, the same type check as traced: each output carry leaf has its input's shape and dtype."""
+    avals = [value_aval(_as_carry(o)) for o in old]
+    new = _fit_weak(list(new), avals)
+    _check_types(what, names, avals, [value_aval(_as_carry(v)) for v in new], "the input carry", "the output carry")
+    return [v if isinstance(v, Array) else _as(v, value_aval(o)) for v, o in zip(new, old)]
+
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
