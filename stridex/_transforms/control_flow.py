@@ -78,7 +78,8 @@ class BodyTrace(JitTrace):
         if entry is not None:
             return entry[1]
         if self.parent is None:  # (eager: the array itself is the base)
-            key, outer_base, aval, view, chain = id(x), x, ShapedArray(x.shape, x.dtype), None, ()
+            chain: tuple = ()
+            key, outer_base, aval, view = id(x), x, ShapedArray(x.shape, x.dtype), None
             view = x._storage_view()[1] if x.size else None
         else:
             with push(self.parent):
@@ -769,7 +770,8 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
         xs = make_xs(list(range(len(x_avals))))
         make_xs = None
     if parent is None:
-        carry, ys = list(init), [None] * length
+        carry = list(init)
+        ys: list = [None] * length
         for i in (reversed(range(length)) if reverse else range(length)):
             carry, y = f(carry, [x[i] for x in xs])
             carry, ys[i] = list(carry), list(y)
@@ -1000,7 +1002,7 @@ def while_loop(cond_fun: Callable[[T], Any], body_fun: Callable[[T], T], init_va
         out = _while_flat(cond_fn, lambda c: _checked_eager(body_fn(c), c, names, body_what), leaves, body_what)
     else:
         out = _while_flat(cond_fn, body_fn, leaves, body_what, names=names, cond_what=cond_what)
-    return _tree.unflatten(treedef, out)
+    return _tree.unflatten(treedef, out)  # type: ignore[return-value]  # (the tree the user's function gave: a T)
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, T], T], init_val: T, *,
@@ -1038,7 +1040,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, T], T], init_val:
         carry = leaves
         for i in range(lo, hi):
             carry = _checked_eager(step(i, carry), carry, names, what)
-        return _tree.unflatten(treedef, carry)
+        return _tree.unflatten(treedef, carry)  # type: ignore[return-value]  # (the tree the user's function gave: a T)
     if static:
         lo, hi = _static_int(lower), _static_int(upper)
 
@@ -1048,7 +1050,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, T], T], init_val:
 
         out, _ = _scan_flat(scan_step, [lo] + leaves, [], max(hi - lo, 0), False, 1 if unroll is None else unroll,
                             what, names=["(the loop index)"] + names)
-        return _tree.unflatten(treedef, out[1:])
+        return _tree.unflatten(treedef, out[1:])  # type: ignore[return-value]  # (the tree the user's function gave: a T)
 
     def cond_fn(c):
         return c[0] < upper
@@ -1058,7 +1060,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, T], T], init_val:
 
     out = _while_flat(cond_fn, body_fn, [lower] + leaves, what, names=["(the loop index)"] + names,
                       cond_what=f"the bounds check of fori_loop")
-    return _tree.unflatten(treedef, out[1:])
+    return _tree.unflatten(treedef, out[1:])  # type: ignore[return-value]  # (the tree the user's function gave: a T)
 
 
 def _static_int(x):
@@ -1101,7 +1103,7 @@ def scan(f: Callable[[Carry, Any], tuple[Carry, Y]], init: Carry, xs: Any = None
         raise ValueError("scan: with no xs, give the number of steps as length=")
     (n,) = lengths
     what = f"the body `{_fn_name(f)}` of scan"
-    y_def = []
+    y_def: list = []
 
     def step(c, x):
         out = f(_tree.unflatten(treedef, c), _tree.unflatten(x_def, x) if x_leaves else None)
@@ -1122,7 +1124,7 @@ def scan(f: Callable[[Carry, Any], tuple[Carry, Y]], init: Carry, xs: Any = None
     else:
         carry, ys = _scan_flat(step, leaves, x_leaves, n, bool(reverse), unroll, what, names=names)
     ys_tree = _tree.unflatten(y_def[0], ys) if y_def else None
-    return _tree.unflatten(treedef, carry), ys_tree
+    return _tree.unflatten(treedef, carry), ys_tree  # type: ignore[return-value]  # (the tree the user's function gave: a Carry and a Y)
 
 
 def _check_structure(what, expected, got, n_expected, n_got):
