@@ -308,6 +308,37 @@ batched = sx.vmap(sx.sin)
 assert_type(batched(m), Array)
 assert_type(sx.vmap(loss, in_axes=(0, None))(m, 1.0), Array)
 
+# structured control flow, custom rules, checkpointing, pytrees
+assert_type(sx.cond(x[0] > 0, sx.sin, sx.cos, x), Array)
+assert_type(sx.switch(1, [sx.sin, sx.cos], x), Array)
+assert_type(sx.while_loop(lambda c: c[0] < 10.0, lambda c: c + 1.0, x), Array)
+assert_type(sx.fori_loop(0, 3, lambda i, c: c + 1.0, x), Array)
+
+
+def scan_step(c: Array, v: Array) -> tuple[Array, Array]:
+    return c * v, c
+
+
+carry, ys = sx.scan(scan_step, x[0], x)
+assert_type(carry, Array)
+assert_type(ys, Array)
+
+
+@sx.custom_jvp
+def softplus(v: Array) -> Array:
+    return sx.log1p(sx.exp(v))
+
+
+@softplus.defjvp
+def softplus_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    return softplus(primals[0]), tangents[0] / (1.0 + sx.exp(-primals[0]))
+
+
+assert_type(softplus(x), Array)
+assert_type(sx.checkpoint(loss)(x, 1.0), Array)
+leaves, treedef = sx.tree_util.tree_flatten({"a": x, "b": (x, 1.0)})
+assert_type(leaves, list[Any])
+
 with sx.default_device("cpu") as device:
     assert_type(device, Device)
 with sx.matmul_precision("highest"):
