@@ -119,9 +119,8 @@ def test_jax_arrays_are_shared_and_copied_on_write():
     dev = sx.asarray(0.0, device=DEV).device
     with jax.enable_x64(True):
         j = jax.device_put(np.arange(6.0), dev.jax)
-    # JAX's CPU devices hold host memory: by default a JAX array there comes to the host, shared with NumPy;
-    # on a GPU it stays where it is. Naming its device keeps it a device array.
-    assert sx.asarray(j).device == ("cpu" if dev.platform == "cpu" else DEV)
+    # A JAX array keeps its device (only one on JAX's first CPU device, cpu:0, is the host's: see below).
+    assert sx.asarray(j).device == DEV and sx.from_dlpack(j).device == DEV
     x = sx.asarray(j, device=DEV)
     assert x.device == DEV and x._storage.owner is j  # zero-copy
     y = sx.from_dlpack(j, device=DEV)
@@ -131,6 +130,54 @@ def test_jax_arrays_are_shared_and_copied_on_write():
     assert x.__dlpack_device__() == j.__dlpack_device__()
     back = jax.dlpack.from_dlpack(x)
     assert np.array_equal(np.asarray(back), np.asarray(x))
+
+
+@pytest.mark.parametrize("convert", ["asarray", "from_dlpack"])
+def test_jax_arrays_keep_their_device_and_buffer(convert):
+    """asarray / from_dlpack of a JAX array on a device give an array there over the same buffer (no copy);
+    its first write copies (the caller's array is neither written nor donated), and every view of it sees
+    the write."""
+    take = getattr(sx, convert)
+    for name in (DEV, OTHER):
+        device = sx.asarray(0.0, device=name).device
+        with jax.enable_x64(True):
+            j = jax.device_put(np.arange(12.0).reshape(3, 4), device.jax)
+        x = take(j)
+        assert x.device == name and x._storage.owner is j  # zero-copy
+        v = x[1:, ::2]
+        x[1, 0] = -5.0
+        want = np.arange(12.0).reshape(3, 4)
+        assert not j.is_deleted() and np.array_equal(np.asarray(j), want)  # the caller's array is untouched
+        want[1, 0] = -5.0
+        check(x, want, name)
+        check(v, want[1:, ::2], name)  # the copy made by the write is the storage every view sees
+        check(sx.sum(x * 2.0, axis=0), want.sum(axis=0) * 2.0, name)  # operations run on its device
+        assert take(j).device == name and take(j)._storage.owner is j  # a fresh wrapper shares it again
+        with pytest.raises(ValueError, match="copy"):
+            sx.asarray(j, device="cpu", copy=False)
+    # A sharded JAX array keeps its sharding (the device is the mesh), without a copy.
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:2]), ("i",))
+    with jax.enable_x64(True):
+        js = jax.device_put(np.arange(8.0), jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i")))
+    xs = take(js)
+    assert xs._storage.owner is js and xs.device.name == "sharded(cpu:0,cpu:1)"
+    check(xs + 1.0, np.arange(8.0) + 1.0, xs.device)
+
+
+@pytest.mark.parametrize("convert", ["asarray", "from_dlpack"])
+def test_a_jax_array_on_the_first_cpu_device_is_a_host_array(convert):
+    """JAX's first CPU device (cpu:0) is where JAX computes stridex's host arrays (jit on host inputs runs
+    there, and its results are host arrays): a JAX array there is host memory, shared with NumPy, no copy."""
+    with jax.enable_x64(True):
+        j = jax.device_put(np.arange(5.0), jax.devices("cpu")[0])
+    h = getattr(sx, convert)(j)
+    assert h.device == "cpu"
+    assert np.asarray(h).__array_interface__["data"][0] == j.unsafe_buffer_pointer()  # shared
+    h[0] = 7.0  # copy-on-write: the JAX array stays as it was
+    assert float(j[0]) == 0.0 and float(h[0]) == 7.0
+    # Naming the device keeps it a device array there, still without a copy.
+    k = sx.asarray(j, device="cpu:0")
+    assert k.device == "cpu:0" and k._storage.owner is j
 
 
 @pytest.mark.parametrize("max_version", [None, (1, 0)])

@@ -118,6 +118,10 @@ class Storage:
             buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
 
+    def copy(self) -> Storage:
+        """A new, private storage holding this one's elements as they are now (the same Views apply)."""
+        return Storage.of(aligned_copy(self.numpy_buffer()))
+
     def writable(self) -> np.ndarray:
         if self.readonly:
             self.numpy_buffer()

@@ -174,6 +174,17 @@ class DeviceStorage(Storage):
         """Array `a`'s values (a View of this storage), copied to the host: an explicit transfer."""
         return to_host(a)
 
+    def copy(self) -> DeviceStorage:
+        """A new, private storage over a copy of this one's buffer, on the same device (or sharding)."""
+        out = DeviceStorage()
+        out.buf = None
+        out.readonly = False
+        with x64():
+            out.owner = jnp().array(self.owner, copy=True)
+        out.device = self.device
+        out.jax_view = self.jax_view
+        return out
+
 
 def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     """An Array over JAX array `buffer` (on `dev`), whose storage it becomes; `readonly` when stridex does
@@ -197,8 +208,11 @@ def is_jax_array(x) -> bool:
 
 
 def is_host_jax_array(x) -> bool:
-    """Whether JAX array `x` lives in host memory (JAX's CPU devices), which NumPy can share."""
-    return all(d.platform == "cpu" for d in x.devices())
+    """Whether JAX array `x` is a host array in stridex's model: one buffer on JAX's first CPU device (cpu:0),
+    the device JAX computes host arrays on, whose memory NumPy shares. A JAX array on another device (cpu:1,
+    a GPU, a sharding over several) keeps its device when stridex takes it."""
+    devices = x.devices()
+    return len(devices) == 1 and devices == host_sharding().device_set
 
 
 def from_dlpack_producer(x, dev: Device | None, copy: bool | None) -> Array:

@@ -14,7 +14,6 @@ from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.state import TraceScope, current_trace, push
-from stridex._core.storage import Storage, aligned_copy
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
@@ -250,7 +249,7 @@ class VJPTrace(Trace):
                 continue
             storage = leaf._storage_view()[0]
             if id(storage) not in copies:
-                copies[id(storage)] = (storage, Storage.of(aligned_copy(storage.numpy_buffer())))
+                copies[id(storage)] = (storage, storage.copy())
         if not copies and not buffers:
             return
 
