@@ -501,6 +501,54 @@ def test_writes_that_need_the_data_or_index_arrays():
     check(sx.repeat(on_dev([1.0, 2.0]), on_dev(np.array([2, 3]))), np.repeat([1.0, 2.0], [2, 3]))
 
 
+@pytest.mark.parametrize("how", ["eager", "jit", "grad"])
+def test_host_index_arrays_index_device_arrays(how):
+    """`x[idx]` and `x[idx] = v` on a device array take an index array made on the host (`sx.asarray([0, 2])`,
+    a mask, a NumPy array, a list): the index is moved to x's device, as PyTorch does for CUDA tensors. Values
+    are not moved (a host value into a device array stays an error naming the way out)."""
+    a = np.arange(12.0).reshape(3, 4)
+    rows, mask = np.array([2, 0, 2]), a[:, 0] > 3
+    keys = [(sx.asarray(rows), rows), (sx.asarray(mask), mask), ((sx.asarray(rows), slice(1, 3)), (rows, slice(1, 3))),
+            ((slice(None), sx.asarray([3, -1])), (slice(None), [3, -1])), (rows, rows), ([1, 0], [1, 0])]
+    for key, np_key in keys:
+        if how == "jit" and key is keys[1][0]:
+            continue  # a mask's result shape depends on the data: a graph break under jit (see below)
+        want = a[np_key]
+        if how == "eager":
+            check(on_dev(a)[key], want)
+        elif how == "jit":
+            check(sx.jit(lambda t: t[key] * 2.0)(on_dev(a)), want * 2.0)
+        else:
+            g = np.zeros_like(a)
+            np.add.at(g, np_key, 3.0)
+            check(sx.grad(lambda t: sx.sum(t[key] * 3.0))(on_dev(a)), g)
+
+        x, b = on_dev(a), a.copy()
+        if how == "jit":
+            def write(t):
+                t[key] = -1.0
+                t[key] += on_dev(np.ones(np.shape(want)))
+            sx.jit(write)(x)
+        else:
+            x[key] = -1.0
+            x[key] += on_dev(np.ones(np.shape(want)))
+        b[np_key] = -1.0
+        b[np_key] += 1.0
+        check(x, b)
+    with pytest.raises(ValueError, match="different devices"):  # a value is not an index: not moved
+        on_dev(a)[sx.asarray(rows)] = sx.asarray(np.ones((3, 4)))
+
+
+def test_index_arrays_on_another_device_are_refused_with_the_way_out():
+    x = on_dev(np.arange(4.0))
+    with pytest.raises(ValueError, match=rf"index array on {OTHER} .* array on {DEV}.*to_device\('{DEV}'\)"):
+        x[on_dev([0, 1], OTHER)]
+    with pytest.raises(ValueError, match=rf"index array on {DEV} .* array on cpu.*to_device\('cpu'\)"):
+        sx.asarray([1.0, 2.0])[on_dev([1])]
+    with pytest.raises(ValueError, match="to_device"):
+        x[on_dev([0, 1], OTHER)] = 0.0
+
+
 def test_parameters_that_compare_equal_compile_apart():
     # An executable's cache key keeps apart parameter values that == confuses: -0.0 and 0.0 (a full() of
     # either, one after the other, keeps its sign, as on the host), 1 and True.
@@ -548,3 +596,38 @@ def test_a_jitted_program_that_reads_no_argument_runs_where_its_arguments_are():
     for _ in range(3):
         r = f(on_dev([1.0, 2.0]))
         assert r.device == DEV and r._storage.owner.devices() == {r.device.jax}
+
+
+def test_arrays_made_from_host_data_inside_grad_and_vmap_live_beside_the_inputs():
+    """grad, jvp and vmap over device arrays compute eagerly there: `asarray` of Python or NumPy values
+    inside them is made on the inputs' device, as the same line run eagerly with that default device
+    (it once made a host array, and the next operation was a mixed-device error). Under jit it is a
+    constant of the program."""
+    w = np.array([0.5, -2.0, 3.0])
+
+    def loss(x):
+        return sx.sum(x * sx.asarray(w)) + sx.sum(x * sx.asarray([1.0, 1.0, 1.0]))
+
+    a = np.array([1.0, 2.0, 3.0])
+    for transform in (sx.grad(loss), sx.jit(sx.grad(loss))):
+        g = transform(on_dev(a))
+        check(g, w + 1.0)
+    _, t = sx.jvp(loss, (on_dev(a),), (on_dev(np.ones(3)),))
+    check(t, np.asarray(np.sum(w + 1.0)))
+    check(sx.vmap(lambda r: r * sx.asarray(w))(on_dev(np.ones((2, 3)))), np.ones((2, 3)) * w)
+
+
+def test_grad_of_a_function_that_writes_its_device_input():
+    """The function writes its device argument: the gradient is taken at the values it read, and the argument
+    is left written as one eager call leaves it (the unwritten copy of its storage is made on the device)."""
+
+    def f(x):
+        x[1:] = x[:-1] * 2.0  # overlapping: reads the region it writes
+        return sx.sum(x * x)
+
+    a = np.array([1.0, 2.0, 3.0])
+    x = on_dev(a)
+    g = sx.grad(f)(x)
+    # x1 = 2 a0, x2 = 2 a1: d/da of a0^2 + 4 a0^2 + 4 a1^2 = (10 a0, 8 a1, 0)
+    check(g, np.array([10 * a[0], 8 * a[1], 0.0]))
+    check(x, np.array([1.0, 2.0, 4.0]))

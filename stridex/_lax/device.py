@@ -202,6 +202,20 @@ def put(a: np.ndarray, dev: Device) -> Array:
     return adopt(buffer, dev, dtype=FROM_NUMPY[a.dtype])
 
 
+def device_of_value(value) -> Device:
+    """The device of a trace's payload value: an Array's (a tracer's, through its own trace), else the host
+    (a Python scalar)."""
+    return value.device if isinstance(value, Array) else HOST
+
+
+def index_on(k: Array, dev: Device) -> Array:
+    """Host index array `k` (integers or a mask) on `dev`, beside the array it indexes: an explicit transfer
+    of the index's values (on a mesh, replicated over it, as every part of the indexed array may need it)."""
+    with x64():
+        buffer = jax().device_put(np.asarray(window(k), order="C"), creation_sharding(dev))
+    return adopt(buffer, dev, dtype=k._dtype)
+
+
 def is_jax_array(x) -> bool:
     """Whether `x` is a JAX array (told without importing JAX: JAX is loaded when one exists)."""
     return type(x).__module__.startswith("jax") and hasattr(x, "sharding") and hasattr(x, "devices")

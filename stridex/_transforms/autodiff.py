@@ -76,6 +76,9 @@ class JVPTrace(Trace):
     kind = "jvp"
     concrete_shapes = True
 
+    def device_of(self, tracer):
+        return _device.device_of_value(tracer._var.primal)
+
     def concretize(self, tracer, what):
         return concrete_primal(self, tracer, what)
 
@@ -208,6 +211,9 @@ class VJPPayload:
 class VJPTrace(Trace):
     kind = "grad"
     concrete_shapes = True
+
+    def device_of(self, tracer):
+        return _device.device_of_value(tracer._var.primal)
 
     def __init__(self, parent):
         super().__init__(parent)
