@@ -413,6 +413,29 @@ def test_a_sharded_array_runs_spmd():
     check(x, a, x.device)
 
 
+def test_arrays_on_one_mesh_with_different_layouts():
+    """Arrays sharded and replicated over the same mesh have one device label; eager operations and writes
+    on them compile per layout (an executable compiled for one refused the other's buffers)."""
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:4]), ("i",))
+    rows = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+    everywhere = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    a, b = np.arange(8.0), np.arange(8.0) * 10
+    x, r = sx.asarray(a, device=rows), sx.asarray(b, device=everywhere)
+    assert x.device == r.device
+    check(x * x, a * a, x.device)
+    check(r * r, b * b, x.device)
+    check(x * r, a * b, x.device)
+    x[0] = 5.0
+    r[0] = 6.0
+    x[1:3] = r[4:6]
+    r[2:4] = x[0:2]
+    a[0], b[0] = 5.0, 6.0
+    a[1:3] = b[4:6]
+    b[2:4] = a[0:2]
+    check(x, a, x.device)
+    check(r, b, x.device)
+
+
 def test_repr_names_the_device():
     assert repr(on_dev([1.0, 2.0])) == f"Array([1., 2.], device={DEV!r})"
     assert float(on_dev(2.5)) == 2.5 and bool(on_dev([True]))

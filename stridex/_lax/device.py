@@ -406,6 +406,8 @@ def run(prim, args, params):
             return _write(prim, args, params, dev)
         raise AssertionError("views of device arrays are metadata; they never reach the device executor")
     key.append(dev.name)
+    if dev.platform == "sharded":  # one device label, many layouts: the executable is compiled for these
+        key.append(tuple(b.sharding for b in buffers))
     key = tuple(key)
     if offsets:
         buffers += [_index_on(dev, o) for o in offsets]
@@ -623,6 +625,8 @@ def _write(prim, args, params, dev):
         avals.append(aval)
         from_target.append(shared)
     donate = not st.readonly
+    if dev.platform == "sharded":  # (one device label, many layouts: as in `run`)
+        key.append((st.owner.sharding, *(b.sharding for b in buffers)))
     key = tuple(key)
     entry = _CACHE.get(key)
     if entry is None:
