@@ -328,7 +328,22 @@ def _scalar_on(dev: Device, value, dtype):
 
 # --- eager primitives on a device ---------------------------------------------------------------
 
-_CACHE: dict = {}
+class Executable:
+    """A compiled eager executable in `_CACHE`, under its key (the primitive, parameters, input layouts and
+    device): `call` runs it, `dtypes` and `views` describe its outputs (None for a write, which returns
+    its target), and `settled` says whether `call` is already the C++ call JAX's `Compiled` makes on its
+    first call (see `_settle`)."""
+
+    __slots__ = ("call", "dtypes", "settled", "views")
+
+    def __init__(self, call, dtypes: tuple | None, views: tuple | None):
+        self.call = call
+        self.dtypes = dtypes
+        self.views = views
+        self.settled = False
+
+
+_CACHE: dict = {}  # key -> Executable
 _LOCK = threading.Lock()
 
 
@@ -414,13 +429,13 @@ def run(prim, args, params):
     entry = _CACHE.get(key)
     if entry is None:
         entry = _compile(prim, args, params, buffers, dev, key)
-    call, dtypes, views, settled = entry
+    call = entry.call
     outs = call(*buffers)
-    if not settled:
+    if not entry.settled:
         _settle(entry, call)
     if prim.multiple_results:
-        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, dtypes, views))
-    return adopt_out(outs[0], views[0], dtypes[0], dev)
+        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, entry.dtypes, entry.views))
+    return adopt_out(outs[0], entry.views[0], entry.dtypes[0], dev)
 
 
 def _mixed(prim, dev: Device, other: Device) -> ValueError:
@@ -452,11 +467,11 @@ def _holds_inexact(values: tuple) -> bool:
     return False
 
 
-def _settle(entry: list, call) -> None:
+def _settle(entry: Executable, call) -> None:
     """JAX's `Compiled` makes a C++ call on its first call: that call replaces it in the cache entry (a Python
     frame less on every later call)."""
-    entry[0] = getattr(call, "_call", None) or call
-    entry[3] = True
+    entry.call = getattr(call, "_call", None) or call
+    entry.settled = True
 
 
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
@@ -498,9 +513,9 @@ def _out_avals(prim, avals, params) -> tuple:
     return tuple(out) if prim.multiple_results else (out,)
 
 
-def _compile(prim, args, params, buffers, dev, key) -> list:
+def _compile(prim, args, params, buffers, dev, key) -> Executable:
     """Compile `prim`'s lowering for these arguments (their Views read inside) on `dev`; cache and return
-    the entry [call, output dtypes, output Views, settled]."""
+    its entry."""
     if prim.lower is None:
         raise NotImplementedError(f"{prim.name} has no JAX lowering, so it cannot run on {dev.name}")
     avals = _avals(args)
@@ -521,7 +536,7 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
     options = {"keep_unused": True} if buffers else {"out_shardings": creation_sharding(dev)}
     with x64():
         compiled = jax().jit(program, **options).lower(*buffers).compile()
-    entry = [compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out), False]
+    entry = Executable(compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out))
     with _LOCK:
         _CACHE[key] = entry
     return entry
@@ -647,12 +662,12 @@ def _write(prim, args, params, dev):
         example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
         with x64():
             compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
-        entry = [compiled, None, None, False]
+        entry = Executable(compiled, None, None)
         with _LOCK:
             _CACHE[key] = entry
-    call = entry[0]
+    call = entry.call
     st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
-    if not entry[3]:
+    if not entry.settled:
         _settle(entry, call)
     st.readonly = False
     return target

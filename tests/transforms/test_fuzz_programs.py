@@ -18,7 +18,6 @@ inputs, intermediates and views — must agree, which checks that writes reached
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 
@@ -43,9 +42,10 @@ def examples(n: int) -> int:
 
 
 def place(where: str):
-    """The block a program runs in: the host, or `DEV` as stridex's default device, so that the inputs and
-    every array a program makes from nothing (asarray of a weight, a gradient's seed) live there."""
-    return contextlib.nullcontext() if where == "host" else sx.default_device(DEV)
+    """The block a program runs in: the host or `DEV` as stridex's default device, so that the inputs and
+    every array a program makes from nothing (asarray of a weight, a gradient's seed) live there (the host
+    is named: the suite may run with a device as the process's default, STRIDEX_DEFAULT_DEVICE)."""
+    return sx.default_device("cpu" if where == "host" else DEV)
 
 
 def budget(where: str, host: int, device: int):
