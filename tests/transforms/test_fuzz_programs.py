@@ -13,7 +13,9 @@ device runs fewer examples by default (every new shape compiles there, as on a G
 A program is a list of steps over a pool of arrays. Each step is drawn while the program runs on
 NumPy, so that its parameters (axes, slices) fit the shapes at hand; the recorded steps are then
 replayed on stridex eagerly and inside one jitted function. At the end every array in the pool —
-inputs, intermediates and views — must agree, which checks that writes reached every view.
+inputs, intermediates and views — must agree, which checks that writes reached every view. Writes
+include `x[key] = y` and `x[key] += y` where y is any pool entry that fits, often a view of the storage
+being written, overlapping the region (NumPy reads all of y before it writes).
 """
 
 from __future__ import annotations
