@@ -20,11 +20,18 @@ from stridex._transforms import handover
 
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 OTHER = "cpu:2"  # a second device, for transfers and mixing
+PROCESS_DEFAULT = os.environ.get("STRIDEX_DEFAULT_DEVICE", "").strip() or "cpu"  # (.ci/run also runs with cpu:1)
 SIZES = [5, 3000]  # both sides of the aligned-output threshold (2048 elements)
 
 
 def on_dev(a, device=DEV):
     return sx.asarray(np.asarray(a), device=device)
+
+
+def on_host(a):
+    """A host array (shared with `a` when it is a NumPy array), whatever the default device: the suite also
+    runs with a JAX device as the default (STRIDEX_DEFAULT_DEVICE, .ci/run)."""
+    return sx.asarray(a, device="cpu")
 
 
 def check(x, expected, device=DEV, rtol=1e-12):
@@ -78,14 +85,14 @@ def test_a_device_written_by_hand_is_looked_up_by_name():
 
 def test_default_device_for_a_block_and_for_the_process():
     info = sx.__array_namespace_info__()
-    assert info.default_device() == "cpu"
+    assert info.default_device() == PROCESS_DEFAULT
     with sx.default_device(DEV) as d:
         assert info.default_device() is d
         assert sx.ones(3).device == DEV and sx.arange(4).device == DEV and sx.asarray([1, 2]).device == DEV
         assert sx.asarray(sx.asarray(np.ones(2), device="cpu")).device == "cpu"  # an array keeps its device
         with sx.default_device("cpu"):
             assert sx.ones(3).device == "cpu"
-    assert sx.ones(3).device == "cpu"
+    assert sx.ones(3).device == PROCESS_DEFAULT
     code = "import stridex as sx; x = sx.linspace(0, 1, 5); print(x.device, sx.__array_namespace_info__().default_device())"
     env = dict(os.environ, STRIDEX_DEFAULT_DEVICE="cpu:3")
     if "--xla_force_host_platform_device_count" not in env.get("XLA_FLAGS", ""):
@@ -119,9 +126,8 @@ def test_jax_arrays_are_shared_and_copied_on_write():
     dev = sx.asarray(0.0, device=DEV).device
     with jax.enable_x64(True):
         j = jax.device_put(np.arange(6.0), dev.jax)
-    # JAX's CPU devices hold host memory: by default a JAX array there comes to the host, shared with NumPy;
-    # on a GPU it stays where it is. Naming its device keeps it a device array.
-    assert sx.asarray(j).device == ("cpu" if dev.platform == "cpu" else DEV)
+    # A JAX array keeps its device (only one on JAX's first CPU device, cpu:0, is the host's: see below).
+    assert sx.asarray(j).device == DEV and sx.from_dlpack(j).device == DEV
     x = sx.asarray(j, device=DEV)
     assert x.device == DEV and x._storage.owner is j  # zero-copy
     y = sx.from_dlpack(j, device=DEV)
@@ -131,6 +137,55 @@ def test_jax_arrays_are_shared_and_copied_on_write():
     assert x.__dlpack_device__() == j.__dlpack_device__()
     back = jax.dlpack.from_dlpack(x)
     assert np.array_equal(np.asarray(back), np.asarray(x))
+
+
+@pytest.mark.parametrize("convert", ["asarray", "from_dlpack"])
+def test_jax_arrays_keep_their_device_and_buffer(convert):
+    """asarray / from_dlpack of a JAX array on a device give an array there over the same buffer (no copy);
+    its first write copies (the caller's array is neither written nor donated), and every view of it sees
+    the write."""
+    take = getattr(sx, convert)
+    for name in (DEV, OTHER):
+        device = sx.asarray(0.0, device=name).device
+        with jax.enable_x64(True):
+            j = jax.device_put(np.arange(12.0).reshape(3, 4), device.jax)
+        x = take(j)
+        assert x.device == name and x._storage.owner is j  # zero-copy
+        v = x[1:, ::2]
+        x[1, 0] = -5.0
+        want = np.arange(12.0).reshape(3, 4)
+        assert not j.is_deleted() and np.array_equal(np.asarray(j), want)  # the caller's array is untouched
+        want[1, 0] = -5.0
+        check(x, want, name)
+        check(v, want[1:, ::2], name)  # the copy made by the write is the storage every view sees
+        check(sx.sum(x * 2.0, axis=0), want.sum(axis=0) * 2.0, name)  # operations run on its device
+        assert take(j).device == name and take(j)._storage.owner is j  # a fresh wrapper shares it again
+        with pytest.raises(ValueError, match="copy"):
+            sx.asarray(j, device="cpu", copy=False)
+    # A sharded JAX array keeps its sharding (the device is the mesh), without a copy.
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:2]), ("i",))
+    with jax.enable_x64(True):
+        js = jax.device_put(np.arange(8.0), jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i")))
+    xs = take(js)
+    assert xs._storage.owner is js and xs.device.name == "sharded(cpu:0,cpu:1)"
+    check(xs + 1.0, np.arange(8.0) + 1.0, xs.device)
+
+
+@pytest.mark.parametrize("convert", ["asarray", "from_dlpack"])
+def test_a_jax_array_on_the_first_cpu_device_is_a_host_array(convert):
+    """JAX's first CPU device (cpu:0) is where JAX computes stridex's host arrays (jit on host inputs runs
+    there, and its results are host arrays): a JAX array there is host memory, shared with NumPy, no copy."""
+    with jax.enable_x64(True):
+        j = jax.device_put(np.arange(5.0), jax.devices("cpu")[0])
+    with sx.default_device("cpu"):  # (host data goes to the default device, as asarray of a NumPy array does)
+        h = getattr(sx, convert)(j)
+    assert h.device == "cpu"
+    assert np.asarray(h).__array_interface__["data"][0] == j.unsafe_buffer_pointer()  # shared
+    h[0] = 7.0  # copy-on-write: the JAX array stays as it was
+    assert float(j[0]) == 0.0 and float(h[0]) == 7.0
+    # Naming the device keeps it a device array there, still without a copy.
+    k = sx.asarray(j, device="cpu:0")
+    assert k.device == "cpu:0" and k._storage.owner is j
 
 
 @pytest.mark.parametrize("max_version", [None, (1, 0)])
@@ -164,9 +219,9 @@ def test_elementwise_families(n):
     a, b = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)
     x, y = on_dev(a), on_dev(b)
     for f in UNARY:
-        check(f(x), np.asarray(f(sx.asarray(a))))
+        check(f(x), np.asarray(f(on_host(a))))
     for f in BINARY:
-        check(f(x, y), np.asarray(f(sx.asarray(a), sx.asarray(b))))
+        check(f(x, y), np.asarray(f(on_host(a), on_host(b))))
     check(x * 2 + 1, a * 2 + 1)
     check(2.5 - x, 2.5 - a)
     check(sx.where(x > 1, x, -y), np.where(a > 1, a, -b))
@@ -258,7 +313,7 @@ def test_writes_donate_the_buffer_so_a_small_write_is_in_place():
 
 
 def test_mixing_devices_is_an_error():
-    x, y = on_dev([1.0, 2.0]), sx.asarray([1.0, 2.0])
+    x, y = on_dev([1.0, 2.0]), on_host([1.0, 2.0])
     with pytest.raises(ValueError, match=rf"different devices \({DEV} and cpu\)"):
         sx.add(x, y)
     with pytest.raises(ValueError, match="different devices"):
@@ -301,7 +356,7 @@ def test_jit_takes_device_inputs_without_a_copy_and_leaves_outputs_there(n):
     f = sx.jit(lambda t: sx.sin(t) * 2 + t[::-1])
     for _ in range(3):  # first call, then the memo's direct path
         check(f(x), np.sin(a) * 2 + a[::-1])
-    h = sx.asarray(a)  # the same function on host memory still gives host results
+    h = on_host(a)  # the same function on host memory still gives host results
     r = f(h)
     assert r.device == "cpu" and np.allclose(np.asarray(r), np.sin(a) * 2 + a[::-1])
     check(f(x), np.sin(a) * 2 + a[::-1])  # and back on the device: the memo does not mix them up
@@ -366,6 +421,29 @@ def test_a_sharded_array_runs_spmd():
     check(x, a, x.device)
 
 
+def test_arrays_on_one_mesh_with_different_layouts():
+    """Arrays sharded and replicated over the same mesh have one device label; eager operations and writes
+    on them compile per layout (an executable compiled for one refused the other's buffers)."""
+    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:4]), ("i",))
+    rows = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+    everywhere = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    a, b = np.arange(8.0), np.arange(8.0) * 10
+    x, r = sx.asarray(a, device=rows), sx.asarray(b, device=everywhere)
+    assert x.device == r.device
+    check(x * x, a * a, x.device)
+    check(r * r, b * b, x.device)
+    check(x * r, a * b, x.device)
+    x[0] = 5.0
+    r[0] = 6.0
+    x[1:3] = r[4:6]
+    r[2:4] = x[0:2]
+    a[0], b[0] = 5.0, 6.0
+    a[1:3] = b[4:6]
+    b[2:4] = a[0:2]
+    check(x, a, x.device)
+    check(r, b, x.device)
+
+
 def test_repr_names_the_device():
     assert repr(on_dev([1.0, 2.0])) == f"Array([1., 2.], device={DEV!r})"
     assert float(on_dev(2.5)) == 2.5 and bool(on_dev([True]))
@@ -373,13 +451,13 @@ def test_repr_names_the_device():
 
 def test_jit_transfers_host_arguments_once_and_visibly():
     a = np.arange(6.0)
-    x, h = on_dev(a), sx.asarray(a * 10)
+    x, h = on_dev(a), on_host(a * 10)
     f = sx.jit(lambda p, q: p + q)
     check(f(x, h), a + a * 10)  # the host argument goes to the device for the call (JAX's rule)
     with jax.transfer_guard("disallow"), pytest.raises(Exception, match="[Dd]isallowed host-to-device transfer"):
-        f(x, sx.asarray(a * 20))
+        f(x, on_host(a * 20))
     g = sx.jit(lambda p: p * 2, device="cpu:2")  # jit's own placement still works for host arguments
-    r = g(sx.asarray(a))
+    r = g(on_host(a))
     assert np.array_equal(np.asarray(r), a * 2)
 
 
@@ -395,7 +473,7 @@ def test_host_programs_run_on_the_host_when_jax_prefers_an_accelerator(monkeypat
     a = np.linspace(-1, 1, n)
     with jax.default_device(jax.devices("cpu")[3]):
         pure = sx.jit(lambda t, u: sx.sin(t) * u)
-        x, u = sx.asarray(a), sx.asarray(a[::-1].copy())
+        x, u = on_host(a), on_host(a[::-1].copy())
         for _ in range(3):  # the first call, then the snapshot/alias hand-over of the same inputs
             r = pure(x, u)
             assert r.device == "cpu" and r._storage_view()[0].owner.devices() == {cpu0}
@@ -406,14 +484,15 @@ def test_host_programs_run_on_the_host_when_jax_prefers_an_accelerator(monkeypat
             return t[1:] * 2, c.shape
 
         writes = sx.jit(bump)
-        h, shadow = sx.asarray(a.copy()), a.copy()
-        out, shape = writes(h, sx.asarray(a))
+        h, shadow = on_host(a.copy()), a.copy()
+        out, shape = writes(h, on_host(a))
         shadow[::2] += a[::2]
         np.testing.assert_array_equal(np.asarray(h), shadow)  # the write reached the host argument
         assert out.device == "cpu" and shape == (n,)
         np.testing.assert_array_equal(np.asarray(out), shadow[1:] * 2)
-        check(pure(on_dev(a), sx.asarray(a)), np.sin(a) * a)  # a host argument beside a device one: moved there
-        made = sx.jit(lambda: sx.arange(4.0) + 1)()  # no array in: the default device (the host)
+        check(pure(on_dev(a), on_host(a)), np.sin(a) * a)  # a host argument beside a device one: moved there
+        with sx.default_device("cpu"):
+            made = sx.jit(lambda: sx.arange(4.0) + 1)()  # no array in: the default device (here the host)
         assert made.device == "cpu" and made._storage_view()[0].owner.devices() == {cpu0}
         assert not device_module.host_is_jax_default()
 
@@ -423,7 +502,7 @@ def test_jit_placed_elsewhere_writes_back_into_host_arguments():
     f = sx.jit(lambda t: t.__setitem__(slice(1, 3), -t[4:6]), device=DEV)
     shadow = np.arange(6.0)
     shadow[1:3] = -shadow[4:6]
-    for h in (sx.asarray(np.arange(6.0)), sx.arange(6.0) * 1.0):  # borrowed NumPy memory; a fresh result
+    for h in (on_host(np.arange(6.0)), sx.arange(6.0, device="cpu") * 1.0):  # borrowed NumPy memory; a fresh result
         f(h)
         np.testing.assert_array_equal(np.asarray(h), shadow)
         assert h.device == "cpu"
@@ -433,7 +512,7 @@ def test_jit_caches_keep_host_and_device_programs_apart():
     # One View object, two storages: a jit result on the host and an array on the device, alternating through
     # the fast cache and the memo (whose keys hold Views and windows): each call runs where its input lives.
     f = sx.jit(lambda t: t * 3)
-    h = f(sx.asarray(np.arange(4.0)))  # a host array whose storage is a JAX result
+    h = f(on_host(np.arange(4.0)))  # a host array whose storage is a JAX result
     d = on_dev(np.arange(4.0))
     for _ in range(3):
         assert f(h).device == "cpu" and f(d).device == DEV
@@ -452,6 +531,54 @@ def test_writes_that_need_the_data_or_index_arrays():
     b[[0, 2], 1:3] = [[1.0, 2.0], [3.0, 4.0]]
     check(y, b)
     check(sx.repeat(on_dev([1.0, 2.0]), on_dev(np.array([2, 3]))), np.repeat([1.0, 2.0], [2, 3]))
+
+
+@pytest.mark.parametrize("how", ["eager", "jit", "grad"])
+def test_host_index_arrays_index_device_arrays(how):
+    """`x[idx]` and `x[idx] = v` on a device array take an index array made on the host (`sx.asarray([0, 2])`,
+    a mask, a NumPy array, a list): the index is moved to x's device, as PyTorch does for CUDA tensors. Values
+    are not moved (a host value into a device array stays an error naming the way out)."""
+    a = np.arange(12.0).reshape(3, 4)
+    rows, mask = np.array([2, 0, 2]), a[:, 0] > 3
+    keys = [(on_host(rows), rows), (on_host(mask), mask), ((on_host(rows), slice(1, 3)), (rows, slice(1, 3))),
+            ((slice(None), on_host([3, -1])), (slice(None), [3, -1])), (rows, rows), ([1, 0], [1, 0])]
+    for key, np_key in keys:
+        if how == "jit" and key is keys[1][0]:
+            continue  # a mask's result shape depends on the data: a graph break under jit (see below)
+        want = a[np_key]
+        if how == "eager":
+            check(on_dev(a)[key], want)
+        elif how == "jit":
+            check(sx.jit(lambda t: t[key] * 2.0)(on_dev(a)), want * 2.0)
+        else:
+            g = np.zeros_like(a)
+            np.add.at(g, np_key, 3.0)
+            check(sx.grad(lambda t: sx.sum(t[key] * 3.0))(on_dev(a)), g)
+
+        x, b = on_dev(a), a.copy()
+        if how == "jit":
+            def write(t):
+                t[key] = -1.0
+                t[key] += on_dev(np.ones(np.shape(want)))
+            sx.jit(write)(x)
+        else:
+            x[key] = -1.0
+            x[key] += on_dev(np.ones(np.shape(want)))
+        b[np_key] = -1.0
+        b[np_key] += 1.0
+        check(x, b)
+    with pytest.raises(ValueError, match="different devices"):  # a value is not an index: not moved
+        on_dev(a)[on_host(rows)] = on_host(np.ones((3, 4)))
+
+
+def test_index_arrays_on_another_device_are_refused_with_the_way_out():
+    x = on_dev(np.arange(4.0))
+    with pytest.raises(ValueError, match=rf"index array on {OTHER} .* array on {DEV}.*to_device\('{DEV}'\)"):
+        x[on_dev([0, 1], OTHER)]
+    with pytest.raises(ValueError, match=rf"index array on {DEV} .* array on cpu.*to_device\('cpu'\)"):
+        on_host([1.0, 2.0])[on_dev([1])]
+    with pytest.raises(ValueError, match="to_device"):
+        x[on_dev([0, 1], OTHER)] = 0.0
 
 
 def test_parameters_that_compare_equal_compile_apart():
@@ -479,13 +606,13 @@ def test_element_writes_share_one_executable():
 
 def test_jit_of_a_function_given_no_array_runs_on_the_default_device():
     f = sx.jit(lambda: sx.arange(3.0) * 2)
-    assert f().device == "cpu"
+    assert f().device == PROCESS_DEFAULT
     with sx.default_device(DEV):
         for _ in range(2):  # the fast cache and the signature both keep the default device apart
             check(f(), np.arange(3.0) * 2)
     with sx.default_device(OTHER):
         check(f(), np.arange(3.0) * 2, OTHER)
-    assert f().device == "cpu"
+    assert f().device == PROCESS_DEFAULT
 
 
 def test_results_that_read_no_input_stay_on_the_device():
@@ -501,3 +628,38 @@ def test_a_jitted_program_that_reads_no_argument_runs_where_its_arguments_are():
     for _ in range(3):
         r = f(on_dev([1.0, 2.0]))
         assert r.device == DEV and r._storage.owner.devices() == {r.device.jax}
+
+
+def test_arrays_made_from_host_data_inside_grad_and_vmap_live_beside_the_inputs():
+    """grad, jvp and vmap over device arrays compute eagerly there: `asarray` of Python or NumPy values
+    inside them is made on the inputs' device, as the same line run eagerly with that default device
+    (it once made a host array, and the next operation was a mixed-device error). Under jit it is a
+    constant of the program."""
+    w = np.array([0.5, -2.0, 3.0])
+
+    def loss(x):
+        return sx.sum(x * sx.asarray(w)) + sx.sum(x * sx.asarray([1.0, 1.0, 1.0]))
+
+    a = np.array([1.0, 2.0, 3.0])
+    for transform in (sx.grad(loss), sx.jit(sx.grad(loss))):
+        g = transform(on_dev(a))
+        check(g, w + 1.0)
+    _, t = sx.jvp(loss, (on_dev(a),), (on_dev(np.ones(3)),))
+    check(t, np.asarray(np.sum(w + 1.0)))
+    check(sx.vmap(lambda r: r * sx.asarray(w))(on_dev(np.ones((2, 3)))), np.ones((2, 3)) * w)
+
+
+def test_grad_of_a_function_that_writes_its_device_input():
+    """The function writes its device argument: the gradient is taken at the values it read, and the argument
+    is left written as one eager call leaves it (the unwritten copy of its storage is made on the device)."""
+
+    def f(x):
+        x[1:] = x[:-1] * 2.0  # overlapping: reads the region it writes
+        return sx.sum(x * x)
+
+    a = np.array([1.0, 2.0, 3.0])
+    x = on_dev(a)
+    g = sx.grad(f)(x)
+    # x1 = 2 a0, x2 = 2 a1: d/da of a0^2 + 4 a0^2 + 4 a1^2 = (10 a0, 8 a1, 0)
+    check(g, np.array([10 * a[0], 8 * a[1], 0.0]))
+    check(x, np.array([1.0, 2.0, 4.0]))

@@ -11,12 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from stridex._api.creation_functions import asarray
+from stridex._api.creation_functions import _values_are_eager, asarray
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
+from stridex._core.device import HOST
 from stridex._lax import array_indexing as _ix
+from stridex._lax import device as _device
 from stridex._lax import views as _views
-from stridex._transforms.tracing import note_scalar_store
+from stridex._transforms.tracing import Tracer, note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
 
 
@@ -87,7 +89,7 @@ def getitem(x: Array, key) -> Array:
     key = _as_tuple(key)
     if _is_basic(key):
         return _views.basic_index.bind(x, entries=_normalize_basic(key, x.shape))
-    template, arrays, has_mask = _advanced_template(key, x.shape, x.device)
+    template, arrays, has_mask = _advanced_template(key, x.shape, _index_device(x))
     prim = _ix.boolean_gather if has_mask else _ix.gather
     return prim.bind(x, *arrays, template=template)
 
@@ -120,7 +122,7 @@ def _advanced_template(key: tuple, shape: tuple, device=None):
             axis += ndim - consumed
         elif type(k) is bool:
             template.append(("array", len(arrays)))
-            arrays.append(asarray(k, device=device))
+            arrays.append(_index_beside(asarray(k, device=HOST), device))
             has_mask = True
         elif isinstance(k, slice):
             if k.step == 0:
@@ -128,7 +130,7 @@ def _advanced_template(key: tuple, shape: tuple, device=None):
             template.append(("slice", *_slice_indices(k, shape[axis])))
             axis += 1
         elif isinstance(k, (Array, list, tuple)):
-            a = k if isinstance(k, Array) else asarray(k, device=device)
+            a = _index_beside(k if isinstance(k, Array) else asarray(k, device=HOST), device)
             if a.dtype is _dtypes.bool:
                 has_mask = True
                 want = shape[axis:axis + a.ndim]
@@ -157,6 +159,31 @@ def _advanced_template(key: tuple, shape: tuple, device=None):
     return tuple(template), arrays, has_mask
 
 
+def _index_device(x: Array):
+    """Where index arrays for `x` must live: its device, or None under `jit` (the program's closed-over
+    index arrays are inputs, placed per call with the arguments)."""
+    if isinstance(x, Tracer) and not _values_are_eager(x._trace):
+        return None
+    return x.device
+
+
+def _index_beside(k: Array, device) -> Array:
+    """Index array `k` on `device`, where the indexed array lives. A host index of a device array is moved
+    there (an explicit, O(index) transfer; PyTorch accepts host indices for CUDA tensors the same way): an
+    index is part of the key, as a list or a NumPy array is, which `_advanced_template` makes there too. An
+    index on another device is refused, with the way out; so is a device index of a host array (its values
+    would have to come to the host)."""
+    if device is None or isinstance(k, Tracer):
+        return k
+    here = k.device
+    if here is device or here == device:
+        return k
+    if here.is_host:
+        return _device.index_on(k, device)
+    raise ValueError(f"an index array on {here.name} cannot index an array on {device.name}; move it there first "
+                     f"with index.to_device({device.name!r})")
+
+
 # Array values x[key] may take: NumPy's "same_kind" casts. The spec's promotion rules (a value whose dtype
 # promotes to x's) are among them; beyond those it leaves assignment implementation-defined, and client libraries
 # written against NumPy store a float64 result into a float32 array or complex128 into complex64. Casts to
@@ -182,7 +209,7 @@ def _from_numpy_index(k, device=None):
         raise IndexError(f"arrays used as indices must be of integer or boolean dtype, got a NumPy array of "
                          f"dtype {k.dtype}")
 
-    return asarray(k, device=device)  # (beside the indexed array: an index is part of the operation)
+    return _index_beside(asarray(k, device=HOST), device)  # (beside the indexed array: an index is part of the key)
 
 
 _INEXACT_KINDS = frozenset({"real floating", "complex floating"})
@@ -236,7 +263,7 @@ def setitem(x: Array, key, value) -> None:
         entries = _normalize_basic(key, x.shape)
         _ix.assign.bind(x, value, template=entries)
         return
-    template, arrays, _ = _advanced_template(key, x.shape, x.device)
+    template, arrays, _ = _advanced_template(key, x.shape, _index_device(x))
     _ix.assign.bind(x, value, *arrays, template=template)
 
 

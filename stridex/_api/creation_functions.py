@@ -150,7 +150,8 @@ def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | in
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
     dev = None if device is None else _device.resolve(device)
-    if current_trace() is None:
+    trace = current_trace()
+    if trace is None or (not isinstance(obj, Array) and _values_are_eager(trace)):
         if _device.is_jax_array(obj) and (not _device.is_host_jax_array(obj) or (dev is not None and not dev.is_host)):
             out = _device.from_jax(obj, dev, copy)
             if dtype is None or out._dtype is dtype:
@@ -173,6 +174,17 @@ def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | in
                                  "copy")
             return _device.transfer(_asarray_here(obj, dtype, copy), dev)
     return _asarray_here(obj, dtype, copy)
+
+
+def _values_are_eager(trace) -> bool:
+    """Whether the values under `trace` are computed eagerly (grad, jvp or vmap over eager arrays, no `jit`
+    below): data made there from Python or NumPy values is placed as eagerly, on the default device (which
+    those transformations set to their inputs' device), so that it can meet their device arrays."""
+    while trace is not None:
+        if trace.kind == "jit":
+            return False
+        trace = trace.parent
+    return True
 
 
 def _asarray_here(obj, dtype: DType | None, copy: bool | None) -> Array:
@@ -335,8 +347,10 @@ def from_dlpack(x: object, /, *, device: DeviceLike | None = None, copy: bool | 
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: a {type(x).__name__} does not implement the DLPack protocol (__dlpack__ and "
                         "__dlpack_device__); use asarray for Python sequences, scalars and buffers")
-    if x.__dlpack_device__()[0] != KDL_CPU or _device.is_jax_array(x) and dev is not None and not dev.is_host:
-        # Device memory (a CUDA producer): JAX takes it over DLPack without a copy.
+    if _device.is_jax_array(x) and (not _device.is_host_jax_array(x) or dev is not None and not dev.is_host) \
+            or x.__dlpack_device__()[0] != KDL_CPU:
+        # Device memory (a CUDA producer, a JAX array on a device other than the host's cpu:0, sharded ones
+        # included): JAX takes it without a copy, and it keeps its device.
         return _device.from_dlpack_producer(x, dev, copy)
     a = np.from_dlpack(x, copy=False if copy is False else None)
     out = adopt(a, copy=bool(copy))

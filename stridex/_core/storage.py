@@ -138,6 +138,10 @@ class Storage:
         if owner is not None:  # (None: another thread's first write copied it to NumPy memory meanwhile)
             owner.block_until_ready()
 
+    def copy(self) -> Storage:
+        """A new, private storage holding this one's elements as they are now (the same Views apply)."""
+        return Storage.of(aligned_copy(self.numpy_buffer()))
+
     def writable(self) -> np.ndarray:
         if self.readonly:
             with _COPYING:  # two threads' first writes make one copy, which both write into

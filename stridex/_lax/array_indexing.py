@@ -62,7 +62,28 @@ def _gather_jvp(prim):
 
 
 def _gather_vjp(ct, x, *indices, out, template):
-    return (scatter_add.bind(ops.zeros_like(x), ct, *indices, template=template),) + (None,) * len(indices)
+    keyed = _masks_as_indices(template, indices)
+    return (scatter_add.bind(ops.zeros_like(x), ct, *keyed[1], template=keyed[0]),) + (None,) * len(indices)
+
+
+def _masks_as_indices(template, indices) -> tuple:
+    """(template, indices) with each boolean mask of one or more axes replaced by its nonzero indices, NumPy's
+    meaning of a mask in a key: the scatter-add of a gather's cotangent then takes integer indices only, which
+    a device's executable can lower (XLA cannot scatter through a mask whose count it does not know)."""
+    if not any(getattr(i, "dtype", None) is _dtypes.bool and i.ndim for i in indices):
+        return template, indices
+    new_template: list = []
+    arrays: list = []
+    for entry in template:
+        if entry[0] != "array":
+            new_template.append(entry)
+            continue
+        index = indices[entry[1]]
+        parts = ops.nonzero(index) if index.dtype is _dtypes.bool and index.ndim else (index,)
+        for part in parts:
+            new_template.append(("array", len(arrays)))
+            arrays.append(part)
+    return tuple(new_template), tuple(arrays)
 
 
 def _gather_batch(values, dims, *, axis_size, template):

@@ -189,6 +189,17 @@ class DeviceStorage(Storage):
         """Array `a`'s values (a View of this storage), copied to the host: an explicit transfer."""
         return to_host(a)
 
+    def copy(self) -> DeviceStorage:
+        """A new, private storage over a copy of this one's buffer, on the same device (or sharding)."""
+        out = DeviceStorage()
+        out.buf = None
+        out.readonly = False
+        with x64(), OWNERS:  # (taken while no write in another thread is donating it)
+            out.owner = jnp().array(self.owner, copy=True)
+        out.device = self.device
+        out.jax_view = self.jax_view
+        return out
+
 
 def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     """An Array over JAX array `buffer` (on `dev`), whose storage it becomes; `readonly` when stridex does
@@ -206,14 +217,31 @@ def put(a: np.ndarray, dev: Device) -> Array:
     return adopt(buffer, dev, dtype=FROM_NUMPY[a.dtype])
 
 
+def device_of_value(value) -> Device:
+    """The device of a trace's payload value: an Array's (a tracer's, through its own trace), else the host
+    (a Python scalar)."""
+    return value.device if isinstance(value, Array) else HOST
+
+
+def index_on(k: Array, dev: Device) -> Array:
+    """Host index array `k` (integers or a mask) on `dev`, beside the array it indexes: an explicit transfer
+    of the index's values (on a mesh, replicated over it, as every part of the indexed array may need it)."""
+    with x64():
+        buffer = jax().device_put(np.asarray(window(k), order="C"), creation_sharding(dev))
+    return adopt(buffer, dev, dtype=k._dtype)
+
+
 def is_jax_array(x) -> bool:
     """Whether `x` is a JAX array (told without importing JAX: JAX is loaded when one exists)."""
     return type(x).__module__.startswith("jax") and hasattr(x, "sharding") and hasattr(x, "devices")
 
 
 def is_host_jax_array(x) -> bool:
-    """Whether JAX array `x` lives in host memory (JAX's CPU devices), which NumPy can share."""
-    return all(d.platform == "cpu" for d in x.devices())
+    """Whether JAX array `x` is a host array in stridex's model: one buffer on JAX's first CPU device (cpu:0),
+    the device JAX computes host arrays on, whose memory NumPy shares. A JAX array on another device (cpu:1,
+    a GPU, a sharding over several) keeps its device when stridex takes it."""
+    devices = x.devices()
+    return len(devices) == 1 and devices == host_sharding().device_set
 
 
 def from_dlpack_producer(x, dev: Device | None, copy: bool | None) -> Array:
@@ -316,7 +344,22 @@ def _scalar_on(dev: Device, value, dtype):
 
 # --- eager primitives on a device ---------------------------------------------------------------
 
-_CACHE: dict = {}
+class Executable:
+    """A compiled eager executable in `_CACHE`, under its key (the primitive, parameters, input layouts and
+    device): `call` runs it, `dtypes` and `views` describe its outputs (None for a write, which returns
+    its target), and `settled` says whether `call` is already the C++ call JAX's `Compiled` makes on its
+    first call (see `_settle`)."""
+
+    __slots__ = ("call", "dtypes", "settled", "views")
+
+    def __init__(self, call, dtypes: tuple | None, views: tuple | None):
+        self.call = call
+        self.dtypes = dtypes
+        self.views = views
+        self.settled = False
+
+
+_CACHE: dict = {}  # key -> Executable
 _LOCK = threading.Lock()
 
 
@@ -409,19 +452,21 @@ def _run(prim, args, params):
             return _write(prim, args, params, dev)
         raise AssertionError("views of device arrays are metadata; they never reach the device executor")
     key.append(dev.name)
+    if dev.platform == "sharded":  # one device label, many layouts: the executable is compiled for these
+        key.append(tuple(b.sharding for b in buffers))
     key = tuple(key)
     if offsets:
         buffers += [_index_on(dev, o) for o in offsets]
     entry = _CACHE.get(key)
     if entry is None:
         entry = _compile(prim, args, params, buffers, dev, key)
-    call, dtypes, views, settled = entry
+    call = entry.call
     outs = call(*buffers)
-    if not settled:
+    if not entry.settled:
         _settle(entry, call)
     if prim.multiple_results:
-        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, dtypes, views))
-    return adopt_out(outs[0], views[0], dtypes[0], dev)
+        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, entry.dtypes, entry.views))
+    return adopt_out(outs[0], entry.views[0], entry.dtypes[0], dev)
 
 
 def _mixed(prim, dev: Device, other: Device) -> ValueError:
@@ -453,11 +498,11 @@ def _holds_inexact(values: tuple) -> bool:
     return False
 
 
-def _settle(entry: list, call) -> None:
+def _settle(entry: Executable, call) -> None:
     """JAX's `Compiled` makes a C++ call on its first call: that call replaces it in the cache entry (a Python
     frame less on every later call)."""
-    entry[0] = getattr(call, "_call", None) or call
-    entry[3] = True
+    entry.call = getattr(call, "_call", None) or call
+    entry.settled = True
 
 
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
@@ -499,9 +544,9 @@ def _out_avals(prim, avals, params) -> tuple:
     return tuple(out) if prim.multiple_results else (out,)
 
 
-def _compile(prim, args, params, buffers, dev, key) -> list:
+def _compile(prim, args, params, buffers, dev, key) -> Executable:
     """Compile `prim`'s lowering for these arguments (their Views read inside) on `dev`; cache and return
-    the entry [call, output dtypes, output Views, settled]."""
+    its entry."""
     if prim.lower is None:
         raise NotImplementedError(f"{prim.name} has no JAX lowering, so it cannot run on {dev.name}")
     avals = _avals(args)
@@ -522,7 +567,7 @@ def _compile(prim, args, params, buffers, dev, key) -> list:
     options = {"keep_unused": True} if buffers else {"out_shardings": creation_sharding(dev)}
     with x64():
         compiled = jax().jit(program, **options).lower(*buffers).compile()
-    entry = [compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out), False]
+    entry = Executable(compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out))
     with _LOCK:
         _CACHE[key] = entry
     return entry
@@ -626,6 +671,8 @@ def _write(prim, args, params, dev):
         avals.append(aval)
         from_target.append(shared)
     donate = not st.readonly
+    if dev.platform == "sharded":  # (one device label, many layouts: as in `run`)
+        key.append((st.owner.sharding, *(b.sharding for b in buffers)))
     key = tuple(key)
     entry = _CACHE.get(key)
     if entry is None:
@@ -646,12 +693,12 @@ def _write(prim, args, params, dev):
         example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
         with x64():
             compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
-        entry = [compiled, None, None, False]
+        entry = Executable(compiled, None, None)
         with _LOCK:
             _CACHE[key] = entry
-    call = entry[0]
+    call = entry.call
     st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
-    if not entry[3]:
+    if not entry.settled:
         _settle(entry, call)
     st.readonly = False
     return target

@@ -17,7 +17,6 @@ from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.state import TraceScope, current_trace, push
-from stridex._core.storage import Storage, aligned_copy
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
@@ -80,6 +79,9 @@ class JVPPayload:
 class JVPTrace(Trace):
     kind = "jvp"
     concrete_shapes = True
+
+    def device_of(self, tracer):
+        return _device.device_of_value(tracer._var.primal)
 
     def concretize(self, tracer, what):
         return concrete_primal(self, tracer, what)
@@ -235,6 +237,9 @@ class VJPTrace(Trace):
     kind = "grad"
     concrete_shapes = True
 
+    def device_of(self, tracer):
+        return _device.device_of_value(tracer._var.primal)
+
     def __init__(self, parent):
         super().__init__(parent)
         self.tape: list[Node] = []
@@ -275,7 +280,7 @@ class VJPTrace(Trace):
                 continue
             storage = leaf._storage_view()[0]
             if id(storage) not in copies:
-                copies[id(storage)] = (storage, Storage.of(aligned_copy(storage.numpy_buffer())))
+                copies[id(storage)] = (storage, storage.copy())
         if not copies and not buffers:
             return
 

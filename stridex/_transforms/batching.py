@@ -46,6 +46,9 @@ class BatchTrace(Trace):
         super().__init__(parent)
         self.axis_size = axis_size
 
+    def device_of(self, tracer):
+        return _device.device_of_value(tracer._var.value)
+
     def aval(self, payload) -> ShapedArray:
         a = _aval(payload.value)
         if payload.dim is None:

@@ -215,12 +215,13 @@ class Jitted(Generic[P, R]):
         for j, leaf in enumerate(leaves):
             st = leaf._storage if isinstance(leaf, Array) else None
             if st is not None and st.device is not None and not isinstance(leaf, Tracer):
-                if device is not None and st.device is not device:
+                if device is not None and st.device is not device and st.device != device:
                     raise ValueError(f"jit: arguments live on different devices ({device.name} and {st.device.name});"
                                      " move them to one with x.to_device(...) first")
                 device = st.device
                 any_array = True
-                sigs.append((leaf.shape, leaf._dtype, device))
+                # (on a mesh, arrays of one device label differ in layout: the program is compiled for each)
+                sigs.append((leaf.shape, leaf._dtype, device, st.owner.sharding if device.platform == "sharded" else None))
                 alias.append(storages.setdefault(id(st), j) if leaf.size else j)
             elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
                 any_array = True

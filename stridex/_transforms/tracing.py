@@ -106,6 +106,13 @@ class Tracer(Array):
         return self._aval.shape
 
     @property
+    def device(self):
+        """Where its values live, as its trace knows it (`Trace.device_of`): under grad, jvp or vmap of
+        device arrays, their device, so that `zeros_like(t)`, `asarray(..., device=t.device)` and index
+        arrays go beside them."""
+        return self._trace.device_of(self)
+
+    @property
     def aval(self) -> ShapedArray:
         return self._aval
 
@@ -198,6 +205,11 @@ class Trace:
 
     def aval(self, payload) -> ShapedArray:
         raise NotImplementedError
+
+    def device_of(self, tracer: Tracer):
+        """The device `tracer`'s values live on; by default the host (under `jit`, where a program runs is
+        decided per call, from its arguments)."""
+        return _device.HOST
 
     def concretize(self, tracer: Tracer, what: str) -> Array:
         """The concrete value of `tracer`, needed for `what` (bool(), a NumPy conversion, ...); by default

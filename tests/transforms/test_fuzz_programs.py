@@ -1,13 +1,21 @@
 """Differential fuzzing: random programs over the namespace, including views and writes, must give the
 same values eagerly, under `jit`, and in NumPy (whose view and write semantics are the reference).
 
+Where it runs: every program runs on host arrays and again with a JAX device as the default device
+(STRIDEX_TEST_DEVICE, default "cpu:1", which stands in for a GPU: its eager operations, views, writes and
+donation run the device code paths), eagerly, under `jit`, with closures and aliased arguments, and under
+grad / jacrev / jacfwd. NumPy is the reference in both cases.
+
 How long it runs: each test's example count is scaled by STRIDEX_FUZZ_SCALE (default 1, what CI runs);
-`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/transforms/test_fuzz_programs.py` is the longer run.
+`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/transforms/test_fuzz_programs.py` is the longer run. The
+device runs fewer examples by default (every new shape compiles there, as on a GPU), scaled the same way.
 
 A program is a list of steps over a pool of arrays. Each step is drawn while the program runs on
 NumPy, so that its parameters (axes, slices) fit the shapes at hand; the recorded steps are then
 replayed on stridex eagerly and inside one jitted function. At the end every array in the pool —
-inputs, intermediates and views — must agree, which checks that writes reached every view.
+inputs, intermediates and views — must agree, which checks that writes reached every view. Writes
+include `x[key] = y` and `x[key] += y` where y is any pool entry that fits, often a view of the storage
+being written, overlapping the region (NumPy reads all of y before it writes).
 """
 
 from __future__ import annotations
@@ -27,10 +35,31 @@ from tests.helpers import run_in_threads
 pytest.importorskip("jax")
 
 SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
+DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+WHERE = ["host", "device"]
 
 
 def examples(n: int) -> int:
     return n * SCALE
+
+
+def place(where: str):
+    """The block a program runs in: the host or `DEV` as stridex's default device, so that the inputs and
+    every array a program makes from nothing (asarray of a weight, a gradient's seed) live there (the host
+    is named: the suite may run with a device as the process's default, STRIDEX_DEFAULT_DEVICE)."""
+    return sx.default_device("cpu" if where == "host" else DEV)
+
+
+def budget(where: str, host: int, device: int):
+    """Hypothesis settings for one placement: the device compiles per new shape, so it draws fewer examples."""
+    return settings(max_examples=examples(host if where == "host" else device), deadline=None)
+
+
+def on_place(where: str, *arrays):
+    """Every array lives where the program was placed (the fuzzer checks the device, not only the values)."""
+    want = "cpu" if where == "host" else DEV
+    for a in arrays:
+        assert a.device == want, f"an array on {a.device}, expected {want}"
 
 
 UNARY = {
@@ -66,7 +95,7 @@ def draw_step(draw, pool, smooth: bool = False):
     that are differentiable everywhere the inputs are likely to land (no abs, maximum or scalar steps)."""
     i = draw(st.integers(0, len(pool) - 1))
     x = pool[i]
-    kinds = ["unary", "binary", "slice", "flip", "reshape", "expand", "sum", "write", "inplace"]
+    kinds = ["unary", "binary", "slice", "flip", "reshape", "expand", "sum", "write", "inplace", "assign", "iadd"]
     if not smooth:
         kinds.append("scalar")
     if x.ndim >= 2:
@@ -96,8 +125,24 @@ def draw_step(draw, pool, smooth: bool = False):
         return ("squeeze", i, x.shape.index(1))
     if kind == "sum":
         return ("sum", i, draw(st.sampled_from([None] + list(range(x.ndim)))) if x.ndim else None)
+    if kind in ("assign", "iadd"):
+        # x[key] = y or x[key] += y, where y is any pool entry that broadcasts to the region: often a view of
+        # the same storage, overlapping the region written (x[::-1] = x, v += x[1:], ...).
+        key = _slices(draw, x.shape)
+        region = x[(*key, ...)].shape
+        fits = [j for j, y in enumerate(pool) if _broadcasts(y.shape, region)]
+        if fits:
+            return (kind, i, key, draw(st.sampled_from(fits)))
+        kind = "write"
     value = float(draw(st.integers(-3, 3)))
     return (kind, i, _slices(draw, x.shape), value)
+
+
+def _broadcasts(shape, to) -> bool:
+    try:
+        return np.broadcast_shapes(shape, to) == to
+    except ValueError:
+        return False
 
 
 # Scalar operands: Python scalars and NumPy scalars, on either side of an operator (the pool is float64,
@@ -161,6 +206,12 @@ def run_step(xp, pool, step):
         pool.append(_fresh(xp.sum(x, axis=step[2])))
     elif kind == "write":
         x[step[2]] = step[3]
+    elif kind == "assign":
+        # NumPy (the reference) reads the whole value before writing when the two overlap; so must stridex
+        x[(*step[2], ...) if xp is np else step[2]] = pool[step[3]]
+    elif kind == "iadd":
+        view = x[(*step[2], ...)] if xp is np else x[step[2]]
+        view += pool[step[3]]
     elif kind == "inplace":
         view = x[(*step[2], ...)] if xp is np else x[step[2]]
         view += step[3]
@@ -175,10 +226,21 @@ def run_step(xp, pool, step):
             pool.append(_fresh(out))
 
 
-@settings(max_examples=examples(60), deadline=None)
-@given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4),
-                                       min_size=1, max_size=2))
-def test_random_programs_agree(data, shapes):
+PROGRAM_SHAPES = st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4), min_size=1, max_size=2)
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_random_programs_agree(where):
+    @budget(where, 60, 20)
+    @given(data=st.data(), shapes=PROGRAM_SHAPES)
+    def check(data, shapes):
+        with place(where):
+            random_program_agrees(data, shapes, where)
+
+    check()
+
+
+def random_program_agrees(data, shapes, where):
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pool = [a.copy() for a in inputs]
@@ -198,8 +260,12 @@ def test_random_programs_agree(data, shapes):
             run_step(sx, local, step)
         return local[len(args):]
 
+    on_place(where, *eager_pool)
     for k, (want, got_eager) in enumerate(zip(pool, eager_pool)):
-        np.testing.assert_allclose(np.asarray(got_eager), want, rtol=1e-12, err_msg=f"eager, pool[{k}], {steps}")
+        if where == "host":
+            np.testing.assert_allclose(np.asarray(got_eager), want, rtol=1e-12, err_msg=f"eager, pool[{k}], {steps}")
+        else:  # eager on a device is compiled by XLA too (on a GPU it may contract a * b + c into an FMA)
+            assert_compiled_close(got_eager, want, pool, f"eager on {DEV}, pool[{k}], {steps}")
 
     # Three calls: the first traces; the second, on fresh arrays, comes from the cache; the third reuses
     # the second's arrays (the last-call memo) when the program left them unwritten.
@@ -211,16 +277,28 @@ def test_random_programs_agree(data, shapes):
         if call < 2 or not unwritten:
             jit_inputs = [sx.asarray(a.copy()) for a in inputs]
         jit_pool = jit_inputs + list(jitted(*jit_inputs))
+        on_place(where, *jit_pool)
         for k, (want, got_eager, got_jit) in enumerate(zip(pool, eager_pool, jit_pool)):
             assert_compiled_close(got_jit, want, pool, f"jit call {call}, pool[{k}], {steps}")
             assert got_jit.shape == np.shape(want) and got_jit.dtype == got_eager.dtype
 
 
-@settings(max_examples=examples(40), deadline=None)
-@given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4))
-def test_closed_over_arrays_sharing_memory_agree(data, shape):
-    """Closed-over arrays that share memory with an argument or with each other: a write through one is
-    seen through the other under jit, as eagerly (NumPy, with the same aliasing, is the reference)."""
+@pytest.mark.parametrize("where", WHERE)
+def test_closed_over_arrays_sharing_memory_agree(where):
+    """Closed-over arrays that share memory with an argument or with each other (an argument that is a view
+    of another argument, or of a closed-over array): a write through one is seen through the other under
+    jit, as eagerly (NumPy, with the same aliasing, is the reference)."""
+
+    @budget(where, 40, 15)
+    @given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4))
+    def check(data, shape):
+        with place(where):
+            closed_over_program_agrees(data, shape, where)
+
+    check()
+
+
+def closed_over_program_agrees(data, shape, where):
     base = np.random.default_rng(len(shape)).standard_normal(shape)
     key = _slices(data.draw, shape)
     passed = data.draw(st.lists(st.booleans(), min_size=2, max_size=2))  # which of (base, view) are arguments
@@ -250,6 +328,7 @@ def test_closed_over_arrays_sharing_memory_agree(data, shape):
         for step in steps:
             run_step(np, want, step)
         got = sx_pool + list(jitted(*[a for a, p in zip(sx_pool, passed) if p]))
+        on_place(where, *got)
         for k, (w, g) in enumerate(zip(want, got)):
             assert_compiled_close(g, w, want, f"call {call}, pool[{k}], passed={passed}, {steps}")
 
@@ -282,13 +361,23 @@ def _finite_difference_gradient(loss, inputs, eps=1e-6):
     return grads
 
 
-@settings(max_examples=examples(30), deadline=None)
-@given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3),
-                                       min_size=1, max_size=2))
-def test_grad_of_programs_that_write_their_inputs(data, shapes):
+@pytest.mark.parametrize("where", WHERE)
+def test_grad_of_programs_that_write_their_inputs(where):
     """grad / jacrev / jacfwd of random view-and-write programs, writes into the differentiated inputs
     included, against central finite differences of the NumPy program on copies of the inputs; the inputs
     are left written as one eager call leaves them."""
+
+    @budget(where, 30, 6)
+    @given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3),
+                                           min_size=1, max_size=2))
+    def check(data, shapes):
+        with place(where):
+            gradient_agrees(data, shapes, where)
+
+    check()
+
+
+def gradient_agrees(data, shapes, where):
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     probe = [a.copy() for a in inputs]
@@ -313,6 +402,7 @@ def test_grad_of_programs_that_write_their_inputs(data, shapes):
         else:
             transform = sx.jacrev if how == "jacrev" else sx.jacfwd
             got = transform(loss, argnums=argnums)(*args)
+        on_place(where, *got, *args)
         for i, (g, w) in enumerate(zip(got, want)):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-6,
                                        err_msg=f"{how}, argument {i}, {steps}")
