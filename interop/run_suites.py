@@ -5,6 +5,7 @@ docs/interop.md.
     python -m interop.run_suites --libs scikit-learn array-api-extra
     python -m interop.run_suites --libs scipy --scipy-modules special stats fft signal
     python -m interop.run_suites --libs scipy --scipy-modules all  # every SciPy submodule with tests (slow)
+    python -m interop.run_suites --libs xpx --backends stridex stridex_jit   # eager and stridex.jit_mode
     python -m interop.run_suites --report-only                     # rewrite the report from the last results
 
 Each (library, suite, backend) runs in its own pytest process with the plugins in
@@ -35,8 +36,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BACKENDS = ("stridex", "array_api_strict")
+JIT = "stridex_jit"  # the namespace stridex.jit_mode (array-api-extra's suite; compared with eager stridex)
+CHOICES = (*BACKENDS, JIT)
 IGNORED = "stridex+ignore-marks"  # the run label of stridex under `--strict-marks ignore` (SciPy)
-ROWS = (*BACKENDS, IGNORED)
+ROWS = (*BACKENDS, JIT, IGNORED)
 LIBRARIES = ("scikit-learn", "scipy", "array-api-extra")
 ALIASES = {"sklearn": "scikit-learn", "scikit-learn": "scikit-learn", "scipy": "scipy",
            "array-api-extra": "array-api-extra", "array_api_extra": "array-api-extra", "xpx": "array-api-extra"}
@@ -148,7 +151,7 @@ def xpx_suite(workdir: Path, backend: str, args) -> dict:
                      "    skip_xp_backend(library, /, *, reason=None): Skip test for a specific backend\n"
                      "    xfail_xp_backend(library, /, *, reason=None, strict=None): Xfail test for a specific backend\n"
                      "    thread_unsafe: pytest-run-parallel's marker\n")
-    keyword = "stridex" if backend == "stridex" else "array_api_strict and not strictest"
+    keyword = "stridex" if backend in ("stridex", JIT) else "array_api_strict and not strictest"
     return {
         "suite": "array-api-extra", "library": "array-api-extra",
         "argv": ["-c", str(ini), "--rootdir", str(root), "-p", "interop._plugins.xpx_backend", str(tests),
@@ -219,8 +222,8 @@ def load_records(path: Path) -> list[dict]:
     return list(records.values())
 
 
-_DEVICE = re.compile(r"\b(stridex|array_api_strict)(-|,device_name=)(None|CPU_DEVICE|device1)\b")
-_BACKEND = re.compile(r"\b(stridex|array_api_strict)\b")
+_DEVICE = re.compile(r"\b(stridex_jit|stridex|array_api_strict)(-|,device_name=)(None|CPU_DEVICE|device1)\b")
+_BACKEND = re.compile(r"\b(stridex_jit|stridex|array_api_strict)\b")
 
 
 def normalise(nodeid: str) -> str:
@@ -359,6 +362,8 @@ def render_report(workdir: Path, report: Path) -> str:
     both: dict[str, Counter] = defaultdict(Counter)  # (stridex's cause, array-api-strict's cause) -> tests
     unmarked: dict[str, list] = defaultdict(list)  # failures of tests run only because strict marks were ignored
     unmarked_counts: dict[str, Counter] = defaultdict(Counter)
+    jit_only: dict[str, list] = defaultdict(list)  # failing in jit mode, not eagerly
+    eager_only: dict[str, list] = defaultdict(list)  # failing eagerly, not in jit mode
     order = {lib: i for i, lib in enumerate(LIBRARIES)}
     for suite in sorted(by_suite, key=lambda s: (order.get(next(iter(by_suite[s].values()))["library"], 9), s)):
         runs = by_suite[suite]
@@ -387,6 +392,17 @@ def render_report(workdir: Path, report: Path) -> str:
                     1 for key, r in strict.items() if r["outcome"] in FAILING
                     and (key not in stridex_keys or stridex_keys[key]["outcome"] not in FAILING))
         only_by_library[library] += stridex_only
+        if JIT in recs and "stridex" in recs:
+            eager = {normalise(r["nodeid"]): r for r in recs["stridex"]}
+            jitted = {normalise(r["nodeid"]): r for r in recs[JIT]}
+            for key, r in jitted.items():
+                other = eager.get(key)
+                if r["outcome"] in FAILING and (other is None or other["outcome"] not in FAILING):
+                    jit_only[library].append((r, other))
+            for key, r in eager.items():
+                other = jitted.get(key)
+                if r["outcome"] in FAILING and (other is None or other["outcome"] not in FAILING):
+                    eager_only[library].append((r, other))
         if IGNORED in recs and "stridex" in recs:
             marked = {normalise(r["nodeid"]): r for r in recs["stridex"]
                       if r["outcome"] in ("skipped", "xfailed") and r["message"].startswith("as array_api_strict:")}
@@ -405,7 +421,10 @@ def render_report(workdir: Path, report: Path) -> str:
             flag = (" (timed out)" if meta["timed_out"] else "" if meta["rc"] in (0, 1)
                     else " (no tests)" if meta["rc"] == 5 else f" (pytest exit {meta['rc']})")
             only = str(len(stridex_only)) if backend == "stridex" else ""
-            backend = "stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED else backend
+            if backend == JIT and "stridex" in recs:
+                only = f"{len(jit_only[library])} failing in jit mode only"
+            backend = ("stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED
+                       else "stridex.jit_mode" if backend == JIT else backend)
             lines.append(f"| {library} | {suite} | {backend} | {c['passed']} | {c['failed']} | {c['error']} | "
                          f"{c['skipped']} | {c['xfailed']} | {c['xpassed']} | {meta['seconds']:.0f}{flag} | {only} |")
     lines += ["", "Per library (all suites run):", "",
@@ -418,7 +437,8 @@ def render_report(workdir: Path, report: Path) -> str:
                 continue
             extra = (f"{len(only_by_library[library])} | {both_by_library[library]} | {strict_only_by_library[library]}"
                      if backend == "stridex" else " | | ")
-            name = "stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED else backend
+            name = ("stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED
+                    else "stridex.jit_mode" if backend == JIT else backend)
             lines.append(f"| {library} | {name} | {c['passed']} | {c['failed']} | {c['error']} | {c['skipped']} | "
                          f"{c['xfailed']} | {c['xpassed']} | {extra} |")
     if any(sum(c.values()) for c in one_side.values()):
@@ -438,6 +458,19 @@ def render_report(workdir: Path, report: Path) -> str:
             continue
         lines += [f"### {library}: {len(failures)}", ""]
         lines += render_groups(failures, "array-api-strict")
+    if jit_only or eager_only:
+        lines += ["## stridex.jit_mode against eager stridex", "",
+                  ("The same suite run with `stridex.jit_mode` as the namespace (`--backends stridex_jit`: every "
+                   "function and operator through `sx.jit`, docs/jit.md), compared test by test with the eager "
+                   "run (`stridex`). Failing in jit mode only: "
+                   + "; ".join(f"{lib}: {len(jit_only[lib])}" for lib in LIBRARIES if lib in jit_only or lib in eager_only)
+                   + ". Failing eagerly only: "
+                   + "; ".join(f"{lib}: {len(eager_only[lib])}" for lib in LIBRARIES if lib in jit_only or lib in eager_only)
+                   + "."), ""]
+        for library in LIBRARIES:
+            if library in jit_only:
+                lines += [f"### {library}: failing in jit mode only: {len(jit_only[library])}", ""]
+                lines += render_groups(jit_only[library], "eager stridex")
     if any(both.values()):
         lines += ["## Failing on both backends", "",
                   "Not stridex-only, so not listed one by one; the causes on each side:", "",
@@ -522,7 +555,8 @@ def main(argv=None) -> int:
     parser.add_argument("--scipy-modules", nargs="+", default=list(SCIPY_DEFAULT_MODULES), metavar="MOD",
                         help=f"SciPy submodules (default: {' '.join(SCIPY_DEFAULT_MODULES)}; 'all': "
                              f"{' '.join(SCIPY_ALL_MODULES)})")
-    parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=CHOICES,
+                        help=f"default: {' '.join(BACKENDS)}; {JIT}: stridex.jit_mode (array-api-extra only)")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "stridex-interop")
     parser.add_argument("--report", type=Path, default=REPO / "docs" / "interop.md")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per suite and backend")
@@ -555,6 +589,10 @@ def main(argv=None) -> int:
                 print(f"== {library} is not installed (pip install -e '.[interop]'): skipped", flush=True)
                 continue
             for backend in args.backends:
+                if backend == JIT and library != "array-api-extra":
+                    print(f"== {library} in jit mode: not supported by this runner yet (array-api-extra only)",
+                          flush=True)
+                    continue
                 if library == "scikit-learn":
                     run_suite(sklearn_suite(workdir, backend, args), backend, workdir, args)
                 elif library == "array-api-extra":
