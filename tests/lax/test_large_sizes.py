@@ -109,7 +109,7 @@ class Check:
     exact: bool = True
     signed: bool = True  # compare the sign of zeros (where the standard specifies it)
     rtol: float | None = None  # None: by dtype
-    scale: str = "value"  # "value": tolerance relative to each value; "max": to the largest finite value
+    scale: str = "value"  # "value": relative to each value, or absolute below 1; "max": to the largest finite value
 
 
 EXACT = Check()
@@ -143,7 +143,7 @@ def assert_matches(got, want, check: Check, what: str) -> None:
     else:
         rtol = check.rtol or default_rtol(got.dtype)
         finite = np.isfinite(w)
-        bound = np.abs(w) if check.scale == "value" else np.max(np.abs(w[finite]), initial=0.0)
+        bound = np.maximum(np.abs(w), 1.0) if check.scale == "value" else np.max(np.abs(w[finite]), initial=0.0)
         with np.errstate(invalid="ignore", over="ignore"):
             bad = np.flatnonzero(np.where(finite, np.abs(g - w) > rtol * bound + rtol * 1e-30, g != w))
     assert bad.size == 0, f"{what}: {bad.size} values differ (NaN left out), first at {bad[:5]}: " \
@@ -222,10 +222,13 @@ case("binary", "add", two, lambda xp, x, y: x + y)
 case("binary", "subtract", two, lambda xp, x, y: x - y)
 case("binary", "multiply", two, lambda xp, x, y: x * y)
 case("binary", "divide", two, lambda xp, x, y: x / y)
-case("binary", "floor_divide", two, lambda xp, x, y: x // y, CLOSE)
+# Subnormal operands of floor_divide, pow and atan2 are read inconsistently inside XLA's expansions (a sign-bit
+# test sees -5e-324 as negative where a comparison reads it as -0.0, and a subnormal intermediate is flushed),
+# so their results on subnormals are not those of the flushed inputs; implementation-defined (module docstring).
+case("binary", "floor_divide", two, lambda xp, x, y: x // y, CLOSE, subnormals=False)
 case("binary", "remainder", two, lambda xp, x, y: x % y, CLOSE)
-case("binary", "pow", two, lambda xp, x, y: x ** y, CLOSE)
-case("binary", "atan2", two, lambda xp, x, y: xp.atan2(x, y), CLOSE)
+case("binary", "pow", two, lambda xp, x, y: x ** y, CLOSE, subnormals=False)
+case("binary", "atan2", two, lambda xp, x, y: xp.atan2(x, y), CLOSE, subnormals=False)
 case("binary", "hypot", two, lambda xp, x, y: xp.hypot(x, y), CLOSE)
 case("binary", "logaddexp", two, lambda xp, x, y: xp.logaddexp(x, y), CLOSE)
 case("binary", "copysign", two, lambda xp, x, y: xp.copysign(x, y))
