@@ -299,12 +299,17 @@ python -m interop.run_suites --libs scikit-learn array-api-extra
 python -m interop.run_suites --libs scipy --scipy-modules special stats fft signal ndimage
 python -m interop.run_suites --libs scipy --scipy-modules all   # every SciPy submodule with array-API tests
 python -m interop.run_suites --backends stridex -k "logsumexp"  # one backend, a pytest -k filter
+python -m interop.run_suites --libs xpx --backends stridex stridex_jit   # eager and stridex.jit_mode, compared
 python -m interop.run_suites --report-only                     # rewrite this page from the stored results
 ```
 
 Other options: `--workdir DIR` (results and logs; default `$TMPDIR/stridex-interop`; earlier results there
 are merged into the report, `--fresh` clears them), `--timeout S` (per suite and backend, default 3600),
-`--report PATH`, `--strict-marks inherit|ignore` (SciPy, below), and pytest arguments after `--`. Each suite
+`--report PATH`, `--strict-marks inherit|ignore` (SciPy, below), and pytest arguments after `--`.
+`--backends stridex_jit` runs a suite on `stridex.jit_mode` (every function and operator through `sx.jit`,
+docs/semantics.md) and compares it test by test with the eager `stridex` run (the section "stridex.jit_mode
+against eager stridex"); the runner supports it for array-api-extra only so far (scikit-learn and SciPy
+name their backends by module in ways the plugins do not map yet). Each suite
 and backend runs in its own pytest process; `<workdir>/results/*.log` holds pytest's output.
 
 ## How each library's suite gets the backend
@@ -313,7 +318,7 @@ and backend runs in its own pytest process; `<workdir>/results/*.log` holds pyte
 |---|---|---|---|
 | scikit-learn | parametrised by `yield_namespace_device_dtype_combinations`, `yield_namespaces` and `yield_mixed_namespace_input_permutations` (`sklearn.utils._array_api`), called when the test modules are imported; the estimator checks (`check_array_api_*` in `sklearn/tests/test_common.py`) use the same | `sklearn_backend.py` replaces the three generators before collection so that they yield the selected backend only: stridex as `(stridex, None, float64)` and `(stridex, None, float32)`, array-api-strict as scikit-learn's own `(CPU_DEVICE, float64)`, `(device1, float32)`; mixed inputs `backend→numpy` and `numpy→backend`; `check_array_api_same_namespace` (array-api-strict only upstream) with the selected backend | the installed test modules that use those generators, plus `sklearn/tests/test_common.py`, `-k <backend>` |
 | SciPy | the `xp` fixture of `scipy/conftest.py`, parametrised (with `SCIPY_ARRAY_API=1`) over the installed backends it knows (numpy, array_api_strict, torch, cupy, jax.numpy, dask.array); `-b`/`SCIPY_ARRAY_API='["name"]'` select among those | `scipy_backend.py` replaces the fixture's parameters with the selected backend, marked `array_api_backends` as SciPy marks its own, and adds `stridex` to SciPy's known backends (so `np_only` marks skip it) | `--pyargs scipy.<module> -m array_api_backends` per submodule |
-| array-api-extra | the `library` fixture of `array_api_extra/tests/main/conftest.py`, parametrised over the `Backend` enum (`array_api_extra._lib._backends`); `xp` imports `library.modname` | `xpx_backend.py` adds a member `STRIDEX = "stridex"` to the enum before the conftest is imported | the installed wheel's `array_api_extra/tests/main` (the sdist's `tests/main` when the wheel lacks them, fetched with `pip download --no-binary`), with array-api-extra's pytest options (`filterwarnings = error`, `xfail_strict = true`), `-k stridex` / `-k "array_api_strict and not strictest"` |
+| array-api-extra | the `library` fixture of `array_api_extra/tests/main/conftest.py`, parametrised over the `Backend` enum (`array_api_extra._lib._backends`); `xp` imports `library.modname` | `xpx_backend.py` adds a member `STRIDEX = "stridex"` to the enum before the conftest is imported (`--backends stridex_jit`: `STRIDEX_JIT = "stridex.jit_mode"`, ids `[stridex_jit]`) | the installed wheel's `array_api_extra/tests/main` (the sdist's `tests/main` when the wheel lacks them, fetched with `pip download --no-binary`), with array-api-extra's pytest options (`filterwarnings = error`, `xfail_strict = true`), `-k stridex` / `-k "array_api_strict and not strictest"` |
 
 SciPy also marks tests and functions for array_api_strict by name (`skip_xp_backends("array_api_strict")`,
 `xp_capabilities(skip_backends=...)`, `np_only` with `exceptions=["array_api_strict"]`). With

@@ -312,7 +312,26 @@ def _add_vjp(ct, x1, x2, *, out):
     return ct, ct
 
 
-add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)), jvp=_add_jvp, vjp=_add_vjp)
+def _is_plus_zero_literal(x) -> bool:
+    """A Python (or NumPy) scalar +0 (0, 0.0, False) written into the program, not a traced value."""
+    return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)) and x == 0 and \
+        not np.signbit(x)
+
+
+def _lower_add(ctx, x1, x2):
+    a, b = operands(ctx, (x1, x2))
+    if ctx.aval_out.dtype.kind == "real floating":
+        # XLA's algebraic simplifier folds `x + 0` to `x`, which keeps -0.0 where IEEE 754 and the spec give
+        # +0.0 ("if x1_i is -0 and x2_i is +0, the result is +0"). A literal +0 (`x + 0.0`, the idiom for a
+        # fresh copy) is lowered as what the addition computes: x, with either zero as +0.0.
+        for literal, other in ((x1, b), (x2, a)):
+            if _is_plus_zero_literal(literal):
+                zero = lax().full_like(other, 0)
+                return lax().select(lax().eq(other, zero), zero, other)
+    return lax().add(a, b)
+
+
+add = ufunc_binary("add", np.add, lower=_lower_add, jvp=_add_jvp, vjp=_add_vjp)
 
 
 # --- subtract: x1 - x2 -------------------------------------------------------------------------------

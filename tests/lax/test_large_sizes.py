@@ -309,7 +309,9 @@ case("manipulation", "flip_roll", mat(64), lambda xp, x: (xp.flip(x, axis=0), xp
 case("manipulation", "reshape_permute", mat(64), lambda xp, x: (xp.reshape(xp.permute_dims(x, (1, 0)), (-1,)),
                                                                   xp.moveaxis(x, 0, 1) + 0.0))
 case("manipulation", "tile_repeat", vec, lambda xp, x: (xp.tile(x[:1000], (3,)), xp.repeat(x[:1000], 2)))
-case("manipulation", "take", vec, lambda xp, x: xp.take(x, xp.flip(xp.arange(x.shape[0])[::3])))
+case("manipulation", "take", lambda n, rng, dt, data: (data(rng, (n,), dt), rng.integers(0, n, n // 3)),
+     lambda xp, x, i: (xp.take(x, i), x[i]))
+case("manipulation", "add_zero_copy", mat(64), lambda xp, x: (x + 0.0, 0 + xp.matrix_transpose(x), x + -0.0))
 
 # The bounded slice of the default run: (case, size, dtype) -- a case or two per family, sizes in turn.
 DEFAULT = [
@@ -322,7 +324,7 @@ DEFAULT = [
     ("argmax_argmin", 100_003, "float32"), ("searchsorted", 65536, "float64"),
     ("argsort_stable", 4096, "float32"),
     ("matmul", 65536, "float64"),
-    ("flip_roll", 4096, "float32"),
+    ("flip_roll", 4096, "float32"), ("add_zero_copy", 100_003, "float64"),
 ]
 
 
