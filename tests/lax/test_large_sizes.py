@@ -7,7 +7,8 @@ at 131072) on data that holds NaN of both signs, +-inf, -0.0 and +0.0, ties, and
 subnormals. Each case compares
 
 * `sx.jit(op)` on host arrays with eager `op` on the host, and
-* eager `op` on JAX device "cpu:1" (tests/conftest.py) with eager `op` on the host.
+* eager `op` on JAX device "cpu:1" (tests/conftest.py; STRIDEX_TEST_DEVICE names another, such as a GPU)
+  with eager `op` on the host.
 
 Values are compared exactly where the spec fixes them: NaN where NaN, every other value equal, and the sign of
 a zero where the standard specifies it (`signed=False` where it leaves it open, as for max, min, maximum,
@@ -42,7 +43,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 FULL = os.environ.get("STRIDEX_LARGE_SWEEP", "") not in ("", "0")
 SIZES = (4096, 65536, 100_003) + ((131_072,) if FULL else ())
-DEVICE = "cpu:1"
+DEVICE = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")  # a GPU's name on a GPU machine (benchmarks/gpu_check.sh)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16), BF16)
 
