@@ -36,7 +36,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BACKENDS = ("stridex", "array_api_strict")
-JIT = "stridex_jit"  # the namespace stridex.jit_mode (array-api-extra's suite; compared with eager stridex)
+JIT = "stridex_jit"  # the namespace stridex.jit_mode, compared with eager stridex
 CHOICES = (*BACKENDS, JIT)
 IGNORED = "stridex+ignore-marks"  # the run label of stridex under `--strict-marks ignore` (SciPy)
 ROWS = (*BACKENDS, JIT, IGNORED)
@@ -108,7 +108,7 @@ def sklearn_suite(workdir: Path, backend: str, args) -> dict:
     files = sorted(str(p) for p in root.rglob("test_*.py") if "/tests/" in str(p) and pattern.search(p.read_text()))
     files.append(str(root / "tests" / "test_common.py"))  # the estimator checks (check_array_api_*)
     ini = _write_ini(workdir, "sklearn", "")
-    keyword = backend
+    keyword = "stridex" if backend == JIT else backend  # its ids name the module, stridex.jit_mode
     return {
         "suite": "sklearn", "library": "scikit-learn",
         "argv": ["-c", str(ini), "--rootdir", str(root.parent), "-p", "interop._plugins.sklearn_backend",
@@ -222,8 +222,9 @@ def load_records(path: Path) -> list[dict]:
     return list(records.values())
 
 
-_DEVICE = re.compile(r"\b(stridex_jit|stridex|array_api_strict)(-|,device_name=)(None|CPU_DEVICE|device1)\b")
-_BACKEND = re.compile(r"\b(stridex_jit|stridex|array_api_strict)\b")
+_DEVICE = re.compile(r"\b(stridex\.jit_mode|stridex_jit|stridex|array_api_strict)(-|,device_name=)"
+                     r"(None|CPU_DEVICE|device1)\b")
+_BACKEND = re.compile(r"\b(stridex\.jit_mode|stridex_jit|stridex|array_api_strict)\b")
 
 
 def normalise(nodeid: str) -> str:
@@ -561,7 +562,7 @@ def main(argv=None) -> int:
                         help=f"SciPy submodules (default: {' '.join(SCIPY_DEFAULT_MODULES)}; 'all': "
                              f"{' '.join(SCIPY_ALL_MODULES)})")
     parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=CHOICES,
-                        help=f"default: {' '.join(BACKENDS)}; {JIT}: stridex.jit_mode (array-api-extra only)")
+                        help=f"default: {' '.join(BACKENDS)}; {JIT}: stridex.jit_mode, compared with eager")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "stridex-interop")
     parser.add_argument("--report", type=Path, default=REPO / "docs" / "interop.md")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per suite and backend")
@@ -594,10 +595,6 @@ def main(argv=None) -> int:
                 print(f"== {library} is not installed (pip install -e '.[interop]'): skipped", flush=True)
                 continue
             for backend in args.backends:
-                if backend == JIT and library != "array-api-extra":
-                    print(f"== {library} in jit mode: not supported by this runner yet (array-api-extra only)",
-                          flush=True)
-                    continue
                 if library == "scikit-learn":
                     run_suite(sklearn_suite(workdir, backend, args), backend, workdir, args)
                 elif library == "array-api-extra":

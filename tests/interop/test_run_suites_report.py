@@ -48,3 +48,6 @@ def test_jit_backend_is_a_choice_and_names_its_module():
     assert run_suites.JIT in run_suites.CHOICES and run_suites.JIT not in run_suites.BACKENDS
     assert _plugins.MODULES[run_suites.JIT] == "stridex.jit_mode"
     assert run_suites.normalise("t.py::f[stridex_jit]") == run_suites.normalise("t.py::f[stridex]")
+    # scikit-learn's ids name the namespace module, and its device
+    assert run_suites.normalise("t.py::f[stridex.jit_mode-None-float64]") == \
+        run_suites.normalise("t.py::f[stridex-None-float64]")
