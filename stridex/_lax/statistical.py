@@ -181,8 +181,8 @@ def _extremum_weights(x, out, axes: tuple, keepdims: bool):
 # largest number, or -inf, by where the NaN sits. The spec wants NaN to propagate, as NumPy (eager) does. So
 # floating extrema are lowered as (1) a fold of the longest reduced axis into `FOLD_WAYS` contiguous slabs
 # combined with elementwise `max`/`min` (NaN-propagating in XLA, and one vectorised, threaded pass that leaves
-# 1/FOLD_WAYS of the data), then (2) a `reduce` whose combiner picks NaN explicitly (a select XLA cannot hand to
-# that kernel). Integers and booleans keep the plain reductions (no NaN). The cost: docs/benchmarks.md.
+# 1/FOLD_WAYS of the data), repeated while that axis has FOLD_MIN elements or more, then (2) a `reduce` whose
+# combiner picks NaN explicitly (a select XLA cannot hand to that kernel). Integers and booleans keep the plain reductions (no NaN). The cost: benchmarks/JIT_RESULTS.md.
 FOLD_WAYS = 16
 FOLD_MIN = 4 * FOLD_WAYS  # a reduced axis shorter than this is reduced directly
 
