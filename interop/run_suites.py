@@ -467,7 +467,7 @@ def render_report(workdir: Path, report: Path) -> str:
     if jit_only or eager_only:
         lines += ["## stridex.jit_mode against eager stridex", "",
                   ("The same suite run with `stridex.jit_mode` as the namespace (`--backends stridex_jit`: every "
-                   "function and operator through `sx.jit`, docs/jit.md), compared test by test with the eager "
+                   "function and operator through `sx.jit`, docs/semantics.md), compared test by test with the eager "
                    "run (`stridex`). Failing in jit mode only: "
                    + "; ".join(f"{lib}: {len(jit_only[lib])}" for lib in LIBRARIES if lib in jit_only or lib in eager_only)
                    + ". Failing eagerly only: "
