@@ -312,7 +312,7 @@ case("manipulation", "reshape_permute", mat(64), lambda xp, x: (xp.reshape(xp.pe
 case("manipulation", "tile_repeat", vec, lambda xp, x: (xp.tile(x[:1000], (3,)), xp.repeat(x[:1000], 2)))
 case("manipulation", "take", lambda n, rng, dt, data: (data(rng, (n,), dt), rng.integers(0, n, n // 3)),
      lambda xp, x, i: (xp.take(x, i), x[i]))
-case("manipulation", "add_zero_copy", mat(64), lambda xp, x: (x + 0.0, 0 + xp.matrix_transpose(x), x + -0.0))
+case("manipulation", "add_zero_copy", mat(64), lambda xp, x: (x + 0.0, 0 + xp.matrix_transpose(x), x + -0.0, x - (-0.0), x - 0.0))
 
 # The bounded slice of the default run: (case, size, dtype) -- a case or two per family, sizes in turn.
 DEFAULT = [
