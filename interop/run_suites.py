@@ -309,8 +309,7 @@ are merged into the report, `--fresh` clears them), `--timeout S` (per suite and
 `--report PATH`, `--strict-marks inherit|ignore` (SciPy, below), and pytest arguments after `--`.
 `--backends stridex_jit` runs a suite on `stridex.jit_mode` (every function and operator through `sx.jit`,
 docs/semantics.md) and compares it test by test with the eager `stridex` run (the section "stridex.jit_mode
-against eager stridex"); the runner supports it for array-api-extra only so far (scikit-learn and SciPy
-name their backends by module in ways the plugins do not map yet). Each suite
+against eager stridex"), for each library (scikit-learn's test ids name the module, `stridex.jit_mode`). Each suite
 and backend runs in its own pytest process; `<workdir>/results/*.log` holds pytest's output.
 
 ## How each library's suite gets the backend
