@@ -6,8 +6,8 @@ Cases (the tracing issue's targets): tracing cost per recorded op against `jax.m
 program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
 equivalent `jax.numpy` function (one argument set per loop, two in turn, inputs written before every call,
 new NumPy data on every call); first call (trace + lower + compile); compute time on 10^6 elements;
-`jit(grad(MLP))`; and a function with one graph break between two 50-op segments against hand-split JAX
-and against eager stridex.
+`jit(grad(MLP))`; a function with one graph break between two 50-op segments against hand-split JAX
+and against eager stridex; and `max` of 10^7 float32 (NaN-propagating) against `jnp.max`.
 """
 
 from __future__ import annotations
@@ -191,6 +191,21 @@ def run(quick: bool = False) -> list[tuple]:
         rows.append((("one graph break (boolean mask) between two 50-op segments, 10^4 elements "
                      "(JAX: two jitted halves, the mask applied between them)"), t_break, t_hand))
         rows.append(("the same, against eager stridex (in the JAX column)", t_break, t_eager))
+
+        # 7. max of 10^7 float32: stridex lowers floating max/min NaN-propagating (a fold with elementwise max,
+        # then a reduce with a NaN-picking combiner; docs/semantics.md), while XLA CPU's own reduce_max, which
+        # jnp.max lowers to, skips NaN from 4096 elements. Against jnp.max, and against jnp.max made
+        # NaN-propagating by hand (an isnan any-reduction and a select: a second pass over the data).
+        m_np = np.random.default_rng(3).random(10**7).astype(np.float32)
+        ms, mj = sx.asarray(m_np, copy=True), jnp.asarray(m_np)
+        max_sx, max_jax = sx.jit(sx.max), jax.jit(jnp.max)
+        max_nan = jax.jit(lambda a: jnp.where(jnp.any(jnp.isnan(a)), jnp.nan, jnp.max(a)))
+        assert float(max_sx(ms)) == float(max_jax(mj)) == float(max_nan(mj))
+        t_sx, t_jax, t_nan = side_by_side(lambda: block(max_sx(ms)), lambda: max_jax(mj).block_until_ready(),
+                                          lambda: max_nan(mj).block_until_ready(), rounds=3 if quick else 5)
+        rows.append(("max of 10^7 float32 (NaN-propagating; JAX: jnp.max, which skips NaN on CPU)", t_sx, t_jax))
+        rows.append(("the same, against jnp.max made NaN-propagating (where(any(isnan(x)), nan, max(x)))", t_sx,
+                     t_nan))
     return rows
 
 

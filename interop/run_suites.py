@@ -5,6 +5,7 @@ docs/interop.md.
     python -m interop.run_suites --libs scikit-learn array-api-extra
     python -m interop.run_suites --libs scipy --scipy-modules special stats fft signal
     python -m interop.run_suites --libs scipy --scipy-modules all  # every SciPy submodule with tests (slow)
+    python -m interop.run_suites --libs xpx --backends stridex stridex_jit   # eager and stridex.jit_mode
     python -m interop.run_suites --report-only                     # rewrite the report from the last results
 
 Each (library, suite, backend) runs in its own pytest process with the plugins in
@@ -35,8 +36,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BACKENDS = ("stridex", "array_api_strict")
+JIT = "stridex_jit"  # the namespace stridex.jit_mode, compared with eager stridex
+CHOICES = (*BACKENDS, JIT)
 IGNORED = "stridex+ignore-marks"  # the run label of stridex under `--strict-marks ignore` (SciPy)
-ROWS = (*BACKENDS, IGNORED)
+ROWS = (*BACKENDS, JIT, IGNORED)
 LIBRARIES = ("scikit-learn", "scipy", "array-api-extra")
 ALIASES = {"sklearn": "scikit-learn", "scikit-learn": "scikit-learn", "scipy": "scipy",
            "array-api-extra": "array-api-extra", "array_api_extra": "array-api-extra", "xpx": "array-api-extra"}
@@ -105,7 +108,7 @@ def sklearn_suite(workdir: Path, backend: str, args) -> dict:
     files = sorted(str(p) for p in root.rglob("test_*.py") if "/tests/" in str(p) and pattern.search(p.read_text()))
     files.append(str(root / "tests" / "test_common.py"))  # the estimator checks (check_array_api_*)
     ini = _write_ini(workdir, "sklearn", "")
-    keyword = backend
+    keyword = "stridex" if backend == JIT else backend  # its ids name the module, stridex.jit_mode
     return {
         "suite": "sklearn", "library": "scikit-learn",
         "argv": ["-c", str(ini), "--rootdir", str(root.parent), "-p", "interop._plugins.sklearn_backend",
@@ -148,7 +151,7 @@ def xpx_suite(workdir: Path, backend: str, args) -> dict:
                      "    skip_xp_backend(library, /, *, reason=None): Skip test for a specific backend\n"
                      "    xfail_xp_backend(library, /, *, reason=None, strict=None): Xfail test for a specific backend\n"
                      "    thread_unsafe: pytest-run-parallel's marker\n")
-    keyword = "stridex" if backend == "stridex" else "array_api_strict and not strictest"
+    keyword = "stridex" if backend in ("stridex", JIT) else "array_api_strict and not strictest"
     return {
         "suite": "array-api-extra", "library": "array-api-extra",
         "argv": ["-c", str(ini), "--rootdir", str(root), "-p", "interop._plugins.xpx_backend", str(tests),
@@ -219,8 +222,9 @@ def load_records(path: Path) -> list[dict]:
     return list(records.values())
 
 
-_DEVICE = re.compile(r"\b(stridex|array_api_strict)(-|,device_name=)(None|CPU_DEVICE|device1)\b")
-_BACKEND = re.compile(r"\b(stridex|array_api_strict)\b")
+_DEVICE = re.compile(r"\b(stridex\.jit_mode|stridex_jit|stridex|array_api_strict)(-|,device_name=)"
+                     r"(None|CPU_DEVICE|device1)\b")
+_BACKEND = re.compile(r"\b(stridex\.jit_mode|stridex_jit|stridex|array_api_strict)\b")
 
 
 def normalise(nodeid: str) -> str:
@@ -296,12 +300,16 @@ python -m interop.run_suites --libs scikit-learn array-api-extra
 python -m interop.run_suites --libs scipy --scipy-modules special stats fft signal ndimage
 python -m interop.run_suites --libs scipy --scipy-modules all   # every SciPy submodule with array-API tests
 python -m interop.run_suites --backends stridex -k "logsumexp"  # one backend, a pytest -k filter
+python -m interop.run_suites --libs xpx --backends stridex stridex_jit   # eager and stridex.jit_mode, compared
 python -m interop.run_suites --report-only                     # rewrite this page from the stored results
 ```
 
 Other options: `--workdir DIR` (results and logs; default `$TMPDIR/stridex-interop`; earlier results there
 are merged into the report, `--fresh` clears them), `--timeout S` (per suite and backend, default 3600),
-`--report PATH`, `--strict-marks inherit|ignore` (SciPy, below), and pytest arguments after `--`. Each suite
+`--report PATH`, `--strict-marks inherit|ignore` (SciPy, below), and pytest arguments after `--`.
+`--backends stridex_jit` runs a suite on `stridex.jit_mode` (every function and operator through `sx.jit`,
+docs/semantics.md) and compares it test by test with the eager `stridex` run (the section "stridex.jit_mode
+against eager stridex"), for each library (scikit-learn's test ids name the module, `stridex.jit_mode`). Each suite
 and backend runs in its own pytest process; `<workdir>/results/*.log` holds pytest's output.
 
 ## How each library's suite gets the backend
@@ -310,7 +318,7 @@ and backend runs in its own pytest process; `<workdir>/results/*.log` holds pyte
 |---|---|---|---|
 | scikit-learn | parametrised by `yield_namespace_device_dtype_combinations`, `yield_namespaces` and `yield_mixed_namespace_input_permutations` (`sklearn.utils._array_api`), called when the test modules are imported; the estimator checks (`check_array_api_*` in `sklearn/tests/test_common.py`) use the same | `sklearn_backend.py` replaces the three generators before collection so that they yield the selected backend only: stridex as `(stridex, None, float64)` and `(stridex, None, float32)`, array-api-strict as scikit-learn's own `(CPU_DEVICE, float64)`, `(device1, float32)`; mixed inputs `backend→numpy` and `numpy→backend`; `check_array_api_same_namespace` (array-api-strict only upstream) with the selected backend | the installed test modules that use those generators, plus `sklearn/tests/test_common.py`, `-k <backend>` |
 | SciPy | the `xp` fixture of `scipy/conftest.py`, parametrised (with `SCIPY_ARRAY_API=1`) over the installed backends it knows (numpy, array_api_strict, torch, cupy, jax.numpy, dask.array); `-b`/`SCIPY_ARRAY_API='["name"]'` select among those | `scipy_backend.py` replaces the fixture's parameters with the selected backend, marked `array_api_backends` as SciPy marks its own, and adds `stridex` to SciPy's known backends (so `np_only` marks skip it) | `--pyargs scipy.<module> -m array_api_backends` per submodule |
-| array-api-extra | the `library` fixture of `array_api_extra/tests/main/conftest.py`, parametrised over the `Backend` enum (`array_api_extra._lib._backends`); `xp` imports `library.modname` | `xpx_backend.py` adds a member `STRIDEX = "stridex"` to the enum before the conftest is imported | the installed wheel's `array_api_extra/tests/main` (the sdist's `tests/main` when the wheel lacks them, fetched with `pip download --no-binary`), with array-api-extra's pytest options (`filterwarnings = error`, `xfail_strict = true`), `-k stridex` / `-k "array_api_strict and not strictest"` |
+| array-api-extra | the `library` fixture of `array_api_extra/tests/main/conftest.py`, parametrised over the `Backend` enum (`array_api_extra._lib._backends`); `xp` imports `library.modname` | `xpx_backend.py` adds a member `STRIDEX = "stridex"` to the enum before the conftest is imported (`--backends stridex_jit`: `STRIDEX_JIT = "stridex.jit_mode"`, ids `[stridex_jit]`) | the installed wheel's `array_api_extra/tests/main` (the sdist's `tests/main` when the wheel lacks them, fetched with `pip download --no-binary`), with array-api-extra's pytest options (`filterwarnings = error`, `xfail_strict = true`), `-k stridex` / `-k "array_api_strict and not strictest"` |
 
 SciPy also marks tests and functions for array_api_strict by name (`skip_xp_backends("array_api_strict")`,
 `xp_capabilities(skip_backends=...)`, `np_only` with `exceptions=["array_api_strict"]`). With
@@ -359,6 +367,8 @@ def render_report(workdir: Path, report: Path) -> str:
     both: dict[str, Counter] = defaultdict(Counter)  # (stridex's cause, array-api-strict's cause) -> tests
     unmarked: dict[str, list] = defaultdict(list)  # failures of tests run only because strict marks were ignored
     unmarked_counts: dict[str, Counter] = defaultdict(Counter)
+    jit_only: dict[str, list] = defaultdict(list)  # failing in jit mode, not eagerly
+    eager_only: dict[str, list] = defaultdict(list)  # failing eagerly, not in jit mode
     order = {lib: i for i, lib in enumerate(LIBRARIES)}
     for suite in sorted(by_suite, key=lambda s: (order.get(next(iter(by_suite[s].values()))["library"], 9), s)):
         runs = by_suite[suite]
@@ -387,6 +397,17 @@ def render_report(workdir: Path, report: Path) -> str:
                     1 for key, r in strict.items() if r["outcome"] in FAILING
                     and (key not in stridex_keys or stridex_keys[key]["outcome"] not in FAILING))
         only_by_library[library] += stridex_only
+        if JIT in recs and "stridex" in recs:
+            eager = {normalise(r["nodeid"]): r for r in recs["stridex"]}
+            jitted = {normalise(r["nodeid"]): r for r in recs[JIT]}
+            for key, r in jitted.items():
+                other = eager.get(key)
+                if r["outcome"] in FAILING and (other is None or other["outcome"] not in FAILING):
+                    jit_only[library].append((r, other))
+            for key, r in eager.items():
+                other = jitted.get(key)
+                if r["outcome"] in FAILING and (other is None or other["outcome"] not in FAILING):
+                    eager_only[library].append((r, other))
         if IGNORED in recs and "stridex" in recs:
             marked = {normalise(r["nodeid"]): r for r in recs["stridex"]
                       if r["outcome"] in ("skipped", "xfailed") and r["message"].startswith("as array_api_strict:")}
@@ -405,7 +426,10 @@ def render_report(workdir: Path, report: Path) -> str:
             flag = (" (timed out)" if meta["timed_out"] else "" if meta["rc"] in (0, 1)
                     else " (no tests)" if meta["rc"] == 5 else f" (pytest exit {meta['rc']})")
             only = str(len(stridex_only)) if backend == "stridex" else ""
-            backend = "stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED else backend
+            if backend == JIT and "stridex" in recs:
+                only = f"{len(jit_only[library])} failing in jit mode only"
+            backend = ("stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED
+                       else "stridex.jit_mode" if backend == JIT else backend)
             lines.append(f"| {library} | {suite} | {backend} | {c['passed']} | {c['failed']} | {c['error']} | "
                          f"{c['skipped']} | {c['xfailed']} | {c['xpassed']} | {meta['seconds']:.0f}{flag} | {only} |")
     lines += ["", "Per library (all suites run):", "",
@@ -418,7 +442,8 @@ def render_report(workdir: Path, report: Path) -> str:
                 continue
             extra = (f"{len(only_by_library[library])} | {both_by_library[library]} | {strict_only_by_library[library]}"
                      if backend == "stridex" else " | | ")
-            name = "stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED else backend
+            name = ("stridex, SciPy's array_api_strict marks ignored" if backend == IGNORED
+                    else "stridex.jit_mode" if backend == JIT else backend)
             lines.append(f"| {library} | {name} | {c['passed']} | {c['failed']} | {c['error']} | {c['skipped']} | "
                          f"{c['xfailed']} | {c['xpassed']} | {extra} |")
     if any(sum(c.values()) for c in one_side.values()):
@@ -438,6 +463,19 @@ def render_report(workdir: Path, report: Path) -> str:
             continue
         lines += [f"### {library}: {len(failures)}", ""]
         lines += render_groups(failures, "array-api-strict")
+    if jit_only or eager_only:
+        lines += ["## stridex.jit_mode against eager stridex", "",
+                  ("The same suite run with `stridex.jit_mode` as the namespace (`--backends stridex_jit`: every "
+                   "function and operator through `sx.jit`, docs/semantics.md), compared test by test with the eager "
+                   "run (`stridex`). Failing in jit mode only: "
+                   + "; ".join(f"{lib}: {len(jit_only[lib])}" for lib in LIBRARIES if lib in jit_only or lib in eager_only)
+                   + ". Failing eagerly only: "
+                   + "; ".join(f"{lib}: {len(eager_only[lib])}" for lib in LIBRARIES if lib in jit_only or lib in eager_only)
+                   + "."), ""]
+        for library in LIBRARIES:
+            if library in jit_only:
+                lines += [f"### {library}: failing in jit mode only: {len(jit_only[library])}", ""]
+                lines += render_groups(jit_only[library], "eager stridex")
     if any(both.values()):
         lines += ["## Failing on both backends", "",
                   "Not stridex-only, so not listed one by one; the causes on each side:", "",
@@ -522,7 +560,8 @@ def main(argv=None) -> int:
     parser.add_argument("--scipy-modules", nargs="+", default=list(SCIPY_DEFAULT_MODULES), metavar="MOD",
                         help=f"SciPy submodules (default: {' '.join(SCIPY_DEFAULT_MODULES)}; 'all': "
                              f"{' '.join(SCIPY_ALL_MODULES)})")
-    parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    parser.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=CHOICES,
+                        help=f"default: {' '.join(BACKENDS)}; {JIT}: stridex.jit_mode, compared with eager")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "stridex-interop")
     parser.add_argument("--report", type=Path, default=REPO / "docs" / "interop.md")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per suite and backend")

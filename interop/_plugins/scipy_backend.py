@@ -20,31 +20,32 @@ import sys
 
 import pytest
 
-from . import backend
+from . import backend, module
 
 BACKEND = backend()
+NAME = module()  # the namespace's module: stridex.jit_mode for the stridex_jit backend
 INHERIT = os.environ.get("STRIDEX_INTEROP_STRICT_MARKS", "inherit") == "inherit"
 _patched = False
 
 
 def _patch_conftest(conftest):
-    conftest.xp_known_backends.add("stridex")
+    conftest.xp_known_backends.add(NAME)
     original = conftest._backends_kwargs_from_request
 
     def _backends_kwargs_from_request(request, skip_or_xfail):
         reasons = original(request, skip_or_xfail=skip_or_xfail)
         if INHERIT:
-            reasons.pop("stridex", None)
+            reasons.pop(NAME, None)
             if "array_api_strict" in reasons:
-                reasons["stridex"] = f"as array_api_strict: {reasons['array_api_strict']}"
+                reasons[NAME] = f"as array_api_strict: {reasons['array_api_strict']}"
         return reasons
 
     conftest._backends_kwargs_from_request = _backends_kwargs_from_request
 
 
 def _param():
-    module = importlib.import_module(BACKEND)
-    return pytest.param(module, id=BACKEND, marks=pytest.mark.array_api_backends)
+    namespace = importlib.import_module(NAME)
+    return pytest.param(namespace, id=BACKEND, marks=pytest.mark.array_api_backends)
 
 
 @pytest.hookimpl(tryfirst=True)

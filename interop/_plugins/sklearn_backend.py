@@ -18,9 +18,9 @@ array-API dispatch without it).
 
 import functools
 
-from . import backend
+from . import module
 
-BACKEND = backend()
+BACKEND = module()  # the namespace's importable name: stridex.jit_mode for the stridex_jit backend
 
 from sklearn.utils import _array_api
 

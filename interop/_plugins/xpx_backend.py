@@ -7,17 +7,24 @@ loaded before that conftest is imported, adds a member ``STRIDEX = "stridex"`` t
 every test parametrised over the backends gets a ``[stridex]`` case (selected with ``-k stridex``;
 array-api-strict's cases with ``-k "array_api_strict and not strictest"``). The tests' marks name
 backends precisely (``skip_xp_backend(Backend.ARRAY_API_STRICT)``), so none is inherited.
+
+With ``STRIDEX_INTEROP_BACKEND=stridex_jit`` the member is ``STRIDEX_JIT = "stridex.jit_mode"`` instead
+(test ids ``[stridex_jit]``, also selected with ``-k stridex``): the same tests on ``stridex.jit_mode``.
 """
 
 from array_api_extra._lib._backends import Backend
 
-if "STRIDEX" not in Backend.__members__:
+from . import backend
+
+NAME, VALUE = ("STRIDEX_JIT", "stridex.jit_mode") if backend() == "stridex_jit" else ("STRIDEX", "stridex")
+
+if NAME not in Backend.__members__:
     member = object.__new__(Backend)
-    member._name_ = "STRIDEX"
-    member._value_ = "stridex"
+    member._name_ = NAME
+    member._value_ = VALUE
     member.__objclass__ = Backend
     member._sort_order_ = len(Backend._member_names_)
-    Backend._member_map_["STRIDEX"] = member
-    Backend._value2member_map_["stridex"] = member
-    Backend._member_names_.append("STRIDEX")
-    assert Backend("stridex") is member and member in list(Backend) and member.modname == "stridex"
+    Backend._member_map_[NAME] = member
+    Backend._value2member_map_[VALUE] = member
+    Backend._member_names_.append(NAME)
+    assert Backend(VALUE) is member and member in list(Backend) and member.modname == VALUE

@@ -312,7 +312,33 @@ def _add_vjp(ct, x1, x2, *, out):
     return ct, ct
 
 
-add = ufunc_binary("add", np.add, lower=lower_binary(lambda a, b: lax().add(a, b)), jvp=_add_jvp, vjp=_add_vjp)
+def _is_zero_literal(x, negative: bool) -> bool:
+    """A Python (or NumPy) scalar zero of the given sign (0, 0.0, False are +0) written into the program, not a
+    traced value."""
+    return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)) and x == 0 and \
+        bool(np.signbit(x)) == negative
+
+
+def _plus_zero_for_zeros(x):
+    """`x + 0.0` as XLA cannot fold it: x, with either zero as +0.0."""
+    zero = lax().full_like(x, 0)
+    return lax().select(lax().eq(x, zero), zero, x)
+
+
+def _lower_add(ctx, x1, x2):
+    a, b = operands(ctx, (x1, x2))
+    if ctx.aval_out.dtype.kind == "real floating":
+        # XLA's algebraic simplifier folds `x + 0` to `x`, which keeps -0.0 where IEEE 754 and the spec give
+        # +0.0 ("if x1_i is -0 and x2_i is +0, the result is +0"). A literal +0 (`x + 0.0`, the idiom for a
+        # fresh copy) is lowered as what the addition computes. (A zero array made inside the program, such
+        # as `x + zeros_like(x)`, is still folded by XLA: docs/semantics.md.)
+        for literal, other in ((x1, b), (x2, a)):
+            if _is_zero_literal(literal, negative=False):
+                return _plus_zero_for_zeros(other)
+    return lax().add(a, b)
+
+
+add = ufunc_binary("add", np.add, lower=_lower_add, jvp=_add_jvp, vjp=_add_vjp)
 
 
 # --- subtract: x1 - x2 -------------------------------------------------------------------------------
@@ -329,8 +355,14 @@ def _subtract_vjp(ct, x1, x2, *, out):
     return ct, negative.bind(ct)
 
 
-subtract = ufunc_binary("subtract", np.subtract, lower=lower_binary(lambda a, b: lax().sub(a, b)),
-                        jvp=_subtract_jvp, vjp=_subtract_vjp)
+def _lower_subtract(ctx, x1, x2):
+    a, b = operands(ctx, (x1, x2))
+    if ctx.aval_out.dtype.kind == "real floating" and _is_zero_literal(x2, negative=True):
+        return _plus_zero_for_zeros(a)  # x - (-0.0) is x + 0.0, which XLA folds to x as well (see add)
+    return lax().sub(a, b)
+
+
+subtract = ufunc_binary("subtract", np.subtract, lower=_lower_subtract, jvp=_subtract_jvp, vjp=_subtract_vjp)
 
 
 # --- multiply: x1 * x2 -------------------------------------------------------------------------------

@@ -176,11 +176,68 @@ def _extremum_weights(x, out, axes: tuple, keepdims: bool):
     return chosen / reduce_sum.bind(chosen, axes=axes, keepdims=True, dtype=x.dtype)
 
 
+# Lowering floating max and min. XLA's CPU backend hands a plain `reduce_max`/`reduce_min` of 4096 elements or
+# more to a library kernel (YNNPACK) that skips NaN: `jax.jit(jnp.max)` of 4096 floats with one NaN gives the
+# largest number, or -inf, by where the NaN sits. The spec wants NaN to propagate, as NumPy (eager) does. So
+# floating extrema are lowered as (1) a fold of the longest reduced axis into `FOLD_WAYS` contiguous slabs
+# combined with elementwise `max`/`min` (NaN-propagating in XLA, and one vectorised, threaded pass that leaves
+# 1/FOLD_WAYS of the data), repeated while that axis has FOLD_MIN elements or more, then (2) a `reduce` whose
+# combiner picks NaN explicitly (a select XLA cannot hand to that kernel). Integers and booleans keep the plain reductions (no NaN). The cost: benchmarks/JIT_RESULTS.md.
+FOLD_WAYS = 16
+FOLD_MIN = 4 * FOLD_WAYS  # a reduced axis shorter than this is reduced directly
+
+
+def _nan_first(better):
+    """The combiner of a NaN-propagating reduction: `a` if it is NaN or `better(a, b)`, else `b`."""
+
+    def combine(a, b):
+        lax_ = lax()
+        return lax_.select(lax_.bitwise_or(lax_.ne(a, a), better(a, b)), a, b)
+
+    return combine
+
+
+def lower_nan_extremum(x, axes: tuple, is_max: bool):
+    """The max (or min) of JAX array `x` over `axes` (no keepdims), NaN if the slice holds one, on every XLA
+    backend and at every size (see above)."""
+    lax_ = lax()
+    axes = tuple(sorted(axes))
+    if not axes:
+        return x
+    if len(axes) == x.ndim and x.ndim > 1:  # a full reduction: one axis (a free reshape)
+        x, axes = lax_.reshape(x, (x.size,)), (0,)
+    elementwise = lax_.max if is_max else lax_.min
+    combine = _nan_first(lax_.gt if is_max else lax_.lt)
+    init = np.array(-np.inf if is_max else np.inf, x.dtype)
+
+    def reduce(v):
+        return lax_.reduce(v, init, combine, axes)
+
+    axis = max(axes, key=lambda a: x.shape[a])
+    leftovers = []  # reductions of the few trailing elements each fold leaves out
+    while x.shape[axis] >= FOLD_MIN:
+        length = x.shape[axis]
+        step = length // FOLD_WAYS
+        if FOLD_WAYS * step < length:
+            leftovers.append(reduce(lax_.slice_in_dim(x, FOLD_WAYS * step, length, axis=axis)))
+        slabs = [lax_.slice_in_dim(x, i * step, (i + 1) * step, axis=axis) for i in range(FOLD_WAYS)]
+        while len(slabs) > 1:  # a balanced tree: one fused elementwise pass
+            slabs = [elementwise(slabs[i], slabs[i + 1]) if i + 1 < len(slabs) else slabs[i]
+                     for i in range(0, len(slabs), 2)]
+        x = slabs[0]
+    out = reduce(x)
+    for part in leftovers:
+        out = elementwise(out, part)
+    return out
+
+
 def _extremum(name, ufunc, bool_name):
     """The record of max or min; `bool_name` is the lax reduction lowering it for booleans, which lax cannot
     take a max or min of (max is "reduce_or", min "reduce_and")."""
 
     def lower(ctx, x, *, axes, keepdims):
+        if x.dtype.kind == "f" or x.dtype.name == "bfloat16":
+            return keep_reduced(lower_nan_extremum(x, axes, name == "reduce_max"), axes, keepdims)
         reducer = getattr(lax(), bool_name if x.dtype == np.bool_ else name)
         return keep_reduced(reducer(x, axes), axes, keepdims)
 
