@@ -39,7 +39,7 @@ from stridex._transforms.batching import vmap
 from stridex._transforms.ir import Literal, Program, Var, evaluate
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import dead_code_elimination
-from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, user_frame
+from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, WrittenRegion, user_frame
 
 # --- tracing a body into a sub-program -------------------------------------------------------------------
 
@@ -136,13 +136,25 @@ def _written(trace: BodyTrace) -> list:
     return [entry for entry in trace.closure if entry[2]._buffer.version]
 
 
-def _write_outer(outer_base, value) -> None:
-    """After a primitive: the outer base array takes its new value (its views re-read it when next used)."""
+def _write_outer(outer_base, value, inner_buffers) -> None:
+    """After a primitive: the outer base array takes its new value (its views re-read it when next used).
+
+    `inner_buffers` are the bases inside the bodies or branches that wrote it: where each write landed is
+    recorded on the outer base too, so that `jit` writes back into the caller's array only the parts the loop
+    wrote (`handover.write_plan`), as for a write outside a loop. A write whose index arrays live inside the
+    body cannot be named outside it: then all of the base counts as written."""
     trace = current_trace()
     if isinstance(outer_base, Tracer) and outer_base._trace is trace and trace is not None:
         buffer = outer_base._buffer
         buffer.var = trace.read(trace.to_tracer(value))
         buffer.version += 1
+        whole = WrittenRegion((), (("ellipsis",),), ())
+        regions: list[WrittenRegion] = []
+        for inner in inner_buffers:
+            regions += [w if not w.indices else whole for w in inner.writes] if inner.writes else [whole]
+        if buffer.writes is None:
+            buffer.writes = []
+        buffer.writes.extend(regions)
     else:
         assign.bind(outer_base, value, template=(("ellipsis",),))
 
@@ -808,7 +820,7 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
                        num_consts=len(kept), num_carry=nk + len(written), length=length, reverse=reverse,
                        unroll=unroll)
     for e, value in zip(written, outs[nk:nk + len(written)]):
-        _write_outer(e[1], value)
+        _write_outer(e[1], value, [e[2]._buffer])
     return list(outs[:nk]), list(outs[nk + len(written):])
 
 
@@ -854,7 +866,7 @@ def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=N
     outs = while_p.bind(*[e[1] for e in ckept], *[e[1] for e in kept], *init, *[e[1] for e in written],
                         cond=cond_program, body=body_program, cond_nconsts=len(ckept), body_nconsts=len(kept))
     for e, value in zip(written, outs[nk:]):
-        _write_outer(e[1], value)
+        _write_outer(e[1], value, [e[2]._buffer])
     return list(outs[:nk])
 
 
@@ -902,7 +914,8 @@ def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=No
     outs = cond_p.bind(index, *[outer[k] for k in keys], branches=tuple(programs))
     m = len(leaves0)
     for k, value in zip(written, outs[m:]):
-        _write_outer(outer[k], value)
+        _write_outer(outer[k], value, [t._bases[k]._buffer for t, *_ in traced
+                                       if k in t._bases and t._bases[k]._buffer.version])
     if out_tree:
         return _tree.unflatten(def0, outs[:m])
     return list(outs[:m])

@@ -545,3 +545,32 @@ def test_weakly_typed_carry_outputs_take_the_carry_dtype():
     close(f(x)[0], [8.0, 8.0])
     with pytest.raises(TypeError, match="float64.*int32"):  # a float does not fit an int carry
         sx.jit(lambda x: sx.fori_loop(0, 3, lambda i, c: 0.5, sx.asarray(1, dtype=sx.int32)))(x)
+
+
+def test_jit_writes_back_what_a_loop_or_branch_wrote_into_an_input():
+    # jit writes back into the caller's array only the parts a call wrote (threads may write the rest): the
+    # parts written inside a loop body or a branch count, beside a write before the loop (found by the fuzzer:
+    # an empty write before the loop made the loop's write go unrecorded, and lost).
+    def before_and_in_loop(a):
+        a[:, :0] = 0.0
+
+        def body(i, c):
+            a[:, :] = 0.0
+            return c
+
+        sx.fori_loop(0, 2, body, 0.0)
+        return a * 1.0
+
+    def in_branch(a, p):
+        def write():
+            a[1, :] = 7.0
+
+        sx.cond(p, write, lambda: None)
+        return a * 1.0
+
+    for fn, extra in ((before_and_in_loop, ()), (in_branch, (sx.asarray(True),))):
+        want = sx.asarray(np.arange(6.0).reshape(2, 3))
+        fn(want, *extra)
+        got = sx.asarray(np.arange(6.0).reshape(2, 3))
+        sx.jit(fn)(got, *extra)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
