@@ -48,6 +48,12 @@ CASES = [
     # JAX's CPU device as a device (not the host): the device storage's write and read paths
     ("device write x[1] = 2.0 (cpu:0, 8 elements)", "x = sx.zeros(8, device='cpu:0'); x[1] = 2.0; x[1] = 2.0",
      "x[1] = 2.0"),
+    ("device write x[1] = 2.0 (cpu:0, 10^3 elements)",
+     "x = sx.zeros(10**3, device='cpu:0'); x[1] = 2.0; x[1] = 2.0", "x[1] = 2.0"),
+    ("device write x[1] = 2.0 (cpu:0, 10^7 elements)",  # O(view): the buffer is donated and updated in place
+     "x = sx.zeros(10**7, device='cpu:0'); x[1] = 2.0; x[1] = 2.0", "x[1] = 2.0"),
+    ("device x[0] = x[1] (cpu:0, 10^7 elements)",  # a value read from the donated buffer itself
+     "x = sx.zeros(10**7, device='cpu:0'); x[0] = x[1]; x[0] = x[1]", "x[0] = x[1]"),
     ("device x + y (cpu:0, 1 element)", "x = sx.ones(1, device='cpu:0'); y = x + 1.0; x + y; x + y", "x + y"),
     ("device jit steady call f(x) (cpu:0, 1 element)",
      "f = sx.jit(lambda a: a * 2.0 + 1.0); x = sx.ones(1, device='cpu:0'); f(x); f(x); f(x)", "f(x)"),
