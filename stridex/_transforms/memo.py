@@ -13,7 +13,9 @@ new arguments of that shape is one call of its factory.
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
 `stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array: its Storage is made
-when first needed). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
+when first needed), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple
+(up to TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more
+on every call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
 window, a program with one output on the host:
 
     def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
