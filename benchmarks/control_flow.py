@@ -8,9 +8,11 @@ Cases (issue 22's targets):
 - Newton's iteration for sqrt on 1,000 elements until every element converges, `while_loop`: steady call;
 - `jit(grad(...))` of a 50-step `scan` recurrence `h = tanh(W @ h + x)`: steady call;
 - the size (lines) of `make_ir`'s printout of the fori_loop program for 10 and 10,000 steps.
-Steady calls: samples taken in alternation (`benchmarks.common.measure`), so a slow spell falls on both alike,
-reported as median (min–max) with the ratios of the minimums (judged) and of the medians; first calls:
-the minimum of a few fresh functions each.
+Steady calls: per-call samples taken in strict alternation, thousands of rounds (`benchmarks.common.interleaved`),
+reported as median (min–max); the target is judged on the median over rounds of the ratio of the two
+samples of a round (`paired_ratio`: both taken within a few hundred microseconds, under the same load),
+with the ratios of the minimums and of the medians beside it. First calls: fresh functions, the two
+libraries in turn, judged on the ratio of the minimums.
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Stats, block, fmt_stats, fmt_time, git_commit, load_average, measure, time_once
+from benchmarks.common import (Stats, block, fmt_stats, git_commit, interleaved, load_average, paired_ratio,
+                               time_once)
 
 HERE = Path(__file__).resolve().parent
+ROUNDS = 3000  # steady-call rounds (a call of each library per round)
+FIRST_CALLS = 7  # fresh functions of each library for the first call
 
 
 def run(quick: bool = False) -> tuple[list, dict]:
@@ -35,7 +40,7 @@ def run(quick: bool = False) -> tuple[list, dict]:
     import stridex as sx
 
     rows = []
-    repeats = 10 if quick else 40
+    rounds = 300 if quick else ROUNDS
     with jax.enable_x64(True):
         rng = np.random.default_rng(0)
         w_np = rng.standard_normal((16, 16)) * 0.3
@@ -59,18 +64,19 @@ def run(quick: bool = False) -> tuple[list, dict]:
         def first_jax():
             jax.jit(lambda w, h: jax_rnn(w, h))(wj, hj).block_until_ready()
 
-        reps = 3 if quick else 5
-        t_sx = min(time_once(first_sx) for _ in range(reps))
-        t_jax = min(time_once(first_jax) for _ in range(reps))
-        rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: first call (trace + lower + compile)", t_sx,
-                     t_jax, 1.2))
+        firsts: dict[str, list[float]] = {"sx": [], "jax": []}
+        for _ in range(3 if quick else FIRST_CALLS):  # (in turn, as the steady samples)
+            firsts["sx"].append(time_once(first_sx))
+            firsts["jax"].append(time_once(first_jax))
+        rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: first call (trace + lower + compile)",
+                     Stats(firsts["sx"]), Stats(firsts["jax"]), 1.2, "min"))
 
         # 2. steady call
         f_sx, f_jax = sx.jit(sx_rnn), jax.jit(jax_rnn)
-        stats = measure({"sx": lambda: block(f_sx(ws, hs)), "jax": lambda: f_jax(wj, hj).block_until_ready()},
-                        repeats=repeats, target_s=0.002)
+        stats = interleaved({"sx": lambda: block(f_sx(ws, hs)), "jax": lambda: f_jax(wj, hj).block_until_ready()},
+                            rounds=rounds)
         rows.append(("fori_loop, 300 steps of h = tanh(W @ h), 16x16: steady call", stats["sx"],
-                     stats["jax"], 1.2))
+                     stats["jax"], 1.2, "paired"))
 
         # 3. Newton's iteration to convergence on 1,000 elements
         a_np = rng.uniform(0.5, 100.0, 1000)
@@ -92,10 +98,9 @@ def run(quick: bool = False) -> tuple[list, dict]:
         out_sx, out_jax = n_sx(as_), n_jax(aj)
         np.testing.assert_allclose(np.asarray(out_sx[0]), np.asarray(out_jax[0]), rtol=1e-12)
         assert int(out_sx[1]) == int(out_jax[1])
-        stats = measure({"sx": lambda: block(n_sx(as_)), "jax": lambda: block(n_jax(aj))},
-                        repeats=repeats, target_s=0.002)
+        stats = interleaved({"sx": lambda: block(n_sx(as_)), "jax": lambda: block(n_jax(aj))}, rounds=rounds)
         rows.append((f"while_loop, Newton's sqrt to convergence on 1,000 elements ({int(out_sx[1])} iterations): "
-                     "steady call", stats["sx"], stats["jax"], 1.2))
+                     "steady call", stats["sx"], stats["jax"], 1.2, "paired"))
 
         # 4. jit(grad) of a 50-step scan recurrence
         xs_np = rng.standard_normal((50, 16)) * 0.1
@@ -111,10 +116,10 @@ def run(quick: bool = False) -> tuple[list, dict]:
 
         g_sx, g_jax = sx.jit(sx.grad(sx_loss)), jax.jit(jax.grad(jax_loss))
         np.testing.assert_allclose(np.asarray(g_sx(ws, hs, xss)), np.asarray(g_jax(wj, hj, xsj)), rtol=1e-10)
-        stats = measure({"sx": lambda: block(g_sx(ws, hs, xss)), "jax": lambda: g_jax(wj, hj, xsj).block_until_ready()},
-                        repeats=repeats, target_s=0.002)
+        stats = interleaved({"sx": lambda: block(g_sx(ws, hs, xss)),
+                             "jax": lambda: g_jax(wj, hj, xsj).block_until_ready()}, rounds=rounds)
         rows.append(("jit(grad(...)) of a 50-step scan, h = tanh(W @ h + x), 16x16: steady call", stats["sx"],
-                     stats["jax"], 1.2))
+                     stats["jax"], 1.2, "paired"))
 
         # 5. the IR's size does not depend on the trip count
         sizes = {}
@@ -125,20 +130,16 @@ def run(quick: bool = False) -> tuple[list, dict]:
 
 
 def format_rows(rows) -> str:
-    """Steady rows: median (min–max) of each library's samples, the ratio of the minimums (judged against the
-    target, as benchmarks/jit.py judges) and of the medians; first-call rows: one time each (the minimum of
-    fresh calls)."""
-    lines = ["| case | stridex | JAX | ratio (minimums) | ratio (medians) | target |",
-             "|---|---:|---:|---:|---:|---:|"]
-    for name, a, b, target in rows:
-        if isinstance(a, Stats):
-            ratio, middle = a.min / b.min, a.median / b.median
-            cells = (fmt_stats(a), fmt_stats(b), f"{ratio:.2f}x", f"{middle:.2f}x")
-        else:
-            ratio = a / b
-            cells = (fmt_time(a), fmt_time(b), f"{ratio:.2f}x", "")
-        met = "met" if ratio <= target else "missed"
-        lines.append(f"| {name} | {' | '.join(cells)} | ≤ {target}x ({met}) |")
+    """Each library's median (min–max), then three ratios: the median of the rounds' paired ratios, the ratio
+    of the minimums and that of the medians; the one judged against the target (steady calls: the paired
+    ratio; first calls: the minimums) is in bold."""
+    lines = ["| case | stridex | JAX | ratio (paired, median) | ratio (minimums) | ratio (medians) | target |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, a, b, target, judged in rows:
+        ratios = {"paired": paired_ratio(a, b), "min": a.min / b.min, "median": a.median / b.median}
+        cells = [f"**{r:.2f}x**" if key == judged else f"{r:.2f}x" for key, r in ratios.items()]
+        met = "met" if ratios[judged] <= target else "missed"
+        lines.append(f"| {name} | {fmt_stats(a)} | {fmt_stats(b)} | {' | '.join(cells)} | ≤ {target}x ({met}) |")
     return "\n".join(lines)
 
 
@@ -157,10 +158,12 @@ def main(argv=None):
     header = (f"# Control-flow benchmarks\n\nMeasured {datetime.date.today()} at commit {git_commit()} on "
               f"{platform.machine()} ({platform.processor() or 'cpu'}), Python {platform.python_version()}, JAX "
               f"{jax.__version__}, NumPy {np.__version__}, 64-bit types in both; both libraries in one process. "
-              "Steady calls: 40 samples per library, taken in alternation (the two in turn, so that the machine's "
-              "load falls on both alike), shown as median (min–max); the target is judged on the ratio of the "
-              "minimums (each library's quietest moments, as in JIT_RESULTS.md): on this shared 2-core machine the "
-              "medians move by 2x between runs. First calls: the minimum over fresh functions. Load average at the "
+              f"Steady calls: {300 if args.quick else ROUNDS} rounds, each one call of each library, timed alone, the two in turn "
+              "(`benchmarks.common.interleaved`), shown as median (min–max) per call; the target is judged on the "
+              "median over rounds of the ratio of a round's two calls (in bold): the two were made within a few "
+              "hundred microseconds, under the same load, where on this shared 2-core machine a minimum or a median "
+              "of either library alone moves by 1.5x between runs as other processes come and go. First calls: "
+              f"{3 if args.quick else FIRST_CALLS} fresh functions of each, in turn, judged on the minimums. Load average at the "
               f"end of the run: {load_average() or 'n/a'}. Produced by `python -m benchmarks.control_flow`.\n\n")
     print(table)
     print(size_line)

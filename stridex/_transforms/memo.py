@@ -13,7 +13,9 @@ new arguments of that shape is one call of its factory.
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
 `stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array: its Storage is made
-when first needed). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
+when first needed), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple
+(up to TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more
+on every call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
 window, a program with one output on the host:
 
     def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
@@ -76,6 +78,10 @@ Storage is not made yet (its JAX array passed as it is: nothing can have written
 WAYS = 4
 """How many argument sets a jitted function keeps memos for (the least recently made is dropped)."""
 
+TUPLE_MAX = 8
+"""Up to this many outputs, a tuple of host results is adopted in the memo's own code (outputs "tuple");
+more (the gradients of a large model, say) go through the entry's `outputs`, keeping each memo's code short."""
+
 UNSET = object()
 """The default of a memo's parameters: the argument was not passed (the call has fewer arguments)."""
 
@@ -135,16 +141,22 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
             kinds.append(TINY)
             values += (a._dtype, w, seen[1], seen[2], seen[3])
     direct = entry.direct if None not in kinds else None
+    count = 0  # (the number of outputs adopted in the memo's own code, for "tuple")
     if direct is None:
         outputs = None
     elif direct[1] is None:
-        outputs = "several"
-        values += (direct[0], entry.outputs)
+        if entry.in_order_tuple and direct[3] is None and len(entry.out_layouts) <= TUPLE_MAX:
+            # (a tuple of host results, each adopted field by field in the memo's code: no `outputs` call)
+            outputs, count = "tuple", len(entry.out_layouts)
+            values += (direct[0], *[field for layout in entry.out_layouts for field in layout])
+        else:
+            outputs = "several"
+            values += (direct[0], entry.outputs)
     else:
         call, view, dtype, device = direct
         outputs = "host" if device is None else "device"  # (what `adopt_out` makes for a result there)
         values += (call, view, dtype) if device is None else (call, view, dtype, device)
-    key = (tuple(kinds), outputs, entry.matmul_key is not None)
+    key = (tuple(kinds), outputs, entry.matmul_key is not None, count)
     if current is not None and current.key == key and all(map(operator.is_, values, current.values)):
         return current
     memo = _factory(*key)(weakref.ref(jitted), [jitted._dispatcher], entry, *values,
@@ -198,21 +210,23 @@ def remember_after(jitted, args: tuple, entry, memo):
 
 
 @functools.lru_cache(maxsize=256)
-def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
+def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0):
     """The compiled factory of memos for calls of this shape (see `source`)."""
     namespace = {"Array": Array, "DeviceStorage": DeviceStorage, "UNSET": UNSET, "current_trace": current_trace,
                  "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
-    code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
+    code = compile(source(kinds, outputs, checks_precision, count), f"<stridex memo, {len(kinds)} arguments>",
+                   "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
     return namespace["factory"]
 
 
-def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
+def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0) -> str:
     """The Python source of the memo factory for one shape of call.
 
     kinds: each argument's kind (WINDOW, TINY, BUFFER, DEVICE, RESULT, or None for a window with no JAX copy yet);
-    outputs: "host" or "device" (one output, there) or "several" when the executable may be called directly
-    with these arguments, else None;
+    outputs: "host" or "device" (one output, there), "tuple" (a tuple of `count` outputs on the host, the
+    program's outputs in order) or "several" (any other outputs, adopted by the entry's `outputs`) when the
+    executable may be called directly with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
     """
     n = len(kinds)
@@ -278,6 +292,16 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
                 "st.device = out_device", "st.jax_view = out_view",
                 "out = Array()", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
                 "out._np = None", "return out")]
+        elif outputs == "tuple":  # (the same fields for each output, then the tuple: no call of `outputs`)
+            params.append("call")
+            results = [f"r{k}" for k in range(count)]
+            lines.append(body + f"{', '.join(results)}{',' if count == 1 else ''} = {call}")
+            for k, r in enumerate(results):
+                params += [f"out_view{k}", f"out_dtype{k}"]
+                lines += [body + line for line in (
+                    f"o{k} = Array()", f"o{k}._jax = {r}", f"o{k}._storage = None", f"o{k}._view = out_view{k}",
+                    f"o{k}._dtype = out_dtype{k}", f"o{k}._np = None")]
+            lines.append(body + f"return ({', '.join(f'o{k}' for k in range(count))}{',' if count == 1 else ''})")
         else:
             params += ["call", "outputs"]
             lines.append(f"{body}return outputs({call})")

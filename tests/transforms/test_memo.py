@@ -19,7 +19,7 @@ from stridex._core.storage import Storage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, WAYS, WINDOW, source
+from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, TUPLE_MAX, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
@@ -53,17 +53,20 @@ def counting_runs(jitted):
 
 @pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (None,),
                                    (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT)])
-@pytest.mark.parametrize("outputs", [None, "host", "device", "several"])
+@pytest.mark.parametrize("outputs", [None, "host", "device", "several", ("tuple", 1), ("tuple", 3)],
+                         ids=["None", "host", "device", "several", "tuple1", "tuple3"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
-    text = source(kinds, outputs, checks_precision)
+    outputs, count = outputs if isinstance(outputs, tuple) else (outputs, 0)
+    text = source(kinds, outputs, checks_precision, count)
     compile(text, "<memo>", "exec")
     views = sum(k in (BUFFER, DEVICE, RESULT) for k in kinds)
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
     # (a result's JAX array passed to the executable; a result on the host made over the executable's)
-    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host"))
+    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host")
+                                   + count)
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
     assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, None)
@@ -74,6 +77,8 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("== bytes") == (0 if outputs is None else sum(k == TINY for k in kinds))
     assert ("out = Array()" in text) == (outputs in ("host", "device"))
     assert ("DeviceStorage()" in text) == (outputs == "device")
+    assert text.count("] = Array()") + text.count(" = Array()") - text.count("out = Array()") == count  # (a tuple's)
+    assert ("return outputs(" in text) == (outputs == "several")
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
@@ -244,6 +249,38 @@ def test_a_memo_builds_its_result_as_adopt_out_does(device):
             assert getattr(out._storage, name) is getattr(reference._storage, name), name
     assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
+
+
+@pytest.mark.parametrize("outputs", [1, 2, TUPLE_MAX, TUPLE_MAX + 1])
+def test_a_memo_builds_a_tuple_of_results_as_adopt_out_does(outputs):
+    """A tuple of host results, the program's outputs in order, is made in the memo's own code up to
+    TUPLE_MAX outputs (beyond, by the entry's `outputs`): each must be what `adopt_out` makes, with the
+    values, dtypes and shapes of eager execution (a 0-D integer among them, as a loop's counter)."""
+    def f(a, i):
+        parts = [a * float(k + 1) for k in range(outputs - 1)]
+        return (*parts, sx.astype(sx.sum(a), sx.int64) + i) if outputs > 1 else (a * 2.0,)
+    g = sx.jit(f)
+    i = sx.asarray(np.int64(1))
+    for make in (lambda: sx.asarray(np.arange(3.0)), lambda: sx.jit(lambda a: a + 0.5)(sx.asarray(np.arange(3.0)))):
+        x = make()  # a window, then a JAX result
+        for _ in range(5):
+            g(x, i)
+        memo, runs = memo_of(g), counting_runs(g)
+        assert memo.key[1] == ("tuple" if outputs <= TUPLE_MAX else "several"), memo.key
+        out = g(x, i)
+        assert len(runs) == 0  # the direct call made `out`
+        expected = f(x, i)
+        assert type(out) is tuple and len(out) == len(expected) == outputs
+        for o, e in zip(out, expected):
+            assert type(o) is sx.Array
+            reference = adopt_out(o._jax, o._view, o._dtype, None)
+            for name in ("_view", "_dtype", "_np", "_storage"):  # (before any read makes the Storage)
+                assert getattr(o, name) is getattr(reference, name), name
+            assert_same(o, e)
+        out[0][0] = -1.0  # (copy on write: the other results and the next call's are untouched)
+        assert_same(g(x, i)[0], expected[0])
+        if outputs > 1:
+            assert_same(out[-1], expected[-1])
 
 
 def test_a_dropped_jitted_function_is_freed_without_the_garbage_collector():
