@@ -128,7 +128,7 @@ class _Signature:
     __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
     conflict: Any
     device: Device | None
-    groups: Any
+    groups: dict[int, handover.AliasGroup]
     key: Any
     leaves: list[Any]
     n_user: int
@@ -249,7 +249,7 @@ class Jitted(Generic[P, R]):
         shifts, sig.conflict = handover.shared_memory(leaves, alias)
         sig.groups, sig.same = handover.split_identical(leaves, handover.alias_groups(leaves, alias, shifts))
         if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
-            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
+            sigs = [s if j not in sig.groups else s + (sig.groups[j].placement(),) for j, s in enumerate(sigs)]
         if sig.same:  # one array passed more than once: one program input (`alias` says which)
             sigs = [s if j not in sig.same else s + ("same",) for j, s in enumerate(sigs)]
         # (with the matmul precision in force: the lowering reads it, so a program compiled under one setting
@@ -286,9 +286,9 @@ class Jitted(Generic[P, R]):
             if j in sig.same:
                 continue  # the same program input as an earlier leaf
             if group is not None:
-                if group[0] == j:
+                if group.root == j:
                     roots.append(j)
-                    avals.append(ShapedArray((group[3],), leaf.dtype))
+                    avals.append(ShapedArray((group.span,), leaf.dtype))
                     views.append(None)
             elif isinstance(leaf, Array):
                 roots.append(j)
@@ -309,9 +309,8 @@ class Jitted(Generic[P, R]):
                 elif group is None:
                     tracers.append(by_root[j])
                 else:
-                    _, strides, offset = group[:3]
-                    tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
-                                                   offset=offset))
+                    tracers.append(as_strided.bind(by_root[group.root], shape=leaf.shape, strides=group.strides,
+                                                   offset=group.offset))
             dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers[:sig.n_user])
             # Closed-over arrays passed as leaves (they share memory with others): the trace reads them
             # through these tracers instead of making them implicit inputs of their own.
@@ -654,19 +653,8 @@ class Compiled:
         traced = self.traced
         if not traced.groups:
             return [leaves[j] for j in traced.roots] if traced.same else leaves
-        out = []
         written = {plan.index for plan in traced.input_writes}
-        for i, j in enumerate(traced.roots):
-            group = traced.groups.get(j)
-            if group is None:
-                out.append(leaves[j])
-            elif not group[5]:
-                storage, _ = leaves[j]._storage_view()
-                out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
-            else:
-                members = [leaves[k] for k, g in traced.groups.items() if g[0] == j]
-                out.append(handover.span_of_memory(members, leaves[j], group[4], group[3], i in written))
-        return out
+        return [handover.group_input(leaves, traced.groups, j, i in written) for i, j in enumerate(traced.roots)]
 
     def _arguments(self, inputs):
         if self.donates:  # a donated buffer is consumed by XLA: hand over buffers of their own, cache nothing
@@ -785,19 +773,7 @@ def _check_guards(guards, outs) -> None:
 def _input_values(sig: _Signature, roots: list) -> list:
     """The concrete value of each program input in this call (a leaf, or the flat span of an alias group),
     for evaluating the program so far at a graph break (nothing is written through them)."""
-    values = []
-    for j in roots:
-        group = sig.groups.get(j)
-        leaf = sig.leaves[j]
-        if group is None:
-            values.append(leaf)
-        elif not group[5]:
-            storage, _ = leaf._storage_view()
-            values.append(Array._make(storage, View((group[3],), (1,), group[4]), leaf.dtype))
-        else:
-            members = [sig.leaves[k] for k, g in sig.groups.items() if g[0] == j]
-            values.append(handover.span_of_memory(members, leaf, group[4], group[3], False))
-    return values
+    return [handover.group_input(sig.leaves, sig.groups, j, False) for j in roots]
 
 
 class Branches:

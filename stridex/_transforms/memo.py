@@ -125,15 +125,15 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         if adopt and a._storage is None:
             a._storage_view()
         seen = a._storage.jax_copy if a._storage is not None else None
-        if seen is None or seen[0] is not w or seen[2] is None:
+        if seen is None or seen.window is not w or seen.copy is None:
             kinds.append(None)  # (a window whose JAX copy is not made yet)
             values += (a._dtype, w, None, None)
-        elif seen[3] is None:
+        elif seen.in_place is None:
             kinds.append(WINDOW)
-            values += (a._dtype, w, seen[1], seen[2])
+            values += (a._dtype, w, seen.data, seen.copy)
         else:
             kinds.append(TINY)
-            values += (a._dtype, w, seen[1], seen[2], seen[3])
+            values += (a._dtype, w, seen.data, seen.copy, seen.in_place)
     direct = entry.direct if None not in kinds else None
     if direct is None:
         outputs = None
