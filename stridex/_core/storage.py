@@ -73,6 +73,13 @@ def is_aligned(a: np.ndarray) -> bool:
 _COPYING = threading.RLock()  # (see Storage.writable; re-entrant: `writable` reads the buffer holding it)
 
 
+class JaxAlias(NamedTuple):
+    """A JAX array aliasing a host storage's whole buffer (`Storage.jax_alias`; see handover._alias)."""
+
+    view: View  # the View of the storage the JAX array holds (the whole buffer)
+    array: Any  # the JAX array
+
+
 class Snapshot(NamedTuple):
     """`jit`'s snapshot of a small input window (`Storage.jax_copy`; see handover._snapshot)."""
 
@@ -106,9 +113,9 @@ class Storage:
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
     readonly: bool
-    # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
-    # `jit` passes that JAX array again instead of converting the window on every call.
-    jax_alias: tuple[View, Any] | None = None
+    # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
+    # JAX array again instead of converting the window on every call.
+    jax_alias: JaxAlias | None = None
     # `jit`'s snapshot of a small input (see handover._snapshot).
     jax_copy: Snapshot | None = None
 

@@ -19,7 +19,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
-from stridex._core.storage import Snapshot, Storage
+from stridex._core.storage import JaxAlias, Snapshot, Storage
 from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -192,8 +192,8 @@ def jax_argument(x: Array):
         return w if st is None else _snapshot(st, w)
     storage, view = x._storage_view()
     alias = storage.jax_alias
-    if alias is not None and (view is alias[0] or view == alias[0]):
-        return alias[1]
+    if alias is not None and (view is alias.view or view == alias.view):
+        return alias.array
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
             and view.offset == 0 and view.size == storage.buf.size):  # type: ignore[union-attr]  # (a host window's storage has its buffer)
         return _alias(storage, view, w)
@@ -286,7 +286,7 @@ def _alias(storage, view, w):
     with x64(), _on_host():  # as the call itself: a float64 window stays float64
         converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
-        storage.jax_alias = (view, converted)
+        storage.jax_alias = JaxAlias(view, converted)
     return converted
 
 

@@ -225,7 +225,7 @@ class Jitted(Generic[P, R]):
                 alias.append(storages.setdefault(id(st), j) if leaf.size else j)
             elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
                 any_array = True
-                w = window(leaf) if leaf._np is None else leaf._np
+                w = window(leaf)
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
                 if leaf.size:  # (adopting a fresh result's storage, so that passing it twice is seen)
@@ -558,8 +558,7 @@ class Compiled:
         self.constants = traced.constants
         # Whether a call hands JAX buffers of device storages (its arguments', or arrays it closes over): it
         # does so holding `device.OWNERS`, so that no other thread's write donates them in between.
-        self.reads_device = traced.device is not None or any(
-            c._storage is not None and c._storage.device is not None for c in traced.constants)
+        self.reads_device = traced.device is not None or any(not c.device.is_host for c in traced.constants)
         # Where the outputs stay: the arguments' device; for host arguments, the host when the program runs
         # on a JAX CPU device (whose memory NumPy shares), else the accelerator it runs on (a GPU).
         self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._placement)
