@@ -10,11 +10,11 @@ JAX buffer), as `dataclasses` and `namedtuple` generate theirs: the checks unrol
 compare against bound as closure cells. The code for one shape is compiled once (`_factory`); a memo for
 new arguments of that shape is one call of its factory.
 
-Measured against a plain closure that loops over per-argument records (same checks, same values; A/B in
-separate processes and in one process alternating, minimums over 6-10 rounds, 2026-11-27, on a loaded
-2-core machine): the generated memo was faster on 7 of 8 comparisons, by 6-12% (about 0.4-0.7 µs of a
-5-15 µs call: 1-element window 4.98 against 5.36 µs, two 1000-element windows 14.2 against 16.0 µs, a JAX
-result 4.80 against 5.29 µs, three JAX results 5.87 against 6.59 µs). So it stays.
+Measured against a plain closure that loops over per-argument records (same checks, same values:
+`python -m benchmarks.ab_choices memo`, one process, alternating, minimums of 8 rounds, 2026-11-27, a
+loaded 2-core machine), the closure took 1.14-1.23x as long: a 1-element window 5.23 against 5.94 µs, two
+1000-element windows 8.66 against 10.69 µs, a JAX result 5.17 against 5.95 µs, three JAX results 6.26
+against 7.13 µs. So the generated code stays.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call besides `adopt_out`, which builds the result (on the
