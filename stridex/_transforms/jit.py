@@ -608,7 +608,6 @@ class Compiled:
         # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).
         self.out_layouts = [(View.contiguous(v.aval.shape), v.aval.dtype) for v in traced.program.outputs]
         self.x64 = jax().enable_x64
-        self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
         # conversion, so no 64-bit scope is needed. Only for plain jit: placement is JAX's default or the host.
         self.aot = None
@@ -629,7 +628,7 @@ class Compiled:
 
     def _call(self, args):
         """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
-        if self.x64_readable and self.x64.value:
+        if self.x64.value:  # (jax>=0.10: the config state is readable)
             return self.function(*args)
         with self.x64(True):
             return self.function(*args)
