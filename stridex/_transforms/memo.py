@@ -17,9 +17,10 @@ loaded 2-core machine), the closure took 1.14-1.23x as long: a 1-element window 
 against 7.13 µs. So the generated code stays.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
-so it is the only Python frame of a steady-state call besides `adopt_out`, which builds the result (on the
-host, an Array that keeps the JAX array: its Storage is made when first needed). `source(...)` shows the
-code; for a JAX result of an earlier call and a small NumPy window, a program with one output:
+so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
+`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array: its Storage is made
+when first needed). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
+window, a program with one output on the host:
 
     def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
         if kw or more or a1 is UNSET or current_trace() is not None:
@@ -30,7 +31,10 @@ code; for a JAX result of an earlier call and a small NumPy window, a program wi
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
         if bytes1 == window1.tobytes():
-            return adopt_out(call(a0._jax, copy1), out_view, out_dtype, out_device)
+            out = Array()
+            out._jax = call(a0._jax, copy1)
+            ...
+            return out
         return remember_after(ref(), (a0, a1), entry, memo)
 
 The parameters are named, not `*args`: they bind the arguments directly, where `*args` would copy them
@@ -62,7 +66,7 @@ from typing import Any
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._lax.device import OWNERS, adopt_out
+from stridex._lax.device import OWNERS, DeviceStorage
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
 
@@ -143,8 +147,9 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         outputs = "several"
         values += (direct[0], entry.outputs)
     else:
-        outputs = "one"
-        values += direct  # (the executable's call, its output's View, dtype and device: `adopt_out`'s arguments)
+        call, view, dtype, device = direct
+        outputs = "host" if device is None else "device"  # (what `adopt_out` makes for a result there)
+        values += (call, view, dtype) if device is None else (call, view, dtype, device)
     key = (tuple(kinds), outputs, entry.matmul_key is not None)
     if current is not None and current.key == key and all(map(operator.is_, values, current.values)):
         return current
@@ -201,7 +206,7 @@ def remember_after(jitted, args: tuple, entry, memo):
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "UNSET": UNSET, "adopt_out": adopt_out, "current_trace": current_trace,
+    namespace = {"Array": Array, "DeviceStorage": DeviceStorage, "UNSET": UNSET, "current_trace": current_trace,
                  "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision), f"<stridex memo, {len(kinds)} arguments>", "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
@@ -212,8 +217,8 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
     """The Python source of the memo factory for one shape of call.
 
     kinds: each argument's kind (WINDOW, TINY, BUFFER, DEVICE, RESULT, or None for a window with no JAX copy yet);
-    outputs: "one" or "several" (outputs) when the executable may be called directly with these arguments,
-    else None;
+    outputs: "host" or "device" (one output, there) or "several" when the executable may be called directly
+    with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
     """
     n = len(kinds)
@@ -267,13 +272,21 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool) -> str:
         if DEVICE in kinds:  # device buffers taken and handed to the executable holding OWNERS
             lines += [body + "with owners:", body + f"    result = {call}"]
             call = "result"
-        if outputs == "one":
-            # `adopt_out` called, not its fields written out here: an A/B run in one process (8-10 rounds
-            # alternating, minimums, on this loaded 2-core machine) put the call within noise of the inlined
-            # fields: 0.88-1.04x on 1-element host calls (about 5-8 µs each), and it keeps one place that knows
-            # how a result is built.
+        # The fields `adopt_out` sets, written out (tests/transforms/test_memo.py keeps the two in step): calling
+        # `adopt_out` instead measured 1.03x on a 1-element steady call on the host (4.74 against 4.89 µs) and
+        # 1.02x on cpu:0 (5.18 against 5.29 µs) with `benchmarks.revisions`, 11 rounds, 2026-11-27.
+        if outputs == "host":
+            params += ["call", "out_view", "out_dtype"]
+            lines += [body + line for line in (
+                "out = Array()", f"out._jax = {call}", "out._storage = None", "out._view = out_view",
+                "out._dtype = out_dtype", "out._np = None", "return out")]
+        elif outputs == "device":
             params += ["call", "out_view", "out_dtype", "out_device"]
-            lines.append(f"{body}return adopt_out({call}, out_view, out_dtype, out_device)")
+            lines += [body + line for line in (
+                "st = DeviceStorage()", "st.buf = None", "st.readonly = False", f"st.owner = {call}",
+                "st.device = out_device", "st.jax_view = out_view",
+                "out = Array()", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
+                "out._np = None", "return out")]
         else:
             params += ["call", "outputs"]
             lines.append(f"{body}return outputs({call})")

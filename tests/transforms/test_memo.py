@@ -16,6 +16,7 @@ pytest.importorskip("jax")
 
 import stridex as sx
 from stridex._core.storage import Storage
+from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
 from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, WAYS, WINDOW, source
@@ -52,7 +53,7 @@ def counting_runs(jitted):
 
 @pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (None,),
                                    (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT)])
-@pytest.mark.parametrize("outputs", [None, "one", "several"])
+@pytest.mark.parametrize("outputs", [None, "host", "device", "several"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     text = source(kinds, outputs, checks_precision)
@@ -61,8 +62,8 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
-    # (a result's JAX array passed to the executable)
-    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds))
+    # (a result's JAX array passed to the executable; a result on the host made over the executable's)
+    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host"))
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
     assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, None)
@@ -71,7 +72,8 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert ("with owners:" in text) == (outputs is not None and DEVICE in kinds)
     assert text.count(".tobytes()") == (0 if outputs is None else sum(k in (WINDOW, None) for k in kinds))
     assert text.count("== bytes") == (0 if outputs is None else sum(k == TINY for k in kinds))
-    assert ("return adopt_out(" in text) == (outputs == "one")  # (the one place that builds a result)
+    assert ("out = Array()" in text) == (outputs in ("host", "device"))
+    assert ("DeviceStorage()" in text) == (outputs == "device")
 
 
 def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
@@ -217,27 +219,29 @@ def test_a_memo_passes_a_call_of_any_other_form_on_whole():
 
 
 @pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
-def test_a_memos_direct_result_is_adopted_where_it_lives(device):
-    """The memo's direct call returns what `adopt_out` makes: on the host an Array that keeps the JAX array,
-    its Storage made when first needed; on a JAX device a DeviceStorage (tests/conftest.py gives JAX four
-    CPU devices)."""
+def test_a_memo_builds_its_result_as_adopt_out_does(device):
+    """The memo makes its one result in line; it must be what `adopt_out` makes, on the host (an Array that
+    keeps the JAX array, its Storage made when first needed) and on a JAX device (a DeviceStorage)
+    (tests/conftest.py gives JAX four CPU devices)."""
     g = sx.jit(lambda a: a * 2.0)
     r = g(sx.asarray([1.0, 2.0], device=device))
     for _ in range(3):
         out = g(r)
     assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
     buffer = out._jax if device is None else out._storage.owner
-    assert out._np is None and out._view is memo_of(g).entry.out_view
+    reference = adopt_out(buffer, out._view, out._dtype, None if device is None else out._storage.device)
+    for name in ("_view", "_dtype", "_np", "_storage") if device is None else ("_view", "_dtype", "_np"):
+        assert getattr(out, name) is getattr(reference, name), name
     if device is None:
-        assert out._storage is None
+        assert out._jax is reference._jax
         storage = out._storage_view()[0]  # made now, as any use that needs it makes it
         assert type(storage) is Storage and out._storage is storage and out._storage_view()[0] is storage
         assert (storage.buf, storage.readonly, storage.owner, storage.device, storage.jax_view) == (
             None, True, buffer, None, out._view)
     else:
-        storage = out._storage
-        assert type(storage) is not Storage and isinstance(storage, Storage)
-        assert (storage.buf, storage.readonly, storage.owner, storage.jax_view) == (None, False, buffer, out._view)
+        assert type(out._storage) is type(reference._storage) is not Storage
+        for name in Storage.__slots__[2:]:
+            assert getattr(out._storage, name) is getattr(reference._storage, name), name
     assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
 
