@@ -137,7 +137,7 @@ def __setitem__(self, key, value, /) -> None:
         t = type(key)
         if (t is int or t is slice or (t is tuple and is_fast_key(key))) and self._fast_storage():
             value = _getitem.check_value(self, value)
-            if not isinstance(value, Array) or value._storage is None or value._storage.device is None:
+            if not isinstance(value, Array) or value.device is HOST:
                 w = window(self)
                 if 0 in w.strides:
                     refuse_broadcast_write(w)

@@ -65,7 +65,8 @@ class Array:
 
     def _jax_storage(self) -> Storage:
         """The Storage of a JAX result on the host, made now if it is not yet (under a lock: two threads
-        must not give the array two storages, which would copy on write apart)."""
+        must not give the array two storages, which would copy on write apart). Lazy because making it in
+        `adopt_out` measured about 70 ns per result, 1.03-1.04x on a 1-element steady jit call."""
         with _ADOPTING:
             st = self._storage
             if st is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -73,6 +73,22 @@ def is_aligned(a: np.ndarray) -> bool:
 _COPYING = threading.RLock()  # (see Storage.writable; re-entrant: `writable` reads the buffer holding it)
 
 
+class JaxAlias(NamedTuple):
+    """A JAX array aliasing a host storage's whole buffer (`Storage.jax_alias`; see handover._alias)."""
+
+    view: View  # the View of the storage the JAX array holds (the whole buffer)
+    array: Any  # the JAX array
+
+
+class Snapshot(NamedTuple):
+    """`jit`'s snapshot of a small input window (`Storage.jax_copy`; see handover._snapshot)."""
+
+    window: Any  # the NumPy window it was taken of (known by identity)
+    data: bytes  # the window's bytes when taken
+    copy: Any  # the JAX copy of those bytes, or None until the same bytes are seen again
+    in_place: Any  # a byte view of a tiny window (compared in place, see handover.byte_view), or None
+
+
 class Storage:
     """A flat buffer plus what the arrays viewing it need to know about its ownership and place.
 
@@ -97,12 +113,11 @@ class Storage:
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
     readonly: bool
-    # (View, JAX array) when JAX was handed this buffer and aliases it without a copy (aligned memory):
-    # `jit` passes that JAX array again instead of converting the window on every call.
-    jax_alias: tuple[View, Any] | None = None
-    # (NumPy window, its bytes, JAX copy or None, a byte view of a tiny window or None): `jit`'s snapshot of a
-    # small input (see _handover._snapshot).
-    jax_copy: tuple[Any, ...] | None = None
+    # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
+    # JAX array again instead of converting the window on every call.
+    jax_alias: JaxAlias | None = None
+    # `jit`'s snapshot of a small input (see handover._snapshot).
+    jax_copy: Snapshot | None = None
 
     # Storage has no `__init__` (nor does its subclass `DeviceStorage`): `Storage()` is an empty one whose
     # fields the maker sets right after, as `of` does here and `stridex._lax.device.adopt_out` does for JAX

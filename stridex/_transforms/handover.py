@@ -19,7 +19,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
-from stridex._core.storage import Storage
+from stridex._core.storage import JaxAlias, Snapshot, Storage
 from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -64,10 +64,24 @@ def shared_memory(leaves, alias) -> tuple[dict, bool]:
     return shifts, conflict
 
 
-def alias_groups(leaves, alias, shifts) -> dict:
-    """For array leaves that share memory with another leaf: j -> (root j0, view strides, offset from the
-    group's lowest slot, span length, that slot's offset in the root's storage, whether the group spans
-    several storages). Empty when no two arguments share memory (the usual case)."""
+class AliasGroup(NamedTuple):
+    """One leaf's place in a group of arguments that share memory (one program input for the group)."""
+
+    root: int  # the group's first leaf: the program input is the flat span of memory behind it
+    strides: tuple  # this leaf's view strides
+    offset: int  # this leaf's first element, counted from the group's lowest element
+    span: int  # how many elements the group's memory spans
+    lo: int  # the group's lowest element, counted in the root's storage
+    several: bool  # whether the group spans several storages (NumPy memory borrowed twice)
+
+    def placement(self) -> tuple:
+        """Everything but the root: where the leaf lies in the group's memory (part of the signature)."""
+        return self.strides, self.offset, self.span, self.lo, self.several
+
+
+def alias_groups(leaves, alias, shifts) -> dict[int, AliasGroup]:
+    """For array leaves that share memory with another leaf: j -> its `AliasGroup`. Empty when no two
+    arguments share memory (the usual case)."""
     members: dict[int, list] = {}
     for j, root in enumerate(alias):
         members.setdefault(root, []).append(j)
@@ -80,27 +94,41 @@ def alias_groups(leaves, alias, shifts) -> dict:
         hi = max(v.extent()[1] + shifts.get(j, 0) for j, v in views.items())
         several = any(j in shifts for j in js)
         for j in js:
-            groups[j] = (root, views[j].strides, views[j].offset + shifts.get(j, 0) - lo, hi - lo, lo, several)
+            groups[j] = AliasGroup(root, views[j].strides, views[j].offset + shifts.get(j, 0) - lo, hi - lo, lo,
+                                   several)
     return groups
 
 
-def split_identical(leaves, groups: dict) -> tuple[dict, dict]:
+def split_identical(leaves, groups: dict[int, AliasGroup]) -> tuple[dict[int, AliasGroup], dict[int, int]]:
     """(groups, same): alias groups whose members are all one array (the same storage, View and dtype: `f(x,
     x)`) taken out of `groups` and returned as `same`, member j -> the first of them. Those members are one
     program input, so a write through one is seen through the others with no flat span of memory to read."""
     members: dict[int, list] = {}
     for j, g in groups.items():
-        members.setdefault(g[0], []).append(j)
-    same: dict[int, Any] = {}
+        members.setdefault(g.root, []).append(j)
+    same: dict[int, int] = {}
     for root, js in members.items():
         first = leaves[root]
         view = first._storage_view()[1]
-        if all(not groups[j][5] and leaves[j]._dtype is first._dtype and leaves[j]._storage_view()[1] == view
+        if all(not groups[j].several and leaves[j]._dtype is first._dtype and leaves[j]._storage_view()[1] == view
                for j in js):
             same.update((j, root) for j in js if j != root)
     if not same:
         return groups, same
-    return {j: g for j, g in groups.items() if g[0] not in same.values()}, same
+    return {j: g for j, g in groups.items() if g.root not in same.values()}, same
+
+
+def group_input(leaves, groups: dict[int, AliasGroup], j: int, written: bool) -> Any:
+    """The caller-side value behind the program input of leaf j: the leaf itself, or, when it roots an
+    alias group, the flat span of the memory the group shares (`written`: the program writes into it)."""
+    group = groups.get(j)
+    if group is None:
+        return leaves[j]
+    if not group.several:
+        storage, _ = leaves[j]._storage_view()
+        return Array._make(storage, View((group.span,), (1,), group.lo), leaves[j].dtype)
+    members = [leaves[k] for k, g in groups.items() if g.root == j]
+    return span_of_memory(members, leaves[j], group.lo, group.span, written)
 
 
 def distinct_storages(args) -> bool:
@@ -164,8 +192,8 @@ def jax_argument(x: Array):
         return w if st is None else _snapshot(st, w)
     storage, view = x._storage_view()
     alias = storage.jax_alias
-    if alias is not None and (view is alias[0] or view == alias[0]):
-        return alias[1]
+    if alias is not None and (view is alias.view or view == alias.view):
+        return alias.array
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
             and view.offset == 0 and view.size == storage.buf.size):  # type: ignore[union-attr]  # (a host window's storage has its buffer)
         return _alias(storage, view, w)
@@ -202,15 +230,15 @@ def _snapshot(storage: Storage, w: np.ndarray):
     """
     data = w.tobytes()
     seen = storage.jax_copy
-    if seen is not None and seen[0] is w and seen[1] == data:
-        copy = seen[2]
+    if seen is not None and seen.window is w and seen.data == data:
+        copy = seen.copy
         if copy is None:
             # (made from `data`, not from `w`: another thread may write into w meanwhile, and the copy
             # must hold the bytes it is kept for)
             copy = _to_jax(np.frombuffer(data, w.dtype).reshape(w.shape))
-            storage.jax_copy = (w, data, copy, byte_view(w))
+            storage.jax_copy = Snapshot(w, data, copy, byte_view(w))
         return copy
-    storage.jax_copy = (w, data, None, None)
+    storage.jax_copy = Snapshot(w, data, None, None)
     return w
 
 
@@ -258,7 +286,7 @@ def _alias(storage, view, w):
     with x64(), _on_host():  # as the call itself: a float64 window stays float64
         converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
-        storage.jax_alias = (view, converted)
+        storage.jax_alias = JaxAlias(view, converted)
     return converted
 
 

@@ -128,7 +128,7 @@ class _Signature:
     __slots__ = ("conflict", "device", "groups", "key", "leaves", "n_user", "placed", "same", "statics", "treedef")
     conflict: Any
     device: Device | None
-    groups: Any
+    groups: dict[int, handover.AliasGroup]
     key: Any
     leaves: list[Any]
     n_user: int
@@ -225,7 +225,7 @@ class Jitted(Generic[P, R]):
                 alias.append(storages.setdefault(id(st), j) if leaf.size else j)
             elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
                 any_array = True
-                w = window(leaf) if leaf._np is None else leaf._np
+                w = window(leaf)
                 layout = None if w.flags.c_contiguous else tuple(s // w.itemsize for s in w.strides)
                 sigs.append((w.shape, leaf._dtype, layout))
                 if leaf.size:  # (adopting a fresh result's storage, so that passing it twice is seen)
@@ -249,7 +249,7 @@ class Jitted(Generic[P, R]):
         shifts, sig.conflict = handover.shared_memory(leaves, alias)
         sig.groups, sig.same = handover.split_identical(leaves, handover.alias_groups(leaves, alias, shifts))
         if sig.groups:  # arguments sharing memory: their placement in it is part of the signature
-            sigs = [s if j not in sig.groups else s + (sig.groups[j][1:],) for j, s in enumerate(sigs)]
+            sigs = [s if j not in sig.groups else s + (sig.groups[j].placement(),) for j, s in enumerate(sigs)]
         if sig.same:  # one array passed more than once: one program input (`alias` says which)
             sigs = [s if j not in sig.same else s + ("same",) for j, s in enumerate(sigs)]
         # (with the matmul precision in force: the lowering reads it, so a program compiled under one setting
@@ -286,9 +286,9 @@ class Jitted(Generic[P, R]):
             if j in sig.same:
                 continue  # the same program input as an earlier leaf
             if group is not None:
-                if group[0] == j:
+                if group.root == j:
                     roots.append(j)
-                    avals.append(ShapedArray((group[3],), leaf.dtype))
+                    avals.append(ShapedArray((group.span,), leaf.dtype))
                     views.append(None)
             elif isinstance(leaf, Array):
                 roots.append(j)
@@ -309,9 +309,8 @@ class Jitted(Generic[P, R]):
                 elif group is None:
                     tracers.append(by_root[j])
                 else:
-                    _, strides, offset = group[:3]
-                    tracers.append(as_strided.bind(by_root[group[0]], shape=leaf.shape, strides=strides,
-                                                   offset=offset))
+                    tracers.append(as_strided.bind(by_root[group.root], shape=leaf.shape, strides=group.strides,
+                                                   offset=group.offset))
             dynamic, dyn_kwargs = _tree.unflatten(sig.treedef, tracers[:sig.n_user])
             # Closed-over arrays passed as leaves (they share memory with others): the trace reads them
             # through these tracers instead of making them implicit inputs of their own.
@@ -559,8 +558,7 @@ class Compiled:
         self.constants = traced.constants
         # Whether a call hands JAX buffers of device storages (its arguments', or arrays it closes over): it
         # does so holding `device.OWNERS`, so that no other thread's write donates them in between.
-        self.reads_device = traced.device is not None or any(
-            c._storage is not None and c._storage.device is not None for c in traced.constants)
+        self.reads_device = traced.device is not None or any(not c.device.is_host for c in traced.constants)
         # Where the outputs stay: the arguments' device; for host arguments, the host when the program runs
         # on a JAX CPU device (whose memory NumPy shares), else the accelerator it runs on (a GPU).
         self.out_device = traced.device if traced.device is not None else _host_call_device(jitted._placement)
@@ -610,7 +608,6 @@ class Compiled:
         # Each output's View and dtype, for adopting its JAX buffer (the same View object for every call).
         self.out_layouts = [(View.contiguous(v.aval.shape), v.aval.dtype) for v in traced.program.outputs]
         self.x64 = jax().enable_x64
-        self.x64_readable = hasattr(self.x64, "value")  # (a JAX without it: the scope is always entered)
         # The ahead-of-time compiled executable's call, used when every argument is a JAX array: no
         # conversion, so no 64-bit scope is needed. Only for plain jit: placement is JAX's default or the host.
         self.aot = None
@@ -631,7 +628,7 @@ class Compiled:
 
     def _call(self, args):
         """Call the JAX function inside the 64-bit scope (entered only when the caller is not in one)."""
-        if self.x64_readable and self.x64.value:
+        if self.x64.value:  # (jax>=0.10: the config state is readable)
             return self.function(*args)
         with self.x64(True):
             return self.function(*args)
@@ -654,19 +651,8 @@ class Compiled:
         traced = self.traced
         if not traced.groups:
             return [leaves[j] for j in traced.roots] if traced.same else leaves
-        out = []
         written = {plan.index for plan in traced.input_writes}
-        for i, j in enumerate(traced.roots):
-            group = traced.groups.get(j)
-            if group is None:
-                out.append(leaves[j])
-            elif not group[5]:
-                storage, _ = leaves[j]._storage_view()
-                out.append(Array._make(storage, View((group[3],), (1,), group[4]), leaves[j].dtype))
-            else:
-                members = [leaves[k] for k, g in traced.groups.items() if g[0] == j]
-                out.append(handover.span_of_memory(members, leaves[j], group[4], group[3], i in written))
-        return out
+        return [handover.group_input(leaves, traced.groups, j, i in written) for i, j in enumerate(traced.roots)]
 
     def _arguments(self, inputs):
         if self.donates:  # a donated buffer is consumed by XLA: hand over buffers of their own, cache nothing
@@ -785,19 +771,7 @@ def _check_guards(guards, outs) -> None:
 def _input_values(sig: _Signature, roots: list) -> list:
     """The concrete value of each program input in this call (a leaf, or the flat span of an alias group),
     for evaluating the program so far at a graph break (nothing is written through them)."""
-    values = []
-    for j in roots:
-        group = sig.groups.get(j)
-        leaf = sig.leaves[j]
-        if group is None:
-            values.append(leaf)
-        elif not group[5]:
-            storage, _ = leaf._storage_view()
-            values.append(Array._make(storage, View((group[3],), (1,), group[4]), leaf.dtype))
-        else:
-            members = [sig.leaves[k] for k, g in sig.groups.items() if g[0] == j]
-            values.append(handover.span_of_memory(members, leaf, group[4], group[3], False))
-    return values
+    return [handover.group_input(sig.leaves, sig.groups, j, False) for j in roots]
 
 
 class Branches:
