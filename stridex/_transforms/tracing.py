@@ -287,7 +287,19 @@ class Trace:
             # x[mask] = values-per-selected-element: how many are selected depends on the data.
             return self.data_dependent(prim, args, params)
         target = self.writable_target(target)
-        updated = scatter.bind(self._current(target), value, *indices, **params)
+        current = self._current(target)
+        operands = [self.to_tracer(v) if isinstance(v, Array) else v for v in (value, *indices)]
+        if any(isinstance(v, Tracer) and v._buffer is target._buffer for v in operands):
+            # The value (or an index) reads the buffer being written (`x[:, :-1] = x[:, ::-2]`). XLA's CPU
+            # backend (JAX 0.10) updates a dynamic-update-slice in place even when its update is read from
+            # that buffer through a reshape, and so reads elements it has already overwritten. Here the
+            # update goes into fresh zeros and is selected by a mask of the elements written: O(target),
+            # for such writes only (tests/transforms/test_fuzz_programs.py found it).
+            placed = scatter.bind(ops.zeros_like(current), value, *indices, **params)
+            mask = scatter.bind(ops.full(current.shape, False, _dtypes.bool), True, *indices, **params)
+            updated = ops.where(mask, placed, current)
+        else:
+            updated = scatter.bind(current, value, *indices, **params)
         self.write_back(target, updated)
         self.note_write(target, params["template"], indices)
         return target
