@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -28,6 +29,18 @@ def check(got, want, dtype=None):
     np.testing.assert_array_equal(got_np, want)
 
 
+@contextlib.contextmanager
+def fast_switching(interval: float = 1e-5):
+    """Within the block, Python switches threads every `interval` seconds (its default is 5 ms), so that the
+    steps of threads interleave finely; the caller's interval is restored after."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
 def run_in_threads(work, args: list, timeout: float = 120.0) -> list:
     """Run `work(arg)` for each of `args` in its own thread, switching threads as often as Python allows; the
     (arg, repr of the exception) of each call that raised, for the caller to assert empty."""
@@ -39,14 +52,10 @@ def run_in_threads(work, args: list, timeout: float = 120.0) -> list:
         except Exception as e:  # noqa: BLE001  (reported on the main thread)
             failures.append((arg, repr(e)))
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with fast_switching(1e-6):
         threads = [threading.Thread(target=guarded, args=(arg,)) for arg in args]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout)
-    finally:
-        sys.setswitchinterval(interval)
     return failures

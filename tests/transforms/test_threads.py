@@ -11,13 +11,13 @@ either before or after a write. docs/semantics.md ("Threads") states the guarant
 from __future__ import annotations
 
 import os
-import sys
 import threading
 
 import numpy as np
 import pytest
 
 import stridex as sx
+from tests.helpers import fast_switching
 
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 MODES = [pytest.param(("cpu", False), id="host-eager"), pytest.param(("cpu", True), id="host-jit"),
@@ -28,14 +28,10 @@ ROUNDS = 5
 
 
 @pytest.fixture(autouse=True)
-def fast_switching():
+def fine_switching():
     """Switch threads every 10 µs (Python's default is 5 ms), so that their steps interleave finely."""
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
+    with fast_switching(1e-5):
         yield
-    finally:
-        sys.setswitchinterval(before)
 
 
 def _in_threads(work, n: int = THREADS) -> None:
