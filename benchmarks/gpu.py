@@ -15,7 +15,10 @@ Cases (issue 9's table and targets, each against the same program in JAX):
 4. first call (trace + lower + compile + run), 40 ops (<= 1.2x);
 5. eager dispatch on the device: one-element `x + y` and a 10-op chain against `jax.numpy` eager (<= 1.5x);
 6. a write through a small view into a large device array, against the same write into a small array
-   (O(view), not O(storage): the ratio should be near 1), and a view read (`x[::2, 1:]` then a sum).
+   (O(view), not O(storage): the ratio should be near 1), the same for a write that reads its own target
+   (`x[0:10] = x[10:20]`), and a view read (`x[::2, 1:]` then a sum);
+7. `max` of 10^7 float32 under `jit` (NaN-propagating) against `jax.jit(jnp.max)`, on the device and on the
+   host (<= 1.2x), with what each gives on data holding a NaN. It runs first.
 All times are medians of interleaved rounds (benchmarks.common.measure); every call blocks on its result.
 """
 
@@ -170,13 +173,42 @@ def run(device: str, quick: bool, cases: set | None = None) -> tuple[list, str]:
         name = (f"x[10:20] = 1 into a {big_n:.0e}-element device array (JAX column: the same write into 1000 "
                 "elements; O(view) means ~1x)")
         _row(rows, (name, _median(res["big"]), _median(res["small"]), ""))
+
+        def overlap_big():  # a write that reads its own target (issue 23): still a donation, O(view)
+            big[0:10] = big[10:20]
+            big.block_until_ready()
+
+        def overlap_small():
+            small[0:10] = small[10:20]
+            small.block_until_ready()
+
+        res = measure({"big": overlap_big, "small": overlap_small}, repeats=cfg["repeats"], target_s=cfg["target_s"])
+        _row(rows, (f"x[0:10] = x[10:20] (reads its own target) into {big_n:.0e} elements (JAX column: into 1000)",
+                    _median(res["big"]), _median(res["small"]), ""))
         mat = sx.reshape(sx.arange(4 * 10**6 if not quick else 4 * 10**4, dtype=sx.float32, device=dev), (2000, -1))
         matj = put(np.arange(mat.size, dtype=np.float32).reshape(2000, -1))
         view_sum = jax.jit(lambda t: jnp.sum(t[::2, 1:]))
         _pair("sum of a strided view x[::2, 1:] (eager stridex; JAX: jitted)",
               lambda: sx.sum(mat[::2, 1:]).block_until_ready(), lambda: view_sum(matj).block_until_ready(), rows, cfg)
 
-    for name, body in [("40 elementwise ops", elementwise), ("matmul", matmul), ("jit(grad(MLP loss))", mlp_grad),
+    # 7. max of 10^7 float32 under jit (issue 25): stridex's NaN-propagating lowering against jnp.max, on the
+    # device and on the host's XLA:CPU; the note says what each gives when the data holds a NaN.
+    def reductions():
+        n = 10**5 if quick else 10**7
+        a = rng.random(n).astype(np.float32)
+        a_nan = a.copy()
+        a_nan[n // 3] = np.nan
+        max_sx, max_jax = sx.jit(sx.max), jax.jit(jnp.max)
+        for where, d, jd_ in (("on the device", dev, jd), ("in host memory (XLA:CPU on both sides)", "cpu", cpu0)):
+            xs = sx.asarray(a, device=d, copy=True)
+            xj = jax.device_put(a, jd_)
+            with_nan = (float(max_sx(sx.asarray(a_nan, device=d, copy=True))),
+                        float(max_jax(jax.device_put(a_nan, jd_))))
+            _pair(f"max of {n:.0e} float32 under jit, inputs {where} (target <= 1.2x)",
+                  lambda xs=xs: block(max_sx(xs)), lambda xj=xj: max_jax(xj).block_until_ready(), rows, cfg,
+                  note=f"with a NaN: stridex {with_nan[0]}, jnp.max {with_nan[1]}")
+
+    for name, body in [("max under jit", reductions), ("40 elementwise ops", elementwise), ("matmul", matmul), ("jit(grad(MLP loss))", mlp_grad),
                        ("first call", first_call), ("eager dispatch", eager), ("views and writes", views)]:
         if cases is None or body.__name__ in cases:
             _case(rows, name, body)
@@ -197,7 +229,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes and few rounds (a smoke run)")
     parser.add_argument("--output", default=None, help="where to write the Markdown table")
     parser.add_argument("--cases", default=None,
-                        help="comma-separated subset: elementwise, matmul, mlp_grad, first_call, eager, views")
+                        help="comma-separated subset: reductions, elementwise, matmul, mlp_grad, first_call, eager, views")
     args = parser.parse_args(argv)
     import jax
 
