@@ -5,17 +5,18 @@ bitwise wherever a test compares bitwise, and those tests stay bitwise there: th
 JAX's default backend is not "cpu". On an NVIDIA GPU, XLA generates code through LLVM's NVPTX backend, which
 rounds differently from NumPy's loops in these ways (the reasons the rows cite):
 
-- **float32 division** is PTX `div.full.f32`: XLA sets `-nvptx-prec-divf32=1` (`NVPTXBackendInit` in XLA's
-  `gpu/llvm_gpu_backend`), and PTX documents `div.full.f32` as within 2 ulp, not correctly rounded. NumPy's
-  quotient is correctly rounded. float64 division is `div.rn.f64`, correctly rounded: exact.
+- **float32 division and square root** are not correctly rounded by XLA there (PTX `div.full.f32`, within 2
+  ulp; the square root: 1-ulp differences in a GPU run), so stridex computes float32 `/`, `reciprocal` and
+  `sqrt` through float64 on a GPU (`stridex._lax.jax_bridge.correctly_rounded_float32`): correctly rounded, as
+  the standard requires, hence exact here. complex64 division still divides float32 components (the row).
 - **fused multiply-add**: XLA lets LLVM contract a multiply feeding an add into one FMA (`AllowFPOpFusion =
   Fast`), rounded once where NumPy rounds the product and the sum separately.
 - **the complex modulus** is libdevice's `hypot` (`__nv_hypotf` within 3 ulp, `__nv_hypot` within 2, as CUDA's
   math API documents; an expansion max·sqrt(1 + (min/max)²) stays within the same bounds), where NumPy calls
   the C library's hypot (within 1 ulp).
 
-Everything else these tests compare exactly is exact on a GPU too: IEEE add, subtract, multiply and sqrt are
-correctly rounded there (`add.rn`, `mul.rn`, `sqrt.rn`); float remainder is libdevice's `fmod` (exact);
+Everything else these tests compare exactly is exact on a GPU too: IEEE add, subtract and multiply are
+correctly rounded there (`add.rn`, `mul.rn`), float64 division and square root too; float remainder is libdevice's `fmod` (exact);
 comparisons, integer and bool arithmetic, bit manipulation (copysign, nextafter, sign of a real), selects,
 conversions and data movement do not round differently. So an operation without a row is compared exactly on
 every backend, integer and bool results always are, and NaN positions, infinities (with their signs), zeros
@@ -44,16 +45,12 @@ class GpuTolerance:
 
 GPU_TOLERANCES: dict[str, GpuTolerance] = {
     "divide": GpuTolerance(
-        {"float32": 2, "complex64": 2},
-        "float32 division is PTX div.full.f32 (XLA's -nvptx-prec-divf32=1), documented within 2 ulp; NumPy's "
-        "quotient is correctly rounded. float64 division (div.rn.f64) is correctly rounded: exact. complex64: "
-        "Smith's algorithm (XLA's and NumPy's) divides float32 components, 2 ulp apart where its products are exact "
-        "(operands with zero imaginary parts, as tests compare exactly); in general cancellation inside it leaves "
-        "no per-component bound, and tests compare complex quotients to a relative tolerance on the modulus."),
-    "reciprocal": GpuTolerance(
-        {"float32": 2},
-        "1 / x lowers to a division: div.full.f32 as in divide (LLVM may fold a numerator of 1 into rcp.approx.f32, "
-        "documented within 1 ulp). float64 is correctly rounded: exact."),
+        {"complex64": 2},
+        "Smith's algorithm (XLA's and NumPy's) divides float32 components with XLA's float32 division, PTX "
+        "div.full.f32, documented within 2 ulp: 2 ulp apart where its products are exact (operands with zero "
+        "imaginary parts, as tests compare exactly); in general cancellation inside it leaves no per-component "
+        "bound, and tests compare complex quotients to a relative tolerance on the modulus. Real float32 division "
+        "goes through float64 on a GPU (correctly rounded): exact."),
     "abs": GpuTolerance(
         {"complex64": 4, "complex128": 3},
         "|z| of a complex z is libdevice's hypot (hypotf 3 ulp, hypot 2 ulp) against NumPy's C-library hypot "

@@ -497,6 +497,32 @@ def test_host_programs_run_on_the_host_when_jax_prefers_an_accelerator(monkeypat
         assert not device_module.host_is_jax_default()
 
 
+@pytest.mark.parametrize("jax_default", [0, 3])  # JAX's default device: the host's, or another (as on a GPU machine)
+def test_jit_closing_over_a_device_array_runs_on_its_device(monkeypatch, jax_default):
+    # An array the function closes over is an input: on a device, it places the program there as a device
+    # argument does, and host arguments go to it (found on a GPU machine: the program was placed on the host
+    # and JAX refused the closed-over device buffer). Two devices are a ValueError, as for arguments.
+    from stridex._lax import device as device_module
+
+    monkeypatch.setattr(device_module, "_HOST_IS_DEFAULT", [])
+    a = np.arange(6.0)
+    with jax.default_device(jax.devices("cpu")[jax_default]):
+        w = on_dev(a * 3)
+        f = sx.jit(lambda h: sx.sin(w) + h)
+        for h in (on_host(a), on_dev(a)):
+            check(f(h), np.sin(a * 3) + a)
+        loop = sx.jit(lambda h: sx.fori_loop(0, 3, lambda i, c: c * 0.5 + w, h))
+        want = on_host(a)
+        for _ in range(3):
+            want = want * 0.5 + on_host(a * 3)
+        check(loop(on_host(a)), np.asarray(want))
+        other = sx.asarray(a).to_device("cpu:2")
+        with pytest.raises(ValueError, match="different devices"):
+            sx.jit(lambda h: other + w)(on_host(a))
+        with pytest.raises(ValueError, match="different devices"):
+            sx.jit(lambda h: other + h)(on_dev(a))
+
+
 def test_jit_placed_elsewhere_writes_back_into_host_arguments():
     # `jit(device=...)` on host arrays: their values go to the device, and writes come back into them.
     f = sx.jit(lambda t: t.__setitem__(slice(1, 3), -t[4:6]), device=DEV)

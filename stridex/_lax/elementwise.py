@@ -21,7 +21,7 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, bfloat16_scalars, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, lax
+from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, correctly_rounded_float32, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
 
@@ -404,7 +404,7 @@ divide = Primitive(
     "divide",
     impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
-    lower=lower_binary(lambda a, b: lax().div(a, b)),
+    lower=lower_binary(correctly_rounded_float32(lambda a, b: lax().div(a, b))),
     jvp=_divide_jvp,
     vjp=_divide_vjp,
     batch=batch_elementwise,
@@ -742,7 +742,7 @@ reciprocal = Primitive(
     "reciprocal",
     impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
     abstract_eval=unary_abstract(_dtypes.default_float_for),
-    lower=lambda ctx, x: lax().div(*operands(ctx, (1.0, x))),
+    lower=lambda ctx, x: correctly_rounded_float32(lambda a, b: lax().div(a, b))(*operands(ctx, (1.0, x))),
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,

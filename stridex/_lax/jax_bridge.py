@@ -58,3 +58,30 @@ def broadcast_to_aval(x, aval):
     if x.shape != aval.shape:
         x = jnp().broadcast_to(x, aval.shape)
     return x
+
+
+def correctly_rounded_float32(fn):
+    """`fn` (a lax operation: divide, sqrt) made correctly rounded for float32 operands on every backend.
+
+    The standard requires `/`, `reciprocal` and `sqrt` of real floating-point operands to be correctly rounded
+    (Accuracy, "Arithmetic Operations" and "Mathematical Functions"). XLA:CPU's float32 division and square
+    root are; on a GPU they are not (PTX `div.full.f32`, documented within 2 ulp, and an approximate square
+    root: a GPU run found 1-ulp differences from NumPy in about one float32 sqrt in twelve). There, float32
+    operands go through float64, whose division and square root are correctly rounded, and the result is
+    rounded to float32 once: exact, since 53 >= 2 * 24 + 2 bits make the double rounding innocuous for +, -,
+    *, / and sqrt (Figueroa, "When is double rounding innocuous?", 1995). `lax.platform_dependent` lowers
+    only the branch of the platform the program is compiled for, so XLA:CPU programs keep the plain op."""
+
+    def op(*args):
+        if not any(getattr(a, "dtype", None) == "float32" for a in args):
+            return fn(*args)
+        return lax().platform_dependent(*args, cpu=fn, default=lambda *xs: float32_through_float64(fn, *xs))
+
+    return op
+
+
+def float32_through_float64(fn, *xs):
+    """`fn` of float32 JAX arrays `xs` computed in float64 and rounded to float32 once (see above)."""
+    L = lax()
+    wide = [L.convert_element_type(x, "float64") if getattr(x, "dtype", None) == "float32" else x for x in xs]
+    return L.convert_element_type(fn(*wide), "float32")

@@ -61,6 +61,47 @@ def _arg_abstract(x, *, axis, keepdims):
     return ShapedArray(_arg_shape(x.shape, axis, keepdims), _dtypes.int64)
 
 
+def lower_first_extremum(x, axis: int, is_max: bool):
+    """The index (int64) of the first maximum (or minimum) of JAX array `x` along `axis`, the first NaN where
+    there is one, as NumPy gives, on every XLA backend.
+
+    Not `lax.argmax`: its combiner keeps its left operand whenever that is NaN, whatever the indices, so it is
+    right only where the reduction runs in order. XLA may combine partial results in any order (a GPU does from
+    about 10^5 elements), and then `jnp.argmax` of data holding two NaNs gave the last one. This combiner is
+    commutative: NaN beats a number, the better value wins, and a tie (NaN with NaN too) goes to the lower
+    index. The initial index is the largest int64, so it loses every tie with a real element.
+    """
+    lax_ = lax()
+    index = lax_.broadcasted_iota(np.int64, x.shape, axis)
+    floating = x.dtype.kind in "fc" or x.dtype.name == "bfloat16"
+    if floating:
+        init = np.array(-np.inf if is_max else np.inf, x.dtype)
+    else:
+        info = np.iinfo(x.dtype)
+        init = np.array(info.min if is_max else info.max, x.dtype)
+    combine = first_extremum_combiner(is_max, floating)
+    return lax_.reduce((x, index), (init, np.array(np.iinfo(np.int64).max, np.int64)), combine, (axis,))[1]
+
+
+def first_extremum_combiner(is_max: bool, floating: bool):
+    """The reduction's combiner of two (value, index) pairs (see `lower_first_extremum`): commutative and
+    associative, so XLA may apply it in any order."""
+    lax_ = lax()
+    better = lax_.gt if is_max else lax_.lt
+
+    def combine(a, b):
+        (av, ai), (bv, bi) = a, b
+        wins, tie = better(av, bv), lax_.eq(av, bv)
+        if floating:
+            a_nan, b_nan = lax_.ne(av, av), lax_.ne(bv, bv)
+            wins = lax_.bitwise_or(wins, lax_.bitwise_and(a_nan, lax_.bitwise_not(b_nan)))
+            tie = lax_.bitwise_or(tie, lax_.bitwise_and(a_nan, b_nan))
+        take_a = lax_.bitwise_or(wins, lax_.bitwise_and(tie, lax_.lt(ai, bi)))
+        return lax_.select(take_a, av, bv), lax_.select(take_a, ai, bi)
+
+    return combine
+
+
 def _arg(name, np_function):
     """The record of argmax or argmin. Batching: the batch axis first; with `axis` None, each example is
     flattened to one row (the index is into the example, not the batch)."""
@@ -70,9 +111,9 @@ def _arg(name, np_function):
         if x.dtype == np.bool_:
             x = lax_.convert_element_type(x, np.uint8)
         if axis is None:
-            out = getattr(lax_, name)(lax_.reshape(x, (x.size,)), 0, np.int64)
+            out = lower_first_extremum(lax_.reshape(x, (x.size,)), 0, name == "argmax")
             return lax_.reshape(out, ctx.aval_out.shape)
-        return keep_reduced(getattr(lax_, name)(x, axis, np.int64), (axis,), keepdims)
+        return keep_reduced(lower_first_extremum(x, axis, name == "argmax"), (axis,), keepdims)
 
     def batch(values, dims, *, axis_size, axis, keepdims):
         x = move_to_front(values[0], dims[0], axis_size)

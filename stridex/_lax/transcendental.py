@@ -19,6 +19,7 @@ from stridex._core.storage import output_buffer
 from stridex._lax import ops
 from stridex._lax.elementwise import binary_abstract, call_ufunc, unary_abstract
 from stridex._lax.half import lower_in_float32
+from stridex._lax.jax_bridge import correctly_rounded_float32
 from stridex._lax.jax_bridge import broadcast_to_aval, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise, scaled, sum_terms
@@ -375,7 +376,8 @@ sqrt = _unary("sqrt", _unary_impl(np.sqrt), _complex_rule(lambda z: lax().sqrt(z
     ("-inf", "nan", _NAN, _INF),
     ("+inf", "nan", _INF, _NAN),
     ("nan", "any", *_NN),
-]), derivative=lambda x, out: ops.divide(0.5, out))
+]), derivative=lambda x, out: ops.divide(0.5, out),
+              real_lower=correctly_rounded_float32(lambda x: lax().sqrt(x)))
 
 
 # --- sinh, cosh, tanh: hyperbolic functions ----------------------------------------------------------

@@ -477,6 +477,19 @@ class Traced:
 
     _program: Program | None
 
+    def _place_by_constants(self) -> None:
+        """Arrays the function closes over are inputs too: one on a JAX device places the program there, as a
+        device argument does (host arguments are then transferred), and two devices are a ValueError."""
+        for c in self.constants:
+            dev = c.device
+            if dev.is_host:
+                continue
+            if self.device is None and not self.placed:
+                self.device = dev
+            elif self.device is not None and dev != self.device:
+                raise ValueError(f"jit: arguments and the arrays the function closes over live on different devices "
+                                 f"({self.device.name} and {dev.name}); move them to one with x.to_device(...) first")
+
     def __init__(self, trace, in_tracers, out, sig: _Signature, roots: list):
         self.device = sig.device  # where the arguments that live on a JAX device are (None: the host)
         self.placed = sig.placed  # no array comes in, and the program runs on the default device (`device`)
@@ -526,6 +539,7 @@ class Traced:
             outputs.append(guard.var)
         self.specs = specs
         self.constants = [array for _, array, _ in const_entries]
+        self._place_by_constants()
         self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
                                    trace.eqns, outputs)
         self._program = None

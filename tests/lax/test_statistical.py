@@ -339,3 +339,35 @@ def test_vmap_of_derivatives_against_loop():
     t = sx.asarray(RNG.standard_normal((3, 4)))
     check_batch(lambda v, s: sx.jvp(lambda u: (sx.cumulative_prod(u), sx.sort(u), sx.prod(u)), (v,), (s,))[1],
                 [x, t], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("is_max", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.int16])
+def test_argmax_combiner_gives_the_first_extremum_in_any_order(is_max, dtype):
+    # XLA may combine partial results in any order (a GPU does from about 10^5 elements): argmax/argmin's
+    # combiner must be commutative and associative, or the first NaN/extremum is lost. `lax.argmax`'s is not:
+    # it keeps its left operand whenever that is NaN (on a GPU, argmax of 10^5 float64 with NaNs gave the last
+    # one). Checked on every pair and triple of (value, index) with NaNs and ties, and against NumPy on every
+    # order of combining one small array.
+    import itertools
+
+    import jax.numpy as jnp
+
+    floating = np.dtype(dtype).kind == "f"
+    combine = searching.first_extremum_combiner(is_max, floating)
+    values = [1, 1, 3, -2] + ([np.nan, np.nan] if floating else [3])
+    pairs = [(jnp.asarray(v, dtype), jnp.asarray(i, jnp.int32)) for i, v in enumerate(values)]
+
+    def same(p, q):
+        return bool(p[1] == q[1]) and (bool(p[0] == q[0]) or (np.isnan(float(p[0])) and np.isnan(float(q[0]))))
+
+    for a, b in itertools.product(pairs, repeat=2):
+        assert same(combine(a, b), combine(b, a))
+    for a, b, c in itertools.product(pairs, repeat=3):
+        assert same(combine(combine(a, b), c), combine(a, combine(b, c)))
+    want = (np.argmax if is_max else np.argmin)(np.array(values, dtype))
+    for order in itertools.permutations(pairs):
+        acc = order[0]
+        for p in order[1:]:
+            acc = combine(acc, p)
+        assert int(acc[1]) == want

@@ -1,0 +1,75 @@
+"""float32 `/`, `reciprocal` and `sqrt` are correctly rounded on every backend (the standard's Accuracy page).
+
+XLA:CPU's are; a GPU's are not (PTX div.full.f32, an approximate square root), so there the lowering computes
+float32 through float64 (`jax_bridge.correctly_rounded_float32`). A CPU-only run checks both halves: that the
+program exported for CUDA takes the float64 route and the one for the CPU does not, and that the float64 route
+gives NumPy's correctly rounded results, run here on XLA:CPU, on data with the hard cases (near-halfway
+quotients and roots, the extremes of the range, subnormals, zeros, infinities, NaN).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import stridex as sx
+from stridex._lax.jax_bridge import correctly_rounded_float32, float32_through_float64
+
+RNG = np.random.default_rng(20261127)
+F32 = np.finfo(np.float32)
+
+
+def hard_float32(n: int) -> np.ndarray:
+    bits = RNG.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    random_bits = bits.view(np.float32)  # every exponent and NaNs
+    ordinary = RNG.standard_normal(n).astype(np.float32)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, F32.max, -F32.max, F32.tiny, 1.0, 2.0, 3.0, 0.1,
+                         1 - 2**-24, 1 + 2**-23], np.float32)
+    return normal(np.concatenate([random_bits, ordinary, specials]))
+
+
+def normal(a: np.ndarray) -> np.ndarray:
+    """`a` with subnormals replaced by 1: XLA:CPU reads and writes them as zeros (the standard leaves subnormals
+    implementation-defined); this file is about rounding."""
+    return np.where((a != 0) & (np.abs(a) < F32.tiny), np.float32(1), a)
+
+
+def same_bits(got, want) -> np.ndarray:
+    """Equal bit for bit, NaN matching NaN; a subnormal result of NumPy's is left out (see `normal`)."""
+    subnormal = (want != 0) & (np.abs(want) < F32.tiny)
+    return (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want)) | subnormal
+
+
+@pytest.mark.parametrize("name", ["divide", "reciprocal", "sqrt"])
+def test_the_float64_route_is_correctly_rounded(name):
+    x = hard_float32(20000)
+    y = RNG.permutation(x)
+    ops = {"divide": (jax.lax.div, (x, y), lambda: x / y),
+           "reciprocal": (lambda a: jax.lax.div(jnp.ones_like(a), a), (x,), lambda: np.float32(1) / x),
+           "sqrt": (jax.lax.sqrt, (x,), lambda: np.sqrt(x))}
+    fn, args, numpy_result = ops[name]
+    with np.errstate(all="ignore"), jax.enable_x64(True):
+        got = np.asarray(jax.jit(lambda *a: float32_through_float64(fn, *a))(*args))
+        want = numpy_result()
+    assert got.dtype == np.float32
+    same = same_bits(got, want)
+    assert same.all(), f"{name}: {np.flatnonzero(~same)[:5]}: {got[~same][:3]} != {want[~same][:3]}"
+
+
+@pytest.mark.parametrize("platform,routed", [("cuda", True), ("cpu", False)])
+def test_only_the_gpu_program_takes_the_float64_route(platform, routed):
+    spec = jax.ShapeDtypeStruct((8,), jnp.float32)
+    for fn, n in ((jax.lax.sqrt, 1), (jax.lax.div, 2)):
+        with jax.enable_x64(True):
+            exported = jax.export.export(jax.jit(correctly_rounded_float32(fn)), platforms=[platform])(*[spec] * n)
+        assert ("xf64>" in exported.mlir_module()) == routed, (platform, fn)
+
+
+def test_stridex_operations_use_it():
+    x = hard_float32(3000)
+    with np.errstate(all="ignore"):
+        for f, want in ((lambda a: a / a[::-1], x / x[::-1]), (sx.sqrt, np.sqrt(x)), (sx.reciprocal, 1 / x)):
+            got = np.asarray(sx.jit(f)(sx.asarray(x)))
+            assert same_bits(got, want).all()
