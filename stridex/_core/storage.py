@@ -275,7 +275,7 @@ class NoStorage(Storage):
 
     def storage_view(self, a) -> tuple[Storage, View]:
         made = storage_from_ndarray(a._np)
-        a._storage, a._view = made  # (a fresh NumPy result always gets a Storage)
+        a._storage, a._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
         return made  # type: ignore[return-value]
 
     def window(self, a) -> np.ndarray:

@@ -313,8 +313,8 @@ def materialized(x: Array):
     """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
     device (one compiled gather or slice). The caller holds `OWNERS` until JAX has taken it."""
     st, view = x._storage, x._view
-    buffer = st.owner  # type: ignore[union-attr]  # (a device array has its Storage and View)
-    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[union-attr,arg-type]  # (as above)
+    buffer = st.owner
+    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[arg-type]  # (a device array has its View)
         return buffer
     return run(_READ, (x,), {})._storage.owner
 
@@ -541,6 +541,7 @@ def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     may donate it). On the host (`dev` None): a JaxResultStorage (read-only, its NumPy buffer made on first
     read). Built field by field: this is on every eager device operation's and every jit call's path (the memo's
     generated code writes the same fields out)."""
+    storage: Storage
     if dev is None:
         storage = JaxResultStorage()
     else:
