@@ -271,7 +271,6 @@ class NoStorage(Storage):
     __slots__ = ()
     adopted = False
     readonly = True  # (a write asks `storage_view` first: a fresh result is adopted, a traced value refuses)
-    fast_views = True  # (`Array._fast_storage` adopts first: a fresh result is writable memory)
 
     def storage_view(self, a) -> tuple[Storage, View]:
         made = storage_from_ndarray(a._np)

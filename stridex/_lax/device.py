@@ -1,7 +1,8 @@
 """Arrays on JAX devices: naming devices, moving data between them, and running primitives there eagerly.
 
-A device array's Storage holds one C-contiguous JAX buffer on its device (`Storage.owner`); its Views are
-the same metadata as on the host. Eager work on such arrays runs each primitive's JAX lowering as a small
+A device array's Storage is a `DeviceStorage` (a `ShardedStorage` for an array sharded over several devices),
+which holds one C-contiguous JAX buffer on its device (`owner`); its Views are the same metadata as on the
+host. Eager work on such arrays runs each primitive's JAX lowering as a small
 compiled executable, made once per (primitive, params, input buffers' shapes and dtypes, input Views,
 device) and cached — JAX's op-by-op model with stridex's views and writes on top:
 

@@ -1,8 +1,9 @@
 """The meeting of stridex memory and JAX arrays at a `jit` call.
 
 Which arguments share memory (one storage, or NumPy memory borrowed twice) and so must be views of one
-program input; what JAX receives for each array argument (its own JAX array, a snapshot of a small
-window, the JAX array aliasing a large aligned buffer, or the window itself); how JAX's outputs
+program input; what JAX receives for each array argument (the JAX array its storage holds, `Storage.jax_argument`:
+a JAX result's own, a device buffer; else a snapshot of a small window, the JAX array aliasing a large aligned
+buffer, or the window itself); how JAX's outputs
 become stridex arrays (zero-copy, read-only, copied on the first write); and how what the function
 wrote into its inputs goes back into the caller's memory: only the parts it wrote (`WriteBack`), so a
 thread writing elsewhere in the same storage meanwhile keeps its write.
