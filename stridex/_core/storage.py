@@ -118,7 +118,7 @@ class Storage:
     # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
     # dict, made on first use, with None as the class default: a new Storage costs two stores less.
     __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner")
-    buf: np.ndarray
+    buf: np.ndarray | None  # (None only in a JaxResultStorage not read yet)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
@@ -225,28 +225,21 @@ class ReadOnlyStorage(Storage):
 
 class JaxResultStorage(ReadOnlyStorage):
     """A JAX array on the host (a jit call's result), `owner`, spanning View `jax_view`: handed to JAX again as
-    it is; its NumPy buffer made on first read (`buf` is not set until then), copied on the first write.
+    it is; its NumPy buffer made on first read (`buf` None until then), copied on the first write.
 
-    `adopt_out` (and the memo's generated code) make one per result with two stores, `owner` and `jax_view`."""
+    `adopt_out` (and the memo's generated code) make one per result with three stores: `buf`, `owner` and
+    `jax_view`. (`buf` left unset, a read raising AttributeError, cost more on the first read than the store.)"""
 
     __slots__ = ()
 
     def numpy_buffer(self) -> np.ndarray:
-        try:
-            return self.buf
-        except AttributeError:  # (not read yet)
+        buf = self.buf
+        if buf is None:  # (not read yet)
             with _COPYING:  # (not while another thread's first write replaces the buffer with a copy)
-                try:
-                    return self.buf
-                except AttributeError:
+                buf = self.buf
+                if buf is None:
                     buf = self.buf = np.asarray(self.owner).reshape(-1)
-                    return buf
-
-    def shared_buffer(self) -> np.ndarray | None:
-        try:
-            return self.buf
-        except AttributeError:  # (not read yet: no NumPy array shares it)
-            return None
+        return buf
 
     def jax_argument(self, a) -> Any:
         # (the owner first: a copy-on-write in another thread clears it after making this a HostStorage, so an

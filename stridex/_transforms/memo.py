@@ -290,7 +290,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
         if outputs == "host":
             params += ["call", "out_view", "out_dtype"]
             lines += [body + line for line in (
-                "st = JaxResultStorage()", f"st.owner = {call}", "st.jax_view = out_view",
+                "st = JaxResultStorage()", "st.buf = None", f"st.owner = {call}", "st.jax_view = out_view",
                 "out = Array()", "out._storage = st", "out._view = out_view",
                 "out._dtype = out_dtype", "out._np = None", "return out")]
         elif outputs == "device":
@@ -307,7 +307,8 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             for k, r in enumerate(results):
                 params += [f"out_view{k}", f"out_dtype{k}"]
                 lines += [body + line for line in (
-                    f"t{k} = JaxResultStorage()", f"t{k}.owner = {r}", f"t{k}.jax_view = out_view{k}",
+                    f"t{k} = JaxResultStorage()", f"t{k}.buf = None", f"t{k}.owner = {r}",
+                    f"t{k}.jax_view = out_view{k}",
                     f"o{k} = Array()", f"o{k}._storage = t{k}", f"o{k}._view = out_view{k}",
                     f"o{k}._dtype = out_dtype{k}", f"o{k}._np = None")]
             lines.append(body + f"return ({', '.join(f'o{k}' for k in range(count))}{',' if count == 1 else ''})")
