@@ -118,7 +118,7 @@ class Storage:
     # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
     # dict, made on first use, with None as the class default: a new Storage costs two stores less.
     __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner")
-    buf: np.ndarray | None  # (None only in a JaxResultStorage not read yet)
+    buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
@@ -155,7 +155,7 @@ class Storage:
     def shared_buffer(self) -> np.ndarray | None:
         """The NumPy buffer other NumPy arrays may share the memory of, or None (memory no NumPy array has
         reached: a JAX result not read yet, a device's)."""
-        return self.buf
+        return self.buf  # (None in a JaxResultStorage not read yet)
 
     def window(self, a) -> np.ndarray:
         """A NumPy ndarray over exactly the memory array `a` (a View of this storage) views (no copy). Not

@@ -545,7 +545,7 @@ def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     storage: Storage
     if dev is None:
         storage = JaxResultStorage()
-        storage.buf = None
+        storage.buf = None  # type: ignore[assignment]  # (not read yet)
     else:
         storage = ShardedStorage() if dev.platform == "sharded" else DeviceStorage()
         storage.readonly = False
