@@ -115,17 +115,19 @@ class Storage:
     spans the buffer (`jit` then hands JAX its own array back instead of converting the NumPy window).
     """
 
-    # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
-    # dict, made on first use, with None as the class default: a new Storage costs two stores less.
-    __slots__ = ("__dict__", "__weakref__", "buf", "jax_view", "owner")
+    # Slots only (no instance dict, no weak references): a jit call makes a JaxResultStorage per result, and
+    # an object without them is cheaper to make and to free. `jax_alias` and `jax_copy` are set on few
+    # storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset (two stores less per
+    # result), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
+    __slots__ = ("buf", "jax_alias", "jax_copy", "jax_view", "owner")
     buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
     # JAX array again instead of converting the window on every call.
-    jax_alias: JaxAlias | None = None
+    jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
-    jax_copy: Snapshot | None = None
+    jax_copy: Snapshot | None
 
     # --- what a kind is (class-level constants) ---
     is_host: ClassVar[bool] = True  # whether NumPy reaches the memory (else the primitive runs on `device`)
@@ -146,6 +148,8 @@ class Storage:
         self.buf = buf
         self.owner = owner
         self.jax_view = None
+        self.jax_alias = None
+        self.jax_copy = None
         return self
 
     def numpy_buffer(self) -> np.ndarray:
@@ -278,6 +282,7 @@ class NoStorage(Storage):
 
 
 NO_STORAGE = NoStorage()
+NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None  # type: ignore[assignment]
 
 
 def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:

@@ -239,7 +239,7 @@ def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     not own it (the first write then copies instead of donating)."""
     dtype = dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)]
     out = adopt_out(buffer, View.contiguous(tuple(buffer.shape)), dtype, dev)
-    out._storage.readonly = readonly
+    out._storage.readonly = readonly  # type: ignore[misc]  # (a DeviceStorage's slot)
     return out
 
 

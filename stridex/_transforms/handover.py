@@ -184,7 +184,7 @@ def jax_argument(x: Array):
         # more than the conversion, so it is adopted only when it comes again (see `memo.remember_after`).
         return _snapshot(st, w) if st.adopted else w
     storage, view = x._storage_view()
-    alias = storage.jax_alias
+    alias = getattr(storage, "jax_alias", None)  # (unset in a JaxResultStorage)
     if alias is not None and (view is alias.view or view == alias.view):
         return alias.array
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
@@ -221,7 +221,7 @@ def _snapshot(storage: Storage, w: np.ndarray):
     a second time, so an input rewritten before every call costs one comparison and no conversion.
     """
     data = w.tobytes()
-    seen = storage.jax_copy
+    seen = getattr(storage, "jax_copy", None)  # (unset in a JaxResultStorage)
     if seen is not None and seen.window is w and seen.data == data:
         copy = seen.copy
         if copy is None:

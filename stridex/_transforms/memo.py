@@ -29,7 +29,7 @@ with one output on the host:
             return link[0](*given(a0, a1), *more, **kw)
         if (type(a0) is not Array or a0._dtype is not dtype0
                 or a0._view is not view0 or (s0 := a0._storage).__class__ is not kind0
-                or type(a1) is not Array or a1._dtype is not dtype1
+                or type(a1) is not Array
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
         if (o0 := s0.owner) is not None and s0.jax_view is view0 and bytes1 == window1.tobytes():
@@ -138,7 +138,7 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
             return None
         if adopt:
             a._storage_view()
-        seen = a._storage.jax_copy
+        seen = getattr(a._storage, "jax_copy", None)  # (unset in a JaxResultStorage)
         if seen is None or seen.window is not w or seen.copy is None:
             kinds.append(None)  # (a window whose JAX copy is not made yet)
             values += (a._dtype, w, None, None)
@@ -241,7 +241,10 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
     params, checks, ready, jax_args = [], [], [], []
     for i, kind in enumerate(kinds):
         a = f"a{i}"
-        checks.append(f"type({a}) is not Array or {a}._dtype is not dtype{i}")
+        # (a View says nothing of the dtype, a window does: an Array's dtype is its window's, so the same
+        # window object has the same dtype)
+        checks.append(f"type({a}) is not Array" if kind in (WINDOW, TINY, None) else
+                      f"type({a}) is not Array or {a}._dtype is not dtype{i}")
         if kind == DEVICE:
             params += [f"dtype{i}", f"view{i}", f"device{i}"]
             checks.append(f"{a}._view is not view{i} or (s{i} := {a}._storage).device is not device{i}")
