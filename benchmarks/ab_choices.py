@@ -53,10 +53,11 @@ def _closure_factory(kinds, outputs, checks_precision, count=0):
     have no matmul)."""
     from stridex._core.array import Array
     from stridex._core.state import current_trace
+    from stridex._core.storage import JAX_RESULT
     from stridex._lax.device import OWNERS, adopt_out
     from stridex._transforms import memo
 
-    sizes = {memo.BUFFER: 3, memo.DEVICE: 3, memo.RESULT: 3, memo.TINY: 5, memo.WINDOW: 4, None: 4}
+    sizes = {memo.BUFFER: 3, memo.DEVICE: 3, memo.RESULT: 2, memo.TINY: 5, memo.WINDOW: 4, None: 4}
     n = len(kinds)
     locked = memo.DEVICE in kinds  # (device buffers handed over holding the lock, as the generated memo does)
 
@@ -74,7 +75,11 @@ def _closure_factory(kinds, outputs, checks_precision, count=0):
             for a, (kind, v) in zip(args, records):
                 if type(a) is not Array or a._dtype is not v[0]:
                     return link[0](*args)
-                if kind is memo.RESULT or kind is memo.BUFFER or kind is memo.DEVICE:
+                if kind is memo.RESULT:
+                    if a._view is not v[1] or a._storage is not JAX_RESULT:
+                        return link[0](*args)
+                    jax_args.append(a._jax)
+                elif kind is memo.BUFFER or kind is memo.DEVICE:
                     s = a._storage
                     if a._view is not v[1] or (s.device if kind is memo.DEVICE else s.__class__) is not v[2]:
                         return link[0](*args)

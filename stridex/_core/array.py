@@ -3,7 +3,8 @@
 An Array holds a Storage (one class per kind of memory, `stridex._core.storage`) and a View, and asks the
 storage whatever depends on the kind of memory. `_np` caches the array's NumPy window: the eager paths read
 it first, and a fresh NumPy result is only its window until a view of it is taken (its storage `NO_STORAGE`
-until then: `_storage_view` makes the real one).
+until then: `_storage_view` makes the real one). Likewise a JAX result on the host (a jit call's output) is
+its JAX array, `_jax`, with the storage `JAX_RESULT` until a use needs its JaxResultStorage.
 
 Its operators, `x[key]`, `.T` and `.mT` delegate to the namespace, which installs them from one table
 (`stridex/_api/array_object.py`).
@@ -27,10 +28,12 @@ from stridex._core.view import View
 class Array:
     """An n-dimensional array: a strided view (shape, strides, offset) of a shared storage buffer."""
 
-    __slots__ = ("__weakref__", "_dtype", "_np", "_storage", "_view")
+    __slots__ = ("__weakref__", "_dtype", "_jax", "_np", "_storage", "_view")
     _dtype: DType
+    _jax: Any  # a JAX result's JAX array while its storage is JAX_RESULT (set only then)
     _np: np.ndarray | None  # the NumPy window, a cache (None until made; never for memory NumPy cannot reach)
-    _storage: Storage  # NO_STORAGE for a fresh NumPy result not adopted yet (its window is its memory)
+    _storage: Storage  # NO_STORAGE for a fresh NumPy result not adopted yet (its window is its memory), JAX_RESULT
+                       # for a JAX result on the host whose storage is not made yet
     _view: View | None  # None until derived from the window (a fresh result, an eager fast-path view)
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # arrays compare elementwise: not hashable
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
@@ -189,7 +192,7 @@ class Array:
         A `jit` result is held by a JAX array that XLA may still be computing (JAX dispatches
         asynchronously); every read waits for it anyway, so this is only needed for timing.
         """
-        self._storage.block_until_ready()
+        self._storage.block_until_ready(self)
         return self
 
     # --- printing ------------------------------------------------------------------------------

@@ -98,15 +98,17 @@ class Storage:
     `ReadOnlyStorage` (host NumPy memory that must not be written: copied on the first write),
     `JaxResultStorage` (a JAX array on the host, a jit call's result: its NumPy buffer made on first read,
     copied on the first write), and on a JAX device `stridex._lax.device.DeviceStorage` and its
-    `ShardedStorage`. `NO_STORAGE` stands in for the storage of an array that has none of its own yet (a fresh
-    NumPy result, whose window is its memory; a traced value). Many Arrays share one Storage.
+    `ShardedStorage`. Two shared objects stand in for the storage of an array that has none of its own yet, and
+    make it when something needs it: `NO_STORAGE` (a fresh NumPy result, whose window `a._np` is its memory;
+    a traced value) and `JAX_RESULT` (a JAX result on the host, its JAX array `a._jax`: a jit call's output,
+    handed to the next call as it is). Many Arrays share one Storage.
 
     What differs per kind is a class-level constant (`is_host`, `device`, `readonly` on the host,
     `fast_views`, `adopted`) or a method: `window(a)` (the NumPy window of array `a` over this memory),
     `storage_view(a)` (a's Storage and View, made or derived now if they are not), `numpy_buffer()`,
     `jax_argument(a)` (the JAX array `jit` hands over for `a` without a copy, or None: then the caller
     converts the window), `writable()` (the write decision: the buffer to write into, copied first where the
-    memory is not stridex's), `block_until_ready()`, `copy()` and `host_values(a)` (a's values on the host).
+    memory is not stridex's), `block_until_ready(a)`, `copy()` and `host_values(a)` (a's values on the host).
     A copy-on-write turns the storage into a `HostStorage` in place (`__class__` assigned: the host kinds share
     one layout), so every Array sharing it sees the copy.
 
@@ -115,10 +117,9 @@ class Storage:
     spans the buffer (`jit` then hands JAX its own array back instead of converting the NumPy window).
     """
 
-    # Slots only (no instance dict, no weak references): a jit call makes a JaxResultStorage per result, and
-    # an object without them is cheaper to make and to free. `jax_alias` and `jax_copy` are set on few
-    # storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset (two stores less per
-    # result), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
+    # Slots only (no instance dict, no weak references): cheaper to make and to free. `jax_alias` and
+    # `jax_copy` are set on few storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset
+    # (two stores less), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
     __slots__ = ("buf", "jax_alias", "jax_copy", "jax_view", "owner")
     buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
@@ -182,8 +183,9 @@ class Storage:
         """The buffer a write goes into."""
         return self.buf
 
-    def block_until_ready(self) -> None:
-        """Wait until the memory's value is computed (a JAX array's; host memory is)."""
+    def block_until_ready(self, a) -> None:
+        """Wait until the value of array `a` (a View of this memory) is computed (a JAX array's; host memory's
+        is)."""
 
     def copy(self) -> Storage:
         """A new, private storage holding this one's elements as they are now (the same Views apply)."""
@@ -231,8 +233,8 @@ class JaxResultStorage(ReadOnlyStorage):
     """A JAX array on the host (a jit call's result), `owner`, spanning View `jax_view`: handed to JAX again as
     it is; its NumPy buffer made on first read (`buf` None until then), copied on the first write.
 
-    `adopt_out` (and the memo's generated code) make one per result with three stores: `buf`, `owner` and
-    `jax_view`. (`buf` left unset, a read raising AttributeError, cost more on the first read than the store.)"""
+    `JaxResultNotAdopted.storage_view` makes one with three stores: `buf`, `owner` and `jax_view`. (`buf` left
+    unset, its first read raising AttributeError cost some 5 µs, more than the store.)"""
 
     __slots__ = ()
 
@@ -253,7 +255,7 @@ class JaxResultStorage(ReadOnlyStorage):
             return owner
         return None
 
-    def block_until_ready(self) -> None:
+    def block_until_ready(self, a) -> None:
         owner = self.owner
         if owner is not None:  # (None: another thread's first write copied it to NumPy memory meanwhile)
             owner.block_until_ready()
@@ -283,6 +285,62 @@ class NoStorage(Storage):
 
 NO_STORAGE = NoStorage()
 NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None  # type: ignore[assignment]
+
+_ADOPTING = threading.Lock()  # (see JaxResultNotAdopted.storage_view)
+
+
+class JaxResultNotAdopted(Storage):
+    """The storage of a JAX result on the host (a jit call's output) until a use needs one: the Array holds
+    the JAX array itself (`a._jax`) and its View, so a steady loop that feeds a program its own results makes
+    one Python object per result besides JAX's array, and hands that array to the next call as it is
+    (`jax_argument`). The first use that needs more (a view, a write, a NumPy window, DLPack) makes its
+    `JaxResultStorage` (`storage_view`, under a lock so that two threads make one). One object, `JAX_RESULT`,
+    stands for all of them: it holds nothing.
+
+    Made at once instead (in `adopt_out` and the memo's code), the JaxResultStorage costs one object per result:
+    about 65 ns in the memo's own code (1-element inputs, a call that returns at once: 372 against 437 ns, and
+    485 against 651 ns for two results; minimums of 10 alternating processes, 2026-11-27), 1.01-1.02x on a
+    1-element steady jit call with `benchmarks.revisions` (and 1.03-1.04x measured for an earlier layout):
+    so a result's storage stays lazy, and Array keeps its `_jax` slot."""
+
+    __slots__ = ()
+    adopted = False
+    readonly = True  # (a write asks `storage_view` first, then the JaxResultStorage copies)
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        with _ADOPTING:
+            st = a._storage
+            if st is self:
+                st = JaxResultStorage()
+                st.buf = None  # type: ignore[assignment]  # (not read yet)
+                st.owner = a._jax
+                st.jax_view = a._view
+                a._storage = st
+        return st, a._view
+
+    def window(self, a) -> np.ndarray:
+        return self.storage_view(a)[0].window(a)
+
+    def host_values(self, a) -> np.ndarray:
+        return self.storage_view(a)[0].window(a)
+
+    def jax_argument(self, a) -> Any:
+        return a._jax  # (nothing can have written it: a write makes the storage first)
+
+    def shared_buffer(self) -> np.ndarray | None:
+        return None  # (not read)
+
+    def block_until_ready(self, a) -> None:
+        a._jax.block_until_ready()
+
+    def numpy_buffer(self) -> np.ndarray:
+        raise TypeError("a JAX result's buffer is read through its storage: ask `storage_view(a)` first")
+
+    writable = numpy_buffer
+
+
+JAX_RESULT = JaxResultNotAdopted()
+JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias = JAX_RESULT.jax_copy = None  # type: ignore[assignment]
 
 
 def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:

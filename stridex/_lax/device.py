@@ -34,7 +34,7 @@ from stridex._core.array import adopt as adopt_host
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
-from stridex._core.storage import JaxResultStorage, Storage
+from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
 from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
@@ -191,7 +191,7 @@ class DeviceStorage(Storage):
         """Array `a`'s View of this buffer: the buffer itself, or read on the device (the caller holds OWNERS)."""
         return materialized(a)
 
-    def block_until_ready(self) -> None:
+    def block_until_ready(self, a) -> None:
         # The buffer is taken holding OWNERS (no write is replacing it then); a write in another thread may
         # donate it while this waits: then the wait is for the buffer that replaced it.
         while True:
@@ -539,24 +539,22 @@ def _settle(entry: Executable, call) -> None:
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     """An Array over a JAX result `buffer` whose View and dtype are known (an executable's or a jit program's
     output). On a device (`dev`): a DeviceStorage (ShardedStorage) whose buffer only this storage holds (writes
-    may donate it). On the host (`dev` None): a JaxResultStorage (read-only, its NumPy buffer made on first
-    read). Built field by field: this is on every eager device operation's and every jit call's path (the memo's
+    may donate it). On the host (`dev` None): the JAX array kept on the Array, its storage `JAX_RESULT` until
+    a use makes its JaxResultStorage (read-only, its NumPy buffer made on first read). Built field by field: this is on every eager device operation's and every jit call's path (the memo's
     generated code writes the same fields out)."""
-    storage: Storage
-    if dev is None:
-        storage = JaxResultStorage()
-        storage.buf = None  # type: ignore[assignment]  # (not read yet)
-    else:
-        storage = ShardedStorage() if dev.platform == "sharded" else DeviceStorage()
-        storage.readonly = False
-        storage.device = dev
-    storage.owner = buffer
-    storage.jax_view = view
     out = Array()
-    out._storage = storage
     out._view = view
     out._dtype = dtype
     out._np = None
+    if dev is None:
+        out._jax = buffer
+        out._storage = JAX_RESULT
+        return out
+    storage = out._storage = ShardedStorage() if dev.platform == "sharded" else DeviceStorage()
+    storage.readonly = False
+    storage.owner = buffer
+    storage.device = dev
+    storage.jax_view = view
     return out
 
 

@@ -18,8 +18,8 @@ against 7.13 µs. So the generated code stays.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
-`stridex._lax.device.adopt_out` does (on the host, an Array over a JaxResultStorage that holds the JAX
-array), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple (up to
+`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array, its storage
+`JAX_RESULT` until a use makes its JaxResultStorage), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple (up to
 TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more on every
 call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy window, a program
 with one output on the host:
@@ -28,13 +28,14 @@ with one output on the host:
         if kw or more or a1 is UNSET or current_trace() is not None:
             return link[0](*given(a0, a1), *more, **kw)
         if (type(a0) is not Array or a0._dtype is not dtype0
-                or a0._view is not view0 or (s0 := a0._storage).__class__ is not kind0
+                or a0._view is not view0 or a0._storage is not JAX_RESULT
                 or type(a1) is not Array
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
-        if (o0 := s0.owner) is not None and s0.jax_view is view0 and bytes1 == window1.tobytes():
-            st = JaxResultStorage()
-            st.owner = call(o0, copy1)
+        if bytes1 == window1.tobytes():
+            out = Array()
+            out._jax = call(a0._jax, copy1)
+            out._storage = JAX_RESULT
             ...
             return out
         return remember_after(ref(), (a0, a1), entry, memo)
@@ -68,7 +69,7 @@ from typing import Any
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._core.storage import JaxResultStorage
+from stridex._core.storage import JAX_RESULT
 from stridex._lax.device import OWNERS, storage_class
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
@@ -76,11 +77,11 @@ from stridex._transforms import handover
 WINDOW, TINY, BUFFER, DEVICE, RESULT = "window", "tiny", "buffer", "device", "result"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
 snapshot reused while the bytes match), a tiny one (the same, its bytes compared in place through a byte
-view, see `handover.byte_view`), a JAX result on the host (a JaxResultStorage's whole View: its JAX array
-passed as it is while the storage is that kind, which a copy-on-write ends), a View of a device buffer (the
-buffer passed as it is when the View is the whole buffer, taken and passed holding `device.OWNERS`, as a
-write in another thread may replace it), or a View of other host memory with no window cached (a read-only
-NumPy array's, say: never called directly; the memo runs its entry)."""
+view, see `handover.byte_view`), a View of a host storage with no window cached (a JAX result's
+JaxResultStorage: its JAX array passed as it is when the View is the whole buffer, while the storage is of
+the kind it was, which a copy-on-write ends), a View of a device buffer (the same, taken and passed holding
+`device.OWNERS`, as a write in another thread may replace it), or a JAX result on the host whose storage is
+not made yet (`JAX_RESULT`: its JAX array passed as it is; nothing can have written it)."""
 
 
 WAYS = 4
@@ -127,12 +128,15 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         w = a._np
         if w is None:  # (no window cached: the array has its Storage and View)
             st = a._storage
-            if not st.is_host:
+            if st is JAX_RESULT:
+                kinds.append(RESULT)
+                values += (a._dtype, a._view)
+            elif st.is_host:
+                kinds.append(BUFFER)
+                values += (a._dtype, a._view, type(st))
+            else:
                 kinds.append(DEVICE)
                 values += (a._dtype, a._view, st.device)
-            else:
-                kinds.append(RESULT if st.jax_argument(a) is not None else BUFFER)
-                values += (a._dtype, a._view, type(st))
             continue
         if w.nbytes > handover.SNAPSHOT_MAX_BYTES:
             return None
@@ -148,7 +152,7 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
         else:
             kinds.append(TINY)
             values += (a._dtype, w, seen.data, seen.copy, seen.in_place)
-    direct = entry.direct if None not in kinds and BUFFER not in kinds else None
+    direct = entry.direct if None not in kinds else None
     count = 0  # (the number of outputs adopted in the memo's own code, for "tuple")
     if direct is None:
         outputs = None
@@ -220,7 +224,7 @@ def remember_after(jitted, args: tuple, entry, memo):
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "JaxResultStorage": JaxResultStorage, "UNSET": UNSET, "current_trace": current_trace,
+    namespace = {"Array": Array, "JAX_RESULT": JAX_RESULT, "UNSET": UNSET, "current_trace": current_trace,
                  "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision, count), f"<stridex memo, {len(kinds)} arguments>",
                    "exec")
@@ -251,12 +255,17 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             # (the whole buffer: a View of it is read inside a program; taken holding OWNERS, in the call below)
             ready.append(f"s{i}.jax_view is view{i}")
             jax_args.append(f"s{i}.owner")
-        elif kind == RESULT or kind == BUFFER:
+        elif kind == BUFFER:
             params += [f"dtype{i}", f"view{i}", f"kind{i}"]
             checks.append(f"{a}._view is not view{i} or (s{i} := {a}._storage).__class__ is not kind{i}")
-            # (what JaxResultStorage.jax_argument asks, inline: the owner first, as there)
+            # (what JaxResultStorage.jax_argument asks, inline: the owner first, as there; a storage of another
+            # kind has no JAX array spanning it, and the memo runs its entry)
             ready.append(f"(o{i} := s{i}.owner) is not None and s{i}.jax_view is view{i}")
             jax_args.append(f"o{i}")
+        elif kind == RESULT:
+            params += [f"dtype{i}", f"view{i}"]
+            checks.append(f"{a}._view is not view{i} or {a}._storage is not JAX_RESULT")
+            jax_args.append(f"{a}._jax")
         else:
             params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}", *([f"in_place{i}"] if kind == TINY else [])]
             checks.append(f"{a}._np is not window{i}")
@@ -293,8 +302,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
         if outputs == "host":
             params += ["call", "out_view", "out_dtype"]
             lines += [body + line for line in (
-                "st = JaxResultStorage()", "st.buf = None", f"st.owner = {call}", "st.jax_view = out_view",
-                "out = Array()", "out._storage = st", "out._view = out_view",
+                "out = Array()", f"out._jax = {call}", "out._storage = JAX_RESULT", "out._view = out_view",
                 "out._dtype = out_dtype", "out._np = None", "return out")]
         elif outputs == "device":
             params += ["call", "out_view", "out_dtype", "out_device", "out_class"]
@@ -310,9 +318,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             for k, r in enumerate(results):
                 params += [f"out_view{k}", f"out_dtype{k}"]
                 lines += [body + line for line in (
-                    f"t{k} = JaxResultStorage()", f"t{k}.buf = None", f"t{k}.owner = {r}",
-                    f"t{k}.jax_view = out_view{k}",
-                    f"o{k} = Array()", f"o{k}._storage = t{k}", f"o{k}._view = out_view{k}",
+                    f"o{k} = Array()", f"o{k}._jax = {r}", f"o{k}._storage = JAX_RESULT", f"o{k}._view = out_view{k}",
                     f"o{k}._dtype = out_dtype{k}", f"o{k}._np = None")]
             lines.append(body + f"return ({', '.join(f'o{k}' for k in range(count))}{',' if count == 1 else ''})")
         else:

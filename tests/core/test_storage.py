@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._core.storage import NO_STORAGE, HostStorage, JaxResultStorage, ReadOnlyStorage
+from stridex._core.storage import JAX_RESULT, NO_STORAGE, HostStorage, JaxResultStorage, ReadOnlyStorage
 
 
 def test_a_fresh_result_gets_its_host_storage_when_a_view_is_taken():
@@ -40,9 +40,11 @@ def test_read_only_numpy_memory_is_copied_on_the_first_write_and_becomes_host_me
 def test_a_jit_result_on_the_host_is_a_jax_result_storage_read_lazily(use):
     pytest.importorskip("jax")
     r = sx.jit(lambda a: a * 2.0)(sx.asarray([1.0, 2.0, 3.0]))
-    storage = r._storage
-    assert type(storage) is JaxResultStorage and storage.readonly and storage.shared_buffer() is None
-    jax_array = storage.owner
+    assert r._storage is JAX_RESULT and r.device == "cpu"  # (its JAX array kept, no storage made)
+    jax_array = r._jax
+    storage = r._storage_view()[0]
+    assert type(storage) is JaxResultStorage and r._storage is storage and storage.owner is jax_array
+    assert storage.readonly and storage.shared_buffer() is None  # (not read)
     if use == "read":
         np.testing.assert_array_equal(np.asarray(r), [2.0, 4.0, 6.0])
         assert type(storage) is JaxResultStorage and storage.shared_buffer() is not None

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("jax")
 
 import stridex as sx
-from stridex._core.storage import HostStorage, JaxResultStorage
+from stridex._core.storage import JAX_RESULT, HostStorage, JaxResultStorage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
@@ -64,13 +64,15 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
-    # (a host storage's kind checked: a JAX result's array passed as it is; results on the host made over the
-    # executable's, each with a JaxResultStorage)
-    assert text.count("._storage).__class__ is not kind") == sum(k in (BUFFER, RESULT) for k in kinds)
-    assert text.count("JaxResultStorage()") == (0 if outputs is None else (outputs == "host") + count)
+    # (a host storage's kind checked; a JAX result's array passed as it is; results on the host made over the
+    # executable's, each keeping its JAX array)
+    assert text.count("._storage).__class__ is not kind") == sum(k == BUFFER for k in kinds)
+    assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host")
+                                   + count)
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
-    assert ("remember_after" in text) == (outputs is None or bool(kinds))  # (every kind has a readiness check)
+    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, None)
+                                                                 for k in kinds))
     # (device buffers are taken and handed over holding the lock that writes replace them under)
     assert ("with owners:" in text) == (outputs is not None and DEVICE in kinds)
     assert text.count(".tobytes()") == (0 if outputs is None else sum(k in (WINDOW, None) for k in kinds))
@@ -225,22 +227,21 @@ def test_a_memo_passes_a_call_of_any_other_form_on_whole():
 
 def assert_made_as_adopt_out_makes(out, device):
     """`out` has the fields, and its storage the kind and fields, that `adopt_out` gives a result over the same
-    JAX array, View and dtype (its NumPy buffer not made yet, on the host)."""
+    JAX array, View and dtype (on the host: the JAX array kept on the Array, its storage not made)."""
     st = out._storage
-    reference = adopt_out(st.owner, out._view, out._dtype, device)
-    for name in ("_view", "_dtype", "_np"):
+    reference = adopt_out(out._jax if device is None else st.owner, out._view, out._dtype, device)
+    for name in ("_view", "_dtype", "_np", *(("_jax",) if device is None else ())):
         assert getattr(out, name) is getattr(reference, name), name
     ref = reference._storage
-    assert type(st) is type(ref)
+    assert type(st) is type(ref) and (st is ref) == (device is None)  # (on the host: JAX_RESULT)
     for name in ("owner", "jax_view", "device", "readonly", "is_host", "sharded"):
         assert getattr(st, name) is getattr(ref, name), name
-    assert st.shared_buffer() is ref.shared_buffer() is None
 
 
 @pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
 def test_a_memo_builds_its_result_as_adopt_out_does(device):
-    """The memo makes its one result in line; it must be what `adopt_out` makes, on the host (a
-    JaxResultStorage, its NumPy buffer not made) and on a JAX device (a DeviceStorage) (tests/conftest.py
+    """The memo makes its one result in line; it must be what `adopt_out` makes, on the host (an Array that
+    keeps the JAX array, its storage JAX_RESULT) and on a JAX device (a DeviceStorage) (tests/conftest.py
     gives JAX four CPU devices)."""
     g = sx.jit(lambda a: a * 2.0)
     r = g(sx.asarray([1.0, 2.0], device=device))
@@ -248,7 +249,7 @@ def test_a_memo_builds_its_result_as_adopt_out_does(device):
         out = g(r)
     assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
     assert_made_as_adopt_out_makes(out, None if device is None else out.device)
-    assert type(out._storage).__name__ == ("JaxResultStorage" if device is None else "DeviceStorage")
+    assert type(out._storage).__name__ == ("JaxResultNotAdopted" if device is None else "DeviceStorage")
     assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
 
@@ -275,7 +276,7 @@ def test_a_memo_builds_a_tuple_of_results_as_adopt_out_does(outputs):
         assert type(out) is tuple and len(out) == len(expected) == outputs
         for o, e in zip(out, expected):
             assert type(o) is sx.Array
-            assert_made_as_adopt_out_makes(o, None)  # (before any read makes the NumPy buffer)
+            assert_made_as_adopt_out_makes(o, None)  # (before any use makes the storage)
             assert_same(o, e)
         out[0][0] = -1.0  # (copy on write: the other results and the next call's are untouched)
         assert_same(g(x, i)[0], expected[0])
@@ -386,11 +387,11 @@ def test_threads_calling_with_their_own_arguments_see_their_own_values():
 
 
 @pytest.mark.parametrize("count", [2, 4096], ids=["small", "above the aligned-output size"])
-def test_a_jit_result_on_the_host_is_read_when_a_use_needs_it(count):
-    """A jit result on the host is a JaxResultStorage over its JAX array, whose NumPy buffer is made when a
-    use needs it; passed to a jitted function again it goes to the executable as it is. Every use gives the
-    values an eager run gives, and a write copies (the JAX array is not changed under a result that shares
-    it), turning the storage into host memory for every array sharing it."""
+def test_a_jit_result_on_the_host_gets_its_storage_when_a_use_needs_it(count):
+    """A jit result on the host keeps its JAX array, its storage JAX_RESULT until something needs one (a
+    JaxResultStorage); passed to a jitted function again it goes to the executable as it is. Every use gives
+    the values an eager run gives, and a write copies (the JAX array is not changed under a result that
+    shares it), turning the storage into host memory for every array sharing it."""
     g = sx.jit(lambda a: a * 2.0)
     shadow = np.arange(float(count))
     x = sx.asarray(shadow)
@@ -405,15 +406,16 @@ def test_a_jit_result_on_the_host_is_read_when_a_use_needs_it(count):
     }
     for name, use in uses.items():
         r = g(x)
-        assert type(r._storage) is JaxResultStorage and r._storage.shared_buffer() is None, name  # (not read)
+        assert r._storage is JAX_RESULT, name  # (no storage yet)
         use(r)
         assert_same(r, sx.asarray(shadow * 2.0))
     r = g(x)
-    view = r[1:]  # (sharing r's storage)
     again = g(r)
+    assert r._storage is JAX_RESULT  # handed to the executable as its JAX array
+    jax_array = r._jax
+    view = r[1:]  # (the storage made now, shared)
     storage = r._storage
-    assert storage.shared_buffer() is None  # handed to the executable as its JAX array, not read
-    jax_array = storage.owner
+    assert type(storage) is JaxResultStorage and storage.owner is jax_array and storage.shared_buffer() is None
     r[0] = -1.0  # a write: the buffer is copied now
     assert r._storage is storage and type(storage) is HostStorage and storage.owner is None
     assert view._storage is storage and float(view[0]) == float(shadow[1] * 2.0)
@@ -422,10 +424,19 @@ def test_a_jit_result_on_the_host_is_read_when_a_use_needs_it(count):
     assert_same(again, sx.asarray(shadow * 4.0))
 
 
-def test_threads_reading_a_jit_result_make_one_buffer():
+def test_threads_making_a_jit_result_s_storage_make_one():
     g = sx.jit(lambda a: a * 2.0)
     for _ in range(20):
         r = g(sx.asarray([1.0, 2.0]))
         made = []
-        assert run_in_threads(lambda _, r=r, made=made: made.append(r._storage.numpy_buffer()), range(4)) == []
+        assert run_in_threads(lambda _, r=r, made=made: made.append(r._storage_view()[0]), range(4)) == []
+        assert len(made) == 4 and all(m is r._storage for m in made)
+
+
+def test_threads_reading_a_jit_result_make_one_buffer():
+    g = sx.jit(lambda a: a * 2.0)
+    for _ in range(20):
+        storage = g(sx.asarray([1.0, 2.0]))._storage_view()[0]
+        made = []
+        assert run_in_threads(lambda _, s=storage, made=made: made.append(s.numpy_buffer()), range(4)) == []
         assert len(made) == 4 and all(m is made[0] for m in made)
