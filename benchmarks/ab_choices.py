@@ -48,11 +48,12 @@ MEMO_CASES = [
 ]
 
 
-def _closure_factory(kinds, outputs, checks_precision):
+def _closure_factory(kinds, outputs, checks_precision, count=0):
     """What `memo._factory` makes, as a closure over per-argument records (no precision check: the cases
     have no matmul)."""
     from stridex._core.array import Array
     from stridex._core.state import current_trace
+    from stridex._core.storage import JAX_RESULT
     from stridex._lax.device import OWNERS, adopt_out
     from stridex._transforms import memo
 
@@ -75,12 +76,12 @@ def _closure_factory(kinds, outputs, checks_precision):
                 if type(a) is not Array or a._dtype is not v[0]:
                     return link[0](*args)
                 if kind is memo.RESULT:
-                    if a._np is not None or a._storage is not None or a._view is not v[1]:
+                    if a._view is not v[1] or a._storage is not JAX_RESULT:
                         return link[0](*args)
                     jax_args.append(a._jax)
                 elif kind is memo.BUFFER or kind is memo.DEVICE:
                     s = a._storage
-                    if a._np is not None or a._view is not v[1] or s is None or s.device is not v[2]:
+                    if a._view is not v[1] or (s.device if kind is memo.DEVICE else s.__class__) is not v[2]:
                         return link[0](*args)
                     o = s.owner
                     ready = ready and o is not None and s.jax_view is v[1]
@@ -96,6 +97,8 @@ def _closure_factory(kinds, outputs, checks_precision):
                         out = rest[0](*jax_args)
                 else:
                     out = rest[0](*jax_args)
+                if outputs == "tuple":
+                    return tuple(adopt_out(o, v, d) for o, v, d in zip(out, rest[1::2], rest[2::2]))
                 return rest[1](out) if outputs == "several" else adopt_out(out, *rest[1:4])
             return memo.remember_after(ref(), args, entry, call_memo)
 

@@ -413,6 +413,9 @@ def test_a_sharded_array_runs_spmd():
     assert len(x._storage.owner.sharding.device_set) == 4
     y = sx.sin(x) * 2
     assert y._storage.owner.sharding.is_equivalent_to(sharding, 2)  # elementwise keeps the sharding
+    # (the storage kind of sharded memory, for every result: eager, a copy, a jit call's)
+    for made in (x, y, sx.asarray(x, copy=True), sx.jit(lambda t: t + 1.0)(x)):
+        assert type(made._storage).__name__ == "ShardedStorage" and made._storage.sharded
     check(y, np.sin(a) * 2, x.device)
     check(sx.sum(x, axis=0), a.sum(axis=0), x.device)
     check(sx.jit(lambda t: t @ t.T)(x), a @ a.T, x.device)

@@ -203,7 +203,7 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     if stream is not None and stream != -1 and self.device is HOST:
         raise BufferError("stridex's host arrays take no DLPack stream")
     st = self._storage
-    if st is None or st.device is None:
+    if st.is_host:
         return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
     if dl_device is not None and dl_device[0] == KDL_CPU and self.__dlpack_device__()[0] != KDL_CPU:
         if copy is False:
@@ -228,7 +228,7 @@ def __dlpack_device__(self, /) -> tuple:
     """(device type, device id) in DLPack's numbering: (1, 0) for the host; a JAX device's own otherwise
     ((2, n) for CUDA device n)."""
     st = self._storage
-    if st is None or st.device is None:
+    if st.is_host:
         return (KDL_CPU, 0)
     return st.owner.__dlpack_device__()
 

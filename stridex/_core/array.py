@@ -1,9 +1,10 @@
 """The array object: `Array = (Storage, View, DType)`, with the spec's attributes and protocols.
 
-Results of NumPy kernels are adopted lazily: an Array built by `_from_numpy` keeps the ndarray as its
-window and only creates its Storage/View when a view of it is taken. So are JAX results on the host (a
-jit call's outputs): such an Array keeps the JAX array in `_jax`, with `_np` and `_storage` None, and its
-Storage (read-only, the JAX array its owner) is made when something needs it (`_storage_view`).
+An Array holds a Storage (one class per kind of memory, `stridex._core.storage`) and a View, and asks the
+storage whatever depends on the kind of memory. `_np` caches the array's NumPy window: the eager paths read
+it first, and a fresh NumPy result is only its window until a view of it is taken (its storage `NO_STORAGE`
+until then: `_storage_view` makes the real one). Likewise a JAX result on the host (a jit call's output) is
+its JAX array, `_jax`, with the storage `JAX_RESULT` until a use needs its JaxResultStorage.
 
 Its operators, `x[key]`, `.T` and `.mT` delegate to the namespace, which installs them from one table
 (`stridex/_api/array_object.py`).
@@ -11,7 +12,6 @@ Its operators, `x[key]`, `.T` and `.mT` delegate to the namespace, which install
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from types import EllipsisType, ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, TypeVar
@@ -21,10 +21,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.device import HOST, Device
 from stridex._core.dtypes import FROM_NUMPY, DType, from_numpy
-from stridex._core.storage import Storage, aligned_copy, storage_from_ndarray
+from stridex._core.storage import NO_STORAGE, Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
-
-_ADOPTING = threading.Lock()  # (see Array._jax_storage)
 
 
 class Array:
@@ -32,10 +30,11 @@ class Array:
 
     __slots__ = ("__weakref__", "_dtype", "_jax", "_np", "_storage", "_view")
     _dtype: DType
-    _jax: Any  # a JAX array on the host (a jit result not read yet), else None
-    _np: np.ndarray | None
-    _storage: Storage | None
-    _view: View | None
+    _jax: Any  # a JAX result's JAX array while its storage is JAX_RESULT (set only then)
+    _np: np.ndarray | None  # the NumPy window, a cache (None until made; never for memory NumPy cannot reach)
+    _storage: Storage  # NO_STORAGE for a fresh NumPy result not adopted yet (its window is its memory), JAX_RESULT
+                       # for a JAX result on the host whose storage is not made yet
+    _view: View | None  # None until derived from the window (a fresh result, an eager fast-path view)
     __hash__: ClassVar[None] = None  # type: ignore[assignment]  # arrays compare elementwise: not hashable
     __array_priority__ = 100  # NumPy defers binary operators with a stridex array to us
 
@@ -49,7 +48,7 @@ class Array:
         """Adopt ndarray `a` (fresh memory, not shared with any other array) without copying."""
         self = cls()
         self._np = a
-        self._storage = None
+        self._storage = NO_STORAGE
         self._view = None
         self._dtype = FROM_NUMPY[a.dtype]
         return self
@@ -63,33 +62,14 @@ class Array:
         self._np = None
         return self
 
-    def _jax_storage(self) -> Storage:
-        """The Storage of a JAX result on the host, made now if it is not yet (under a lock: two threads
-        must not give the array two storages, which would copy on write apart). Lazy because making it in
-        `adopt_out` measured about 70 ns per result, 1.03-1.04x on a 1-element steady jit call."""
-        with _ADOPTING:
-            st = self._storage
-            if st is None:
-                st = Storage.of(None, True, self._jax)  # (its NumPy buffer made on first read)
-                st.jax_view = self._view
-                self._storage = st
-        return st
-
     def _eager_window(self, prim):
         """The NumPy window an eager primitive reads; tracers override this to refuse."""
         return window(self)
 
     def _storage_view(self) -> tuple[Storage, View]:
-        """This array's (Storage, View), adopting a fresh NumPy or JAX result or deriving the View of a
-        fast-path view."""
-        if self._storage is None:
-            if self._np is None:
-                return self._jax_storage(), self._view  # type: ignore[return-value]  # (a JAX result has its View)
-            made = storage_from_ndarray(self._np)
-            self._storage, self._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
-        elif self._view is None:
-            self._view = _view_of_window(self._np, self._storage.numpy_buffer())  # type: ignore[arg-type]  # (no View: a window)
-        return self._storage, self._view
+        """This array's (Storage, View), adopting a fresh NumPy result or deriving the View of a fast-path
+        view (`Storage.storage_view`)."""
+        return self._storage.storage_view(self)
 
     def _fast_view(self, w: np.ndarray) -> Array:
         """An Array over NumPy view `w` of this array's window, sharing this array's Storage.
@@ -106,11 +86,12 @@ class Array:
         return r
 
     def _fast_storage(self) -> bool:
-        """True when the eager view fast path may be used: storage exists (or is adopted now) and is writable."""
+        """True when the eager view fast path may be used: the storage (adopted now if it is not) is host
+        memory stridex may write (`Storage.fast_views`)."""
         st = self._storage
-        if st is None:
-            st = self._storage_view()[0]
-        return not st.readonly and st.device is None
+        if not st.adopted:
+            st = st.storage_view(self)[0]
+        return st.fast_views
 
     # --- attributes ----------------------------------------------------------------------------
 
@@ -122,8 +103,7 @@ class Array:
     @property
     def device(self) -> Device:
         """The device the array's storage lives on: the host (`Device('cpu')`) or a JAX device."""
-        st = self._storage
-        return HOST if st is None or st.device is None else st.device
+        return self._storage.device
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -212,12 +192,7 @@ class Array:
         A `jit` result is held by a JAX array that XLA may still be computing (JAX dispatches
         asynchronously); every read waits for it anyway, so this is only needed for timing.
         """
-        st = self._storage
-        if st is None:
-            if self._np is None:  # a JAX result on the host, its Storage not made yet
-                self._jax.block_until_ready()
-        elif st.buf is None:  # a JAX result not yet read as NumPy memory, or a device buffer
-            st.block_until_ready()
+        self._storage.block_until_ready(self)
         return self
 
     # --- printing ------------------------------------------------------------------------------
@@ -389,46 +364,22 @@ def is_fast_key(key: tuple) -> bool:
     return True
 
 
-def _view_of_window(w: np.ndarray, buf: np.ndarray) -> View:
-    itemsize = w.itemsize
-    if w.size == 0:
-        return View.contiguous(w.shape)
-    offset = w.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
-    return View(w.shape, tuple(s // itemsize for s in w.strides), offset // itemsize)
-
-
 def host_window(a: Array) -> np.ndarray:
     """`window(a)` for a host array; for a device array, its values copied to the host (what an explicit
     conversion — `np.asarray(x)`, `float(x)`, `repr(x)` — asks for)."""
-    st = a._storage
-    if st is not None and st.device is not None and a._np is None:
-        return st.host_values(a)  # type: ignore[attr-defined]  # (a storage on a device is a DeviceStorage)
-    return window(a)
-
-
-def window(a: Array) -> np.ndarray:
-    """A NumPy ndarray over exactly the memory `a` views (no copy)."""
     w = a._np
     if w is not None:
         return w
-    view: View
-    storage, view = a._storage, a._view  # type: ignore[assignment]  # (no window: a View)
-    if storage is None:  # a JAX result on the host, its Storage not made yet
-        storage = a._jax_storage()
-    np_dtype = a._dtype.np
-    buf = storage.buf
-    if buf is None:
-        buf = storage.numpy_buffer()  # (a device storage raises OnDevice here, an empty one too)
-    if 0 in view.shape:
-        return np.empty(view.shape, np_dtype)
-    itemsize = np_dtype.itemsize
-    w = np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize,
-                   tuple(s * itemsize for s in view.strides))
-    if not storage.readonly and storage.buf is buf:
-        # A copy-on-write would replace the buffer, so only writable windows are cached (and only when another
-        # thread's first write has not just replaced the buffer this window was made over).
-        a._np = w
-    return w
+    return a._storage.host_values(a)
+
+
+def window(a: Array) -> np.ndarray:
+    """A NumPy ndarray over exactly the memory `a` views (no copy): the cached one, else its storage's
+    (`Storage.window`; a device storage raises OnDevice)."""
+    w = a._np
+    if w is not None:
+        return w
+    return a._storage.window(a)
 
 
 def adopt(a: np.ndarray, copy: bool = False) -> Array:

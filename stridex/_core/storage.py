@@ -1,14 +1,16 @@
-"""`Storage`: the flat buffer many arrays share — owned (64-byte aligned) or borrowed, copy-on-write when read-only."""
+"""`Storage`: the memory many arrays share, one class per kind of memory on the host (owned or borrowed NumPy
+memory, read-only memory copied on the first write, a JAX result read lazily); the device kinds subclass it in
+`stridex._lax.device`. Also the allocation policy of fresh buffers (64-byte aligned)."""
 
 from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from stridex._core.device import Device
+from stridex._core.device import HOST, Device
 from stridex._core.view import View
 
 # --- the allocation policy: every fresh buffer a primitive writes comes from here ---------------------
@@ -70,7 +72,7 @@ def is_aligned(a: np.ndarray) -> bool:
     return address_of(a) % ALIGNMENT == 0
 
 
-_COPYING = threading.RLock()  # (see Storage.writable; re-entrant: `writable` reads the buffer holding it)
+_COPYING = threading.RLock()  # (see ReadOnlyStorage.writable; re-entrant: `writable` reads the buffer holding it)
 
 
 class JaxAlias(NamedTuple):
@@ -90,85 +92,273 @@ class Snapshot(NamedTuple):
 
 
 class Storage:
-    """A flat buffer plus what the arrays viewing it need to know about its ownership and place.
+    """The memory arrays view: one subclass per kind of memory, each answering what the layers above ask.
 
-    On the host (`device` None) the buffer is a 1-D NumPy array, `buf`. `readonly` marks borrowed memory
-    that must not be written (a JAX result, a read-only NumPy array): the first write replaces `buf` with
-    an aligned private copy, which every array sharing this Storage then sees. `owner` keeps a producer
-    (DLPack capsule, JAX array) alive as long as the buffer is used.
+    The kinds: `HostStorage` (host NumPy memory stridex may write: owned, or borrowed writable),
+    `ReadOnlyStorage` (host NumPy memory that must not be written: copied on the first write),
+    `JaxResultStorage` (a JAX array on the host, a jit call's result: its NumPy buffer made on first read,
+    copied on the first write), and on a JAX device `stridex._lax.device.DeviceStorage` and its
+    `ShardedStorage`. Two shared objects stand in for the storage of an array that has none of its own yet, and
+    make it when something needs it: `NO_STORAGE` (a fresh NumPy result, whose window `a._np` is its memory;
+    a traced value) and `JAX_RESULT` (a JAX result on the host, its JAX array `a._jax`: a jit call's output,
+    handed to the next call as it is). Many Arrays share one Storage.
 
-    On a JAX device (`device` a `Device`; the subclass `stridex._lax.device.DeviceStorage`), `buf` is None
-    and `owner` is the buffer: a C-contiguous JAX
-    array on that device whose elements, in order, are the storage (kept in the shape it was made in, so
-    that whole-array reads need no reshape and a sharded array keeps its sharding). A write replaces
-    `owner` with the updated buffer (see `stridex._lax.device`); `readonly` there marks a JAX array the
-    user handed in, which stridex must not donate, so the first write copies it.
+    What differs per kind is a class-level constant (`is_host`, `device`, `readonly` on the host,
+    `fast_views`, `adopted`) or a method: `window(a)` (the NumPy window of array `a` over this memory),
+    `storage_view(a)` (a's Storage and View, made or derived now if they are not), `numpy_buffer()`,
+    `jax_argument(a)` (the JAX array `jit` hands over for `a` without a copy, or None: then the caller
+    converts the window), `writable()` (the write decision: the buffer to write into, copied first where the
+    memory is not stridex's), `block_until_ready(a)`, `copy()` and `host_values(a)` (a's values on the host).
+    A copy-on-write turns the storage into a `HostStorage` in place (`__class__` assigned: the host kinds share
+    one layout), so every Array sharing it sees the copy.
+
+    Fields: `buf`, the 1-D NumPy buffer (on the host); `owner`, a producer kept alive while the buffer is used
+    (a NumPy array, a DLPack capsule, a JAX array); `jax_view`, for a JAX result, the View of the JAX array that
+    spans the buffer (`jit` then hands JAX its own array back instead of converting the NumPy window).
     """
 
-    # `jax_alias` and `jax_copy` are set on few storages (jit inputs), so they live in the instance
-    # dict, made on first use, with None as the class default: a new Storage costs two stores less.
-    __slots__ = ("__dict__", "__weakref__", "buf", "device", "jax_view", "owner", "readonly")
-    buf: np.ndarray | None
-    device: Device | None
+    # Slots only (no instance dict, no weak references): cheaper to make and to free. `jax_alias` and
+    # `jax_copy` are set on few storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset
+    # (two stores less), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
+    __slots__ = ("buf", "jax_alias", "jax_copy", "jax_view", "owner")
+    buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
-    readonly: bool
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
     # JAX array again instead of converting the window on every call.
-    jax_alias: JaxAlias | None = None
+    jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
-    jax_copy: Snapshot | None = None
+    jax_copy: Snapshot | None
 
-    # Storage has no `__init__` (nor does its subclass `DeviceStorage`): `Storage()` is an empty one whose
-    # fields the maker sets right after, as `of` does here and `stridex._lax.device.adopt_out` does for JAX
-    # results. Calling the class with no `__init__` costs less than `object.__new__(Storage)`, and a jit
-    # call makes one for every result. The fields: `buf`, `readonly`, `owner` and `device` as above, and
-    # `jax_view`: when `owner` is a JAX array holding exactly this buffer, the View of the array that spans
-    # it (`jit` then hands JAX its own array back instead of converting the NumPy window).
+    # --- what a kind is (class-level constants) ---
+    is_host: ClassVar[bool] = True  # whether NumPy reaches the memory (else the primitive runs on `device`)
+    device: Device = HOST  # where the memory lives (a slot on the device kinds)
+    readonly: bool = False  # whether a write must ask `writable()` first (copy-on-write; a slot on the device kinds)
+    fast_views: ClassVar[bool] = False  # whether eager NumPy views of an array's window may share this storage
+    adopted: ClassVar[bool] = True  # False only for NO_STORAGE: the array has no Storage of its own yet
+    sharded: ClassVar[bool] = False  # whether the memory is spread over several devices (ShardedStorage)
 
-    @classmethod
-    def of(cls, buf: np.ndarray | None, readonly: bool = False, owner=None) -> Storage:
-        """A host storage over 1-D ndarray `buf`, kept alive by `owner` (if any); `buf` None for a JAX array
-        `owner` on the host, whose NumPy buffer `numpy_buffer` makes on first use."""
-        self = cls()
+    # Storages have no `__init__`: `HostStorage()` is an empty one whose fields the maker sets right after, as
+    # `of` does here and `stridex._lax.device.adopt_out` does for JAX results. Calling the class with no
+    # `__init__` costs less than `object.__new__(cls)`, and a jit call makes one for every result.
+
+    @staticmethod
+    def of(buf: np.ndarray, readonly: bool = False, owner=None) -> Storage:
+        """A host storage over 1-D ndarray `buf`, kept alive by `owner` (if any); copy-on-write if `readonly`."""
+        self = ReadOnlyStorage() if readonly else HostStorage()
         self.buf = buf
-        self.readonly = readonly
         self.owner = owner
-        self.device = None
         self.jax_view = None
+        self.jax_alias = None
+        self.jax_copy = None
         return self
 
     def numpy_buffer(self) -> np.ndarray:
+        """The 1-D NumPy buffer (on a device: OnDevice, see DeviceStorage)."""
+        return self.buf
+
+    def shared_buffer(self) -> np.ndarray | None:
+        """The NumPy buffer other NumPy arrays may share the memory of, or None (memory no NumPy array has
+        reached: a JAX result not read yet, a device's)."""
+        return self.buf  # (None in a JaxResultStorage not read yet)
+
+    def window(self, a) -> np.ndarray:
+        """A NumPy ndarray over exactly the memory array `a` (a View of this storage) views (no copy). Not
+        cached on `a`: a copy-on-write may replace the buffer (HostStorage caches it)."""
+        return _window_on(self.numpy_buffer(), a._view, a._dtype.np)
+
+    def host_values(self, a) -> np.ndarray:
+        """Array `a`'s values as a host ndarray: its window on the host (a device copies them over)."""
+        return self.window(a)
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        """Array `a`'s (Storage, View)."""
+        return self, a._view
+
+    def jax_argument(self, a) -> Any:
+        """The JAX array `jit` hands over for array `a` without converting its window, or None."""
+        return None
+
+    def writable(self) -> np.ndarray:
+        """The buffer a write goes into."""
+        return self.buf
+
+    def block_until_ready(self, a) -> None:
+        """Wait until the value of array `a` (a View of this memory) is computed (a JAX array's; host memory's
+        is)."""
+
+    def copy(self) -> Storage:
+        """A new, private storage holding this one's elements as they are now (the same Views apply)."""
+        return Storage.of(aligned_copy(self.numpy_buffer()))
+
+
+class HostStorage(Storage):
+    """Host NumPy memory stridex may write: its own (a fresh result), or a writable NumPy array's, shared
+    both ways. Its windows are cached on the arrays (`a._np`), and eager NumPy views of them share it."""
+
+    __slots__ = ()
+    fast_views = True
+
+    def window(self, a) -> np.ndarray:
+        w = a._np = _window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
+        return w
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        view = a._view
+        if view is None:  # an eager fast-path view: its View derived from its window now
+            view = a._view = view_of_window(a._np, self.buf)
+        return self, view
+
+
+class ReadOnlyStorage(Storage):
+    """Host memory that must not be written (a read-only NumPy array, a DLPack producer's): reads share it,
+    the first write copies it to a private aligned buffer and the storage becomes a HostStorage."""
+
+    __slots__ = ()
+    readonly = True
+
+    def writable(self) -> np.ndarray:
+        with _COPYING:  # two threads' first writes make one copy, which both write into
+            if self.readonly:
+                self.buf = aligned_copy(self.numpy_buffer())
+                self.__class__ = HostStorage  # type: ignore[assignment]  # (the host kinds share one layout)
+                self.owner = None  # (after the class: see JaxResultStorage.jax_argument)
+                self.jax_view = None
+                self.jax_alias = None
+                self.jax_copy = None
+        return self.buf
+
+
+class JaxResultStorage(ReadOnlyStorage):
+    """A JAX array on the host (a jit call's result), `owner`, spanning View `jax_view`: handed to JAX again as
+    it is; its NumPy buffer made on first read (`buf` None until then), copied on the first write.
+
+    `JaxResultNotAdopted.storage_view` makes one with three stores: `buf`, `owner` and `jax_view`. (`buf` left
+    unset, its first read raising AttributeError cost some 5 µs, more than the store.)"""
+
+    __slots__ = ()
+
+    def numpy_buffer(self) -> np.ndarray:
         buf = self.buf
-        if buf is None:
+        if buf is None:  # (not read yet)
             with _COPYING:  # (not while another thread's first write replaces the buffer with a copy)
                 buf = self.buf
                 if buf is None:
                     buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
 
-    def block_until_ready(self) -> None:
-        """Wait until the JAX array holding this buffer (if any) is computed."""
+    def jax_argument(self, a) -> Any:
+        # (the owner first: a copy-on-write in another thread clears it after making this a HostStorage, so an
+        # owner read here is the buffer as it was before that write)
+        owner = self.owner
+        if owner is not None and a._view is self.jax_view:
+            return owner
+        return None
+
+    def block_until_ready(self, a) -> None:
         owner = self.owner
         if owner is not None:  # (None: another thread's first write copied it to NumPy memory meanwhile)
             owner.block_until_ready()
 
-    def copy(self) -> Storage:
-        """A new, private storage holding this one's elements as they are now (the same Views apply)."""
-        return Storage.of(aligned_copy(self.numpy_buffer()))
+
+class NoStorage(Storage):
+    """The storage of an array that has none of its own yet: a fresh NumPy result, held as its window
+    (`a._np`), whose Storage and View `storage_view` makes when first needed (most results are consumed by
+    the next operation and never need one), or a traced value (whose class answers instead). One object,
+    `NO_STORAGE`, stands for all of them: it holds nothing."""
+
+    __slots__ = ()
+    adopted = False
+    readonly = True  # (a write asks `storage_view` first: a fresh result is adopted, a traced value refuses)
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        made = storage_from_ndarray(a._np)
+        a._storage, a._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
+        return made  # type: ignore[return-value]
+
+    def window(self, a) -> np.ndarray:
+        raise TypeError("an array with no storage (a traced value) has no NumPy window")
 
     def writable(self) -> np.ndarray:
-        if self.readonly:
-            with _COPYING:  # two threads' first writes make one copy, which both write into
-                if self.readonly:
-                    self.numpy_buffer()
-                    self.buf = aligned_copy(self.buf)  # type: ignore[arg-type]  # (numpy_buffer() made it)
-                    self.readonly = False
-                    self.owner = None
-                    self.jax_view = None
-                    self.jax_alias = None
-                    self.jax_copy = None
-        return self.buf  # type: ignore[return-value]  # (a writable host storage has its buffer)
+        raise TypeError("an array with no storage (a traced value) cannot be written eagerly")
+
+
+NO_STORAGE = NoStorage()
+NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None  # type: ignore[assignment]
+
+_ADOPTING = threading.Lock()  # (see JaxResultNotAdopted.storage_view)
+
+
+class JaxResultNotAdopted(Storage):
+    """The storage of a JAX result on the host (a jit call's output) until a use needs one: the Array holds
+    the JAX array itself (`a._jax`) and its View, so a steady loop that feeds a program its own results makes
+    one Python object per result besides JAX's array, and hands that array to the next call as it is
+    (`jax_argument`). The first use that needs more (a view, a write, a NumPy window, DLPack) makes its
+    `JaxResultStorage` (`storage_view`, under a lock so that two threads make one). One object, `JAX_RESULT`,
+    stands for all of them: it holds nothing.
+
+    Made at once instead (in `adopt_out` and the memo's code), the JaxResultStorage costs one object per result:
+    about 65 ns in the memo's own code (1-element inputs, a call that returns at once: 372 against 437 ns, and
+    485 against 651 ns for two results; minimums of 10 alternating processes, 2026-11-27), 1.01-1.02x on a
+    1-element steady jit call with `benchmarks.revisions` (and 1.03-1.04x measured for an earlier layout):
+    so a result's storage stays lazy, and Array keeps its `_jax` slot."""
+
+    __slots__ = ()
+    adopted = False
+    readonly = True  # (a write asks `storage_view` first, then the JaxResultStorage copies)
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        with _ADOPTING:
+            st = a._storage
+            if st is self:
+                st = JaxResultStorage()
+                st.buf = None  # type: ignore[assignment]  # (not read yet)
+                st.owner = a._jax
+                st.jax_view = a._view
+                a._storage = st
+        return st, a._view
+
+    def window(self, a) -> np.ndarray:
+        return self.storage_view(a)[0].window(a)
+
+    def host_values(self, a) -> np.ndarray:
+        return self.storage_view(a)[0].window(a)
+
+    def jax_argument(self, a) -> Any:
+        return a._jax  # (nothing can have written it: a write makes the storage first)
+
+    def shared_buffer(self) -> np.ndarray | None:
+        return None  # (not read)
+
+    def block_until_ready(self, a) -> None:
+        a._jax.block_until_ready()
+
+    def numpy_buffer(self) -> np.ndarray:
+        raise TypeError("a JAX result's buffer is read through its storage: ask `storage_view(a)` first")
+
+    writable = numpy_buffer
+
+
+JAX_RESULT = JaxResultNotAdopted()
+JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias = JAX_RESULT.jax_copy = None  # type: ignore[assignment]
+
+
+def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:
+    """The ndarray over `view` of 1-D buffer `buf` as `np_dtype` (the `np.ndarray` constructor: about 0.23 µs,
+    against about 2 µs for `as_strided`)."""
+    if 0 in view.shape:
+        return np.empty(view.shape, np_dtype)
+    itemsize = np_dtype.itemsize
+    return np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize, tuple(s * itemsize for s in view.strides))
+
+
+def view_of_window(w: np.ndarray, buf: np.ndarray) -> View:
+    """The View of `buf` that ndarray `w` (a NumPy view into `buf`) covers."""
+    itemsize = w.itemsize
+    if w.size == 0:
+        return View.contiguous(w.shape)
+    offset = w.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
+    return View(w.shape, tuple(s // itemsize for s in w.strides), offset // itemsize)
 
 
 def storage_from_ndarray(a: np.ndarray, readonly: bool | None = None, owner=None) -> tuple[Storage, View] | None:

@@ -1,7 +1,8 @@
 """Arrays on JAX devices: naming devices, moving data between them, and running primitives there eagerly.
 
-A device array's Storage holds one C-contiguous JAX buffer on its device (`Storage.owner`); its Views are
-the same metadata as on the host. Eager work on such arrays runs each primitive's JAX lowering as a small
+A device array's Storage is a `DeviceStorage` (a `ShardedStorage` for an array sharded over several devices),
+which holds one C-contiguous JAX buffer on its device (`owner`); its Views are the same metadata as on the
+host. Eager work on such arrays runs each primitive's JAX lowering as a small
 compiled executable, made once per (primitive, params, input buffers' shapes and dtypes, input Views,
 device) and cached — JAX's op-by-op model with stridex's views and writes on top:
 
@@ -33,7 +34,7 @@ from stridex._core.array import adopt as adopt_host
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
-from stridex._core.storage import Storage
+from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
 from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
@@ -154,9 +155,8 @@ def placing(values):
     the device of the device arrays among `values`: what a transformation over them makes on the way must
     live beside them. A no-op when they all live on the host."""
     for v in values:
-        st = v._storage if isinstance(v, Array) else None
-        if st is not None and st.device is not None:
-            return default_device(st.device)
+        if isinstance(v, Array) and not v._storage.is_host:
+            return default_device(v._storage.device)
     return contextlib.nullcontext()
 
 
@@ -164,14 +164,34 @@ def placing(values):
 
 
 class DeviceStorage(Storage):
-    """A Storage whose buffer is a JAX array on a device (see `Storage`): NumPy cannot reach its memory."""
+    """Memory on one JAX device: `owner` is a C-contiguous JAX array there whose elements, in order, are the
+    storage (kept in the shape it was made in, `jax_view` its View, so that whole-array reads need no reshape);
+    NumPy cannot reach it. A write replaces `owner` with the updated buffer, donating the old one (`_write`);
+    `readonly` marks a JAX array the user handed in, which stridex must not donate, so the first write copies
+    it. `buf` is never set."""
 
-    __slots__ = ()
+    __slots__ = ("device", "readonly")
+    is_host = False
+    device: Device
+    readonly: bool
 
     def numpy_buffer(self):
         raise OnDevice(self.device)  # the caller (`Primitive.bind`) runs the work on the device instead
 
-    def block_until_ready(self) -> None:
+    def window(self, a):
+        raise OnDevice(self.device)
+
+    def shared_buffer(self):
+        return None
+
+    def writable(self):
+        raise OnDevice(self.device)  # (a write runs on the device: `_write`)
+
+    def jax_argument(self, a):
+        """Array `a`'s View of this buffer: the buffer itself, or read on the device (the caller holds OWNERS)."""
+        return materialized(a)
+
+    def block_until_ready(self, a) -> None:
         # The buffer is taken holding OWNERS (no write is replacing it then); a write in another thread may
         # donate it while this waits: then the wait is for the buffer that replaced it.
         while True:
@@ -191,8 +211,7 @@ class DeviceStorage(Storage):
 
     def copy(self) -> DeviceStorage:
         """A new, private storage over a copy of this one's buffer, on the same device (or sharding)."""
-        out = DeviceStorage()
-        out.buf = None
+        out = type(self)()
         out.readonly = False
         with x64(), OWNERS:  # (taken while no write in another thread is donating it)
             out.owner = jnp().array(self.owner, copy=True)
@@ -201,12 +220,26 @@ class DeviceStorage(Storage):
         return out
 
 
+class ShardedStorage(DeviceStorage):
+    """Memory spread over several JAX devices: `owner` is one JAX array with a sharding over them (its
+    `device` a Device standing for the sharding). Executables are compiled per layout: the owner's sharding
+    is part of their cache keys (`sharded`)."""
+
+    __slots__ = ()
+    sharded = True
+
+
+def storage_class(dev: Device) -> type[DeviceStorage]:
+    """The storage kind of memory on `dev`."""
+    return ShardedStorage if dev.platform == "sharded" else DeviceStorage
+
+
 def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
     """An Array over JAX array `buffer` (on `dev`), whose storage it becomes; `readonly` when stridex does
     not own it (the first write then copies instead of donating)."""
     dtype = dtype if dtype is not None else FROM_NUMPY[np.dtype(buffer.dtype)]
     out = adopt_out(buffer, View.contiguous(tuple(buffer.shape)), dtype, dev)
-    out._storage_view()[0].readonly = readonly
+    out._storage.readonly = readonly  # type: ignore[misc]  # (a DeviceStorage's slot)
     return out
 
 
@@ -281,8 +314,8 @@ def materialized(x: Array):
     """The JAX value of device array `x`: its buffer when `x` spans all of it, else its View read on the
     device (one compiled gather or slice). The caller holds `OWNERS` until JAX has taken it."""
     st, view = x._storage, x._view
-    buffer = st.owner  # type: ignore[union-attr]  # (a device array has its Storage and View)
-    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[union-attr,arg-type]  # (as above)
+    buffer = st.owner
+    if st.jax_view is view or is_whole(tuple(buffer.shape), view):  # type: ignore[arg-type]  # (a device array has its View)
         return buffer
     return run(_READ, (x,), {})._storage.owner
 
@@ -420,9 +453,7 @@ def _run(prim, args, params):
     for a in args:
         if isinstance(a, Array):
             st = a._storage
-            d = st.device if st is not None else None
-            if d is None:
-                d = HOST
+            d = st.device
             if dev is None:
                 dev = d
             elif d is not dev and d != dev:
@@ -507,20 +538,19 @@ def _settle(entry: Executable, call) -> None:
 
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
     """An Array over a JAX result `buffer` whose View and dtype are known (an executable's or a jit program's
-    output). On a device (`dev`): a DeviceStorage whose buffer only this storage holds (writes may donate it).
-    On the host (`dev` None): the JAX array kept as it is, its read-only Storage made when first needed
-    (see `Array._jax_storage`). Built field by field: this is on every eager device operation's and every
-    jit call's path."""
+    output). On a device (`dev`): a DeviceStorage (ShardedStorage) whose buffer only this storage holds (writes
+    may donate it). On the host (`dev` None): the JAX array kept on the Array, its storage `JAX_RESULT` until
+    a use makes its JaxResultStorage (read-only, its NumPy buffer made on first read). Built field by field: this is on every eager device operation's and every jit call's path (the memo's
+    generated code writes the same fields out)."""
     out = Array()
     out._view = view
     out._dtype = dtype
     out._np = None
     if dev is None:
         out._jax = buffer
-        out._storage = None
+        out._storage = JAX_RESULT
         return out
-    storage = out._storage = DeviceStorage()
-    storage.buf = None
+    storage = out._storage = ShardedStorage() if dev.platform == "sharded" else DeviceStorage()
     storage.readonly = False
     storage.owner = buffer
     storage.device = dev
@@ -671,7 +701,7 @@ def _write(prim, args, params, dev):
         avals.append(aval)
         from_target.append(shared)
     donate = not st.readonly
-    if dev.platform == "sharded":  # (one device label, many layouts: as in `run`)
+    if st.sharded:  # (one device label, many layouts: as in `run`)
         key.append((st.owner.sharding, *(b.sharding for b in buffers)))
     key = tuple(key)
     entry = _CACHE.get(key)

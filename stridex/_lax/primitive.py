@@ -19,6 +19,7 @@ from stridex._core.array import Array, refuse_broadcast_write, window
 from stridex._core.device import OnDevice
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
+from stridex._core.storage import NO_STORAGE
 from stridex._lax import device as _device
 
 # --- primitives --------------------------------------------------------------------------------
@@ -164,25 +165,25 @@ def _eager_compute(prim, args, params):
             wa = a._np
             if wa is None:
                 st = a._storage
-                if st is not None and st.device is not None:  # (on a JAX device: run there, without OnDevice's detour)
+                if not st.is_host:  # (on a JAX device: run there, without OnDevice's detour)
                     return _device.run(prim, args, params)
-                wa = window(a)
+                wa = st.window(a)
         else:
             wa = _eager_operand(prim, a)
         if type(b) is Array:
             wb = b._np
             if wb is None:
                 st = b._storage
-                if st is not None and st.device is not None:
+                if not st.is_host:
                     return _device.run(prim, args, params)
-                wb = window(b)
+                wb = st.window(b)
         else:
             wb = _eager_operand(prim, b)
         out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
         if type(out) is np.ndarray and out.base is None:
             result = Array()
             result._np = out
-            result._storage = None
+            result._storage = NO_STORAGE
             result._view = None
             result._dtype = FROM_NUMPY[out.dtype]
             return result
@@ -252,8 +253,7 @@ def _eager_view(prim, args, params):
 
 def _eager_write(prim, args, params):
     target = args[0]
-    storage = target._storage
-    if storage is None or storage.readonly:
+    if target._storage.readonly:
         storage, view = target._storage_view()
         target_window = _window_on(storage.writable(), view, target._dtype.np)  # copy-on-write happens here
     else:

@@ -288,8 +288,10 @@ class VJPTrace(Trace):
             if isinstance(value, Tracer):
                 # A value of the outer trace over a written buffer: pin its current (unwritten) version.
                 return value._trace._current(value) if id(value._buffer) in buffers else value
-            st = value._storage if isinstance(value, Array) else None
-            if st is None or id(st) not in copies or copies[id(st)][0] is not st:
+            if not isinstance(value, Array):
+                return value
+            st = value._storage
+            if id(st) not in copies or copies[id(st)][0] is not st:
                 return value
             view = value._storage_view()[1]
             return Array._make(copies[id(st)][1], view, value.dtype)

@@ -1,8 +1,9 @@
 """The meeting of stridex memory and JAX arrays at a `jit` call.
 
 Which arguments share memory (one storage, or NumPy memory borrowed twice) and so must be views of one
-program input; what JAX receives for each array argument (its own JAX array, a snapshot of a small
-window, the JAX array aliasing a large aligned buffer, or the window itself); how JAX's outputs
+program input; what JAX receives for each array argument (the JAX array its storage holds, `Storage.jax_argument`:
+a JAX result's own, a device buffer; else a snapshot of a small window, the JAX array aliasing a large aligned
+buffer, or the window itself); how JAX's outputs
 become stridex arrays (zero-copy, read-only, copied on the first write); and how what the function
 wrote into its inputs goes back into the caller's memory: only the parts it wrote (`WriteBack`), so a
 thread writing elsewhere in the same storage meanwhile keeps its write.
@@ -39,8 +40,8 @@ def shared_memory(leaves, alias) -> tuple[dict, bool]:
     for j, root in enumerate(alias):
         leaf = leaves[j]
         if root == j and isinstance(leaf, Array) and leaf.size:
-            buf = leaf._storage_view()[0].buf
-            if buf is not None:  # (a JAX result not read yet: memory no NumPy array can share)
+            buf = leaf._storage_view()[0].shared_buffer()
+            if buf is not None:  # (None: memory no NumPy array can share)
                 start = buf.__array_interface__["data"][0]
                 spans.append((start, start + buf.nbytes, j, buf.dtype))
     if len(spans) < 2:
@@ -155,7 +156,7 @@ def span_of_memory(members, root, lo: int, span: int, written: bool) -> Array:
     if written and readonly:
         raise ValueError("jit: the function writes into an argument whose memory a read-only argument "
                          "shares; pass a copy of one of them")
-    buf = root._storage_view()[0].buf
+    buf = root._storage_view()[0].numpy_buffer()
     flat = np.lib.stride_tricks.as_strided(buf[lo:], shape=(span,), strides=(buf.itemsize,),
                                            writeable=not readonly)
     return Array._make(Storage.of(flat, readonly), View((span,), (1,), 0), root.dtype)
@@ -172,30 +173,22 @@ def jax_argument(x: Array):
     for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
     one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
     st = x._storage
-    if st is None:
-        if x._np is None:  # a JAX result on the host, its Storage not made yet
-            return x._jax
-    else:
-        # (the owner first: a copy-on-write in another thread clears it before `jax_view`, so an owner read
-        # while `jax_view` still matched is the buffer as it was before that write)
-        owner = st.owner
-        if owner is not None and st.jax_view is not None and x._view is st.jax_view:
-            return owner
-    if st is not None and st.device is not None:  # a device array: its View, read on the device
-        return _device.materialized(x)
+    held = st.jax_argument(x)  # (a JAX result's own array; a device array's View, read on the device)
+    if held is not None:
+        return held
     w = x._np
     if w is None:
-        w = window(x)
+        w = st.window(x)
     if w.nbytes <= SNAPSHOT_MAX_BYTES:
         # A fresh result whose storage was never adopted has no place for a snapshot; adopting it costs
         # more than the conversion, so it is adopted only when it comes again (see `memo.remember_after`).
-        return w if st is None else _snapshot(st, w)
+        return _snapshot(st, w) if st.adopted else w
     storage, view = x._storage_view()
-    alias = storage.jax_alias
+    alias = getattr(storage, "jax_alias", None)  # (unset in a JaxResultStorage)
     if alias is not None and (view is alias.view or view == alias.view):
         return alias.array
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
-            and view.offset == 0 and view.size == storage.buf.size):  # type: ignore[union-attr]  # (a host window's storage has its buffer)
+            and view.offset == 0 and view.size == storage.numpy_buffer().size):
         return _alias(storage, view, w)
     return w
 
@@ -203,8 +196,7 @@ def jax_argument(x: Array):
 def donated_argument(x: Array):
     """What JAX receives for array x when the program donates its inputs: a buffer of its own (the NumPy
     window, which JAX copies; for a device array a copy on the device, never the storage's buffer)."""
-    st = x._storage
-    if st is not None and st.device is not None:
+    if not x._storage.is_host:
         with x64(), _device.OWNERS:
             return jax().numpy.array(_device.materialized(x), copy=True)
     return window(x)
@@ -229,7 +221,7 @@ def _snapshot(storage: Storage, w: np.ndarray):
     a second time, so an input rewritten before every call costs one comparison and no conversion.
     """
     data = w.tobytes()
-    seen = storage.jax_copy
+    seen = getattr(storage, "jax_copy", None)  # (unset in a JaxResultStorage)
     if seen is not None and seen.window is w and seen.data == data:
         copy = seen.copy
         if copy is None:

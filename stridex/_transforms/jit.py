@@ -213,15 +213,15 @@ class Jitted(Generic[P, R]):
         device = None  # the device of the arguments that live on a JAX device (one for all of them)
         any_array = False
         for j, leaf in enumerate(leaves):
-            st = leaf._storage if isinstance(leaf, Array) else None
-            if st is not None and st.device is not None and not isinstance(leaf, Tracer):
+            if isinstance(leaf, Array) and not leaf._storage.is_host and not isinstance(leaf, Tracer):
+                st = leaf._storage
                 if device is not None and st.device is not device and st.device != device:
                     raise ValueError(f"jit: arguments live on different devices ({device.name} and {st.device.name});"
                                      " move them to one with x.to_device(...) first")
                 device = st.device
                 any_array = True
                 # (on a mesh, arrays of one device label differ in layout: the program is compiled for each)
-                sigs.append((leaf.shape, leaf._dtype, device, st.owner.sharding if device.platform == "sharded" else None))
+                sigs.append((leaf.shape, leaf._dtype, device, st.owner.sharding if st.sharded else None))
                 alias.append(storages.setdefault(id(st), j) if leaf.size else j)
             elif isinstance(leaf, Array) and not isinstance(leaf, Tracer):
                 any_array = True
@@ -438,9 +438,9 @@ def _fast_key(args):
         if w is not None:
             key.append((w.shape, a._dtype, w.strides))  # byte strides: a different tuple from element strides
         else:
-            view, st = a._view, a._storage
-            device = None if st is None else st.device  # (None on the host; a program for host arrays is not one for a device's)
-            key.append((view.shape, a._dtype, view.strides, 0 if device is None else device.name))
+            view = a._view  # (an array with no cached window has its Storage and View)
+            # (its device's name: a program for host arrays is not one for a device's)
+            key.append((view.shape, a._dtype, view.strides, a._storage.device.name))
     key.append(matmul_key())
     if not args:  # (a program given no array runs on the default device)
         placed = _device.placement()

@@ -18,23 +18,24 @@ against 7.13 µs. So the generated code stays.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
-`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array: its Storage is made
-when first needed), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple
-(up to TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more
-on every call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy
-window, a program with one output on the host:
+`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array, its storage
+`JAX_RESULT` until a use makes its JaxResultStorage), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple (up to
+TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more on every
+call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy window, a program
+with one output on the host:
 
     def memo(a0=UNSET, a1=UNSET, /, *more, **kw):
         if kw or more or a1 is UNSET or current_trace() is not None:
             return link[0](*given(a0, a1), *more, **kw)
         if (type(a0) is not Array or a0._dtype is not dtype0
-                or a0._np is not None or a0._storage is not None or a0._view is not view0
-                or type(a1) is not Array or a1._dtype is not dtype1
+                or a0._view is not view0 or a0._storage is not JAX_RESULT
+                or type(a1) is not Array
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
         if bytes1 == window1.tobytes():
             out = Array()
             out._jax = call(a0._jax, copy1)
+            out._storage = JAX_RESULT
             ...
             return out
         return remember_after(ref(), (a0, a1), entry, memo)
@@ -68,17 +69,19 @@ from typing import Any
 
 from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._lax.device import OWNERS, DeviceStorage
+from stridex._core.storage import JAX_RESULT
+from stridex._lax.device import OWNERS, storage_class
 from stridex._lax.precision import matmul_key
 from stridex._transforms import handover
 
 WINDOW, TINY, BUFFER, DEVICE, RESULT = "window", "tiny", "buffer", "device", "result"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
 snapshot reused while the bytes match), a tiny one (the same, its bytes compared in place through a byte
-view, see `handover.byte_view`), a View of a storage with no window (a JAX result on the host, or on a
-device: its buffer passed as it is when the View is the whole buffer; a device buffer taken and passed
-holding `device.OWNERS`, as a write in another thread may replace it), or a JAX result on the host whose
-Storage is not made yet (its JAX array passed as it is: nothing can have written it)."""
+view, see `handover.byte_view`), a View of a host storage with no window cached (a JAX result's
+JaxResultStorage: its JAX array passed as it is when the View is the whole buffer, while the storage is of
+the kind it was, which a copy-on-write ends), a View of a device buffer (the same, taken and passed holding
+`device.OWNERS`, as a write in another thread may replace it), or a JAX result on the host whose storage is
+not made yet (`JAX_RESULT`: its JAX array passed as it is; nothing can have written it)."""
 
 
 WAYS = 4
@@ -123,20 +126,23 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     kinds, values = [], []
     for a in args:
         w = a._np
-        if w is None:
+        if w is None:  # (no window cached: the array has its Storage and View)
             st = a._storage
-            if st is None:
+            if st is JAX_RESULT:
                 kinds.append(RESULT)
                 values += (a._dtype, a._view)
+            elif st.is_host:
+                kinds.append(BUFFER)
+                values += (a._dtype, a._view, type(st))
             else:
-                kinds.append(BUFFER if st.device is None else DEVICE)
+                kinds.append(DEVICE)
                 values += (a._dtype, a._view, st.device)
             continue
         if w.nbytes > handover.SNAPSHOT_MAX_BYTES:
             return None
-        if adopt and a._storage is None:
+        if adopt:
             a._storage_view()
-        seen = a._storage.jax_copy if a._storage is not None else None
+        seen = getattr(a._storage, "jax_copy", None)  # (unset in a JaxResultStorage)
         if seen is None or seen.window is not w or seen.copy is None:
             kinds.append(None)  # (a window whose JAX copy is not made yet)
             values += (a._dtype, w, None, None)
@@ -161,7 +167,7 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     else:
         call, view, dtype, device = direct
         outputs = "host" if device is None else "device"  # (what `adopt_out` makes for a result there)
-        values += (call, view, dtype) if device is None else (call, view, dtype, device)
+        values += (call, view, dtype) if device is None else (call, view, dtype, device, storage_class(device))
     key = (tuple(kinds), outputs, entry.matmul_key is not None, count)
     if current is not None and current.key == key and all(map(operator.is_, values, current.values)):
         return current
@@ -218,7 +224,7 @@ def remember_after(jitted, args: tuple, entry, memo):
 @functools.lru_cache(maxsize=256)
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0):
     """The compiled factory of memos for calls of this shape (see `source`)."""
-    namespace = {"Array": Array, "DeviceStorage": DeviceStorage, "UNSET": UNSET, "current_trace": current_trace,
+    namespace = {"Array": Array, "JAX_RESULT": JAX_RESULT, "UNSET": UNSET, "current_trace": current_trace,
                  "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
     code = compile(source(kinds, outputs, checks_precision, count), f"<stridex memo, {len(kinds)} arguments>",
                    "exec")
@@ -229,7 +235,7 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: i
 def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0) -> str:
     """The Python source of the memo factory for one shape of call.
 
-    kinds: each argument's kind (WINDOW, TINY, BUFFER, DEVICE, RESULT, or None for a window with no JAX copy yet);
+    kinds: each argument's kind (WINDOW, TINY, RESULT, DEVICE, BUFFER, or None for a window with no JAX copy yet);
     outputs: "host" or "device" (one output, there), "tuple" (a tuple of `count` outputs on the host, the
     program's outputs in order) or "several" (any other outputs, adopted by the entry's `outputs`) when the
     executable may be called directly with these arguments, else None;
@@ -239,22 +245,26 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
     params, checks, ready, jax_args = [], [], [], []
     for i, kind in enumerate(kinds):
         a = f"a{i}"
-        checks.append(f"type({a}) is not Array or {a}._dtype is not dtype{i}")
-        if kind == BUFFER or kind == DEVICE:
+        # (a View says nothing of the dtype, a window does: an Array's dtype is its window's, so the same
+        # window object has the same dtype)
+        checks.append(f"type({a}) is not Array" if kind in (WINDOW, TINY, None) else
+                      f"type({a}) is not Array or {a}._dtype is not dtype{i}")
+        if kind == DEVICE:
             params += [f"dtype{i}", f"view{i}", f"device{i}"]
-            checks.append(f"{a}._np is not None or {a}._view is not view{i} "
-                          f"or (s{i} := {a}._storage) is None or s{i}.device is not device{i}")
-            if kind == BUFFER:
-                # (the owner first: a copy-on-write in another thread clears it before `jax_view`; the whole
-                # buffer: a View of it is read inside a program)
-                ready.append(f"(o{i} := s{i}.owner) is not None and s{i}.jax_view is view{i}")
-                jax_args.append(f"o{i}")
-            else:  # (taken holding OWNERS, in the call below)
-                ready.append(f"s{i}.jax_view is view{i}")
-                jax_args.append(f"s{i}.owner")
+            checks.append(f"{a}._view is not view{i} or (s{i} := {a}._storage).device is not device{i}")
+            # (the whole buffer: a View of it is read inside a program; taken holding OWNERS, in the call below)
+            ready.append(f"s{i}.jax_view is view{i}")
+            jax_args.append(f"s{i}.owner")
+        elif kind == BUFFER:
+            params += [f"dtype{i}", f"view{i}", f"kind{i}"]
+            checks.append(f"{a}._view is not view{i} or (s{i} := {a}._storage).__class__ is not kind{i}")
+            # (what JaxResultStorage.jax_argument asks, inline: the owner first, as there; a storage of another
+            # kind has no JAX array spanning it, and the memo runs its entry)
+            ready.append(f"(o{i} := s{i}.owner) is not None and s{i}.jax_view is view{i}")
+            jax_args.append(f"o{i}")
         elif kind == RESULT:
             params += [f"dtype{i}", f"view{i}"]
-            checks.append(f"{a}._np is not None or {a}._storage is not None or {a}._view is not view{i}")
+            checks.append(f"{a}._view is not view{i} or {a}._storage is not JAX_RESULT")
             jax_args.append(f"{a}._jax")
         else:
             params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}", *([f"in_place{i}"] if kind == TINY else [])]
@@ -286,18 +296,18 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
         if DEVICE in kinds:  # device buffers taken and handed to the executable holding OWNERS
             lines += [body + "with owners:", body + f"    result = {call}"]
             call = "result"
-        # The fields `adopt_out` sets, written out (tests/transforms/test_memo.py keeps the two in step): calling
-        # `adopt_out` instead measured 1.03x on a 1-element steady call on the host (4.74 against 4.89 µs) and
-        # 1.02x on cpu:0 (5.18 against 5.29 µs) with `benchmarks.revisions`, 11 rounds, 2026-11-27.
+        # The fields `adopt_out` sets, written out (tests/transforms/test_memo.py checks the results agree):
+        # calling `adopt_out` instead measured 1.03x on a 1-element steady call on the host (4.74 against 4.89 µs)
+        # and 1.02x on cpu:0 (5.18 against 5.29 µs) with `benchmarks.revisions`, 11 rounds, 2026-11-27.
         if outputs == "host":
             params += ["call", "out_view", "out_dtype"]
             lines += [body + line for line in (
-                "out = Array()", f"out._jax = {call}", "out._storage = None", "out._view = out_view",
+                "out = Array()", f"out._jax = {call}", "out._storage = JAX_RESULT", "out._view = out_view",
                 "out._dtype = out_dtype", "out._np = None", "return out")]
         elif outputs == "device":
-            params += ["call", "out_view", "out_dtype", "out_device"]
+            params += ["call", "out_view", "out_dtype", "out_device", "out_class"]
             lines += [body + line for line in (
-                "st = DeviceStorage()", "st.buf = None", "st.readonly = False", f"st.owner = {call}",
+                "st = out_class()", "st.readonly = False", f"st.owner = {call}",
                 "st.device = out_device", "st.jax_view = out_view",
                 "out = Array()", "out._storage = st", "out._view = out_view", "out._dtype = out_dtype",
                 "out._np = None", "return out")]
@@ -308,7 +318,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             for k, r in enumerate(results):
                 params += [f"out_view{k}", f"out_dtype{k}"]
                 lines += [body + line for line in (
-                    f"o{k} = Array()", f"o{k}._jax = {r}", f"o{k}._storage = None", f"o{k}._view = out_view{k}",
+                    f"o{k} = Array()", f"o{k}._jax = {r}", f"o{k}._storage = JAX_RESULT", f"o{k}._view = out_view{k}",
                     f"o{k}._dtype = out_dtype{k}", f"o{k}._np = None")]
             lines.append(body + f"return ({', '.join(f'o{k}' for k in range(count))}{',' if count == 1 else ''})")
         else:

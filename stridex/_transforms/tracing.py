@@ -19,6 +19,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, push
+from stridex._core.storage import NO_STORAGE
 from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -97,7 +98,7 @@ class Tracer(Array):
         self._version = buffer.version
         self._dtype = aval.dtype
         self._view = view
-        self._storage = None
+        self._storage = NO_STORAGE  # (a traced value has no memory: its buffer is `_buffer`)
         self._np = None
 
     # --- what a tracer knows -------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("jax")
 
 import stridex as sx
-from stridex._core.storage import Storage
+from stridex._core.storage import JAX_RESULT, HostStorage, JaxResultStorage
 from stridex._lax.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
@@ -64,7 +64,9 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
-    # (a result's JAX array passed to the executable; a result on the host made over the executable's)
+    # (a host storage's kind checked; a JAX result's array passed as it is; results on the host made over the
+    # executable's, each keeping its JAX array)
+    assert text.count("._storage).__class__ is not kind") == sum(k == BUFFER for k in kinds)
     assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host")
                                    + count)
     assert text.count("matmul_key()") == checks_precision
@@ -76,7 +78,7 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     assert text.count(".tobytes()") == (0 if outputs is None else sum(k in (WINDOW, None) for k in kinds))
     assert text.count("== bytes") == (0 if outputs is None else sum(k == TINY for k in kinds))
     assert ("out = Array()" in text) == (outputs in ("host", "device"))
-    assert ("DeviceStorage()" in text) == (outputs == "device")
+    assert ("out_class()" in text) == (outputs == "device")
     assert text.count("] = Array()") + text.count(" = Array()") - text.count("out = Array()") == count  # (a tuple's)
     assert ("return outputs(" in text) == (outputs == "several")
 
@@ -223,30 +225,31 @@ def test_a_memo_passes_a_call_of_any_other_form_on_whole():
     assert_same(nothing(), sx.ones(2))
 
 
+def assert_made_as_adopt_out_makes(out, device):
+    """`out` has the fields, and its storage the kind and fields, that `adopt_out` gives a result over the same
+    JAX array, View and dtype (on the host: the JAX array kept on the Array, its storage not made)."""
+    st = out._storage
+    reference = adopt_out(out._jax if device is None else st.owner, out._view, out._dtype, device)
+    for name in ("_view", "_dtype", "_np", *(("_jax",) if device is None else ())):
+        assert getattr(out, name) is getattr(reference, name), name
+    ref = reference._storage
+    assert type(st) is type(ref) and (st is ref) == (device is None)  # (on the host: JAX_RESULT)
+    for name in ("owner", "jax_view", "device", "readonly", "is_host", "sharded"):
+        assert getattr(st, name) is getattr(ref, name), name
+
+
 @pytest.mark.parametrize("device", [None, "cpu:1"], ids=["host", "JAX device"])
 def test_a_memo_builds_its_result_as_adopt_out_does(device):
     """The memo makes its one result in line; it must be what `adopt_out` makes, on the host (an Array that
-    keeps the JAX array, its Storage made when first needed) and on a JAX device (a DeviceStorage)
-    (tests/conftest.py gives JAX four CPU devices)."""
+    keeps the JAX array, its storage JAX_RESULT) and on a JAX device (a DeviceStorage) (tests/conftest.py
+    gives JAX four CPU devices)."""
     g = sx.jit(lambda a: a * 2.0)
     r = g(sx.asarray([1.0, 2.0], device=device))
     for _ in range(3):
         out = g(r)
     assert memo_of(g).entry.direct is not None  # (the direct call made `out`)
-    buffer = out._jax if device is None else out._storage.owner
-    reference = adopt_out(buffer, out._view, out._dtype, None if device is None else out._storage.device)
-    for name in ("_view", "_dtype", "_np", "_storage") if device is None else ("_view", "_dtype", "_np"):
-        assert getattr(out, name) is getattr(reference, name), name
-    if device is None:
-        assert out._jax is reference._jax
-        storage = out._storage_view()[0]  # made now, as any use that needs it makes it
-        assert type(storage) is Storage and out._storage is storage and out._storage_view()[0] is storage
-        assert (storage.buf, storage.readonly, storage.owner, storage.device, storage.jax_view) == (
-            None, True, buffer, None, out._view)
-    else:
-        assert type(out._storage) is type(reference._storage) is not Storage
-        for name in Storage.__slots__[2:]:
-            assert getattr(out._storage, name) is getattr(reference._storage, name), name
+    assert_made_as_adopt_out_makes(out, None if device is None else out.device)
+    assert type(out._storage).__name__ == ("JaxResultNotAdopted" if device is None else "DeviceStorage")
     assert out.device == (sx.asarray(0.0).device if device is None else device)
     assert_same(out, sx.asarray([4.0, 8.0]))
 
@@ -273,9 +276,7 @@ def test_a_memo_builds_a_tuple_of_results_as_adopt_out_does(outputs):
         assert type(out) is tuple and len(out) == len(expected) == outputs
         for o, e in zip(out, expected):
             assert type(o) is sx.Array
-            reference = adopt_out(o._jax, o._view, o._dtype, None)
-            for name in ("_view", "_dtype", "_np", "_storage"):  # (before any read makes the Storage)
-                assert getattr(o, name) is getattr(reference, name), name
+            assert_made_as_adopt_out_makes(o, None)  # (before any use makes the storage)
             assert_same(o, e)
         out[0][0] = -1.0  # (copy on write: the other results and the next call's are untouched)
         assert_same(g(x, i)[0], expected[0])
@@ -387,9 +388,10 @@ def test_threads_calling_with_their_own_arguments_see_their_own_values():
 
 @pytest.mark.parametrize("count", [2, 4096], ids=["small", "above the aligned-output size"])
 def test_a_jit_result_on_the_host_gets_its_storage_when_a_use_needs_it(count):
-    """A jit result on the host keeps its JAX array and no Storage until something needs one; passed to a
-    jitted function again it goes to the executable as it is. Every use gives the values an eager run
-    gives, and a write copies (the JAX array is not changed under a result that shares it)."""
+    """A jit result on the host keeps its JAX array, its storage JAX_RESULT until something needs one (a
+    JaxResultStorage); passed to a jitted function again it goes to the executable as it is. Every use gives
+    the values an eager run gives, and a write copies (the JAX array is not changed under a result that
+    shares it), turning the storage into host memory for every array sharing it."""
     g = sx.jit(lambda a: a * 2.0)
     shadow = np.arange(float(count))
     x = sx.asarray(shadow)
@@ -404,15 +406,19 @@ def test_a_jit_result_on_the_host_gets_its_storage_when_a_use_needs_it(count):
     }
     for name, use in uses.items():
         r = g(x)
-        assert r._storage is None and r._np is None, name  # (no Storage yet)
+        assert r._storage is JAX_RESULT, name  # (no storage yet)
         use(r)
         assert_same(r, sx.asarray(shadow * 2.0))
     r = g(x)
     again = g(r)
-    assert r._storage is None  # handed to the executable as its JAX array
+    assert r._storage is JAX_RESULT  # handed to the executable as its JAX array
     jax_array = r._jax
-    r[0] = -1.0  # a write: the Storage is made now, and copies
-    assert r._storage is not None and r._storage.owner is not jax_array
+    view = r[1:]  # (the storage made now, shared)
+    storage = r._storage
+    assert type(storage) is JaxResultStorage and storage.owner is jax_array and storage.shared_buffer() is None
+    r[0] = -1.0  # a write: the buffer is copied now
+    assert r._storage is storage and type(storage) is HostStorage and storage.owner is None
+    assert view._storage is storage and float(view[0]) == float(shadow[1] * 2.0)
     np.testing.assert_array_equal(np.asarray(jax_array), shadow * 2.0)
     assert float(r[0]) == -1.0 and float(g(r)[0]) == -2.0
     assert_same(again, sx.asarray(shadow * 4.0))
@@ -425,3 +431,12 @@ def test_threads_making_a_jit_result_s_storage_make_one():
         made = []
         assert run_in_threads(lambda _, r=r, made=made: made.append(r._storage_view()[0]), range(4)) == []
         assert len(made) == 4 and all(m is r._storage for m in made)
+
+
+def test_threads_reading_a_jit_result_make_one_buffer():
+    g = sx.jit(lambda a: a * 2.0)
+    for _ in range(20):
+        storage = g(sx.asarray([1.0, 2.0]))._storage_view()[0]
+        made = []
+        assert run_in_threads(lambda _, s=storage, made=made: made.append(s.numpy_buffer()), range(4)) == []
+        assert len(made) == 4 and all(m is made[0] for m in made)
