@@ -476,6 +476,9 @@ class Traced:
     """The result of tracing: the Program plus how to map its outputs back to the caller's pytree."""
 
     _program: Program | None
+    device: Any  # a Device, or None for the host
+    placed: bool
+    constants: list
 
     def _place_by_constants(self) -> None:
         """Arrays the function closes over are inputs too: one on a JAX device places the program there, as a
@@ -592,7 +595,7 @@ class Compiled:
         if jitted._device is not None:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
-            options["out_shardings"] = _device.creation_sharding(traced.device)  # type: ignore[arg-type]  # (placed: a device)
+            options["out_shardings"] = _device.creation_sharding(traced.device)
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
