@@ -7,6 +7,8 @@ convert to the exact result dtype itself (lax does not promote). JAX is imported
 
 from __future__ import annotations
 
+import numpy as np
+
 
 class LoweringContext:
     __slots__ = ("avals_in", "avals_out")
@@ -81,7 +83,18 @@ def correctly_rounded_float32(fn):
 
 
 def float32_through_float64(fn, *xs):
-    """`fn` of float32 JAX arrays `xs` computed in float64 and rounded to float32 once (see above)."""
+    """`fn` of float32 JAX arrays `xs` computed in float64 and rounded to float32 once (see above).
+
+    The float64 result is rounded to odd at 26 bits on its bits before the conversion: that changes nothing
+    (rounding to odd with two bits to spare, then to nearest at 24, is rounding to nearest at 24), but it hides
+    the float64 operation from the conversion. LLVM rewrites fptrunc(fdiv(fpext a, fpext b)) into a float32
+    fdiv (a fold that is exact for IEEE division), which NVPTX then emits as the approximate div.full.f32: a
+    GPU run of the plain conversion gave XLA's float32 quotients back, 1-2 ulp off."""
     L = lax()
     wide = [L.convert_element_type(x, "float64") if getattr(x, "dtype", None) == "float32" else x for x in xs]
-    return L.convert_element_type(fn(*wide), "float32")
+    bits = L.bitcast_convert_type(fn(*wide), np.uint64)
+    dropped = np.uint64((1 << 27) - 1)
+    sticky = L.convert_element_type(L.ne(L.bitwise_and(bits, dropped), np.uint64(0)), np.uint64)
+    kept = L.bitwise_and(bits, np.uint64(~((1 << 27) - 1) & (2**64 - 1)))
+    odd = L.bitcast_convert_type(L.bitwise_or(kept, L.shift_left(sticky, np.uint64(27))), np.float64)
+    return L.convert_element_type(odd, "float32")

@@ -1,7 +1,8 @@
 """float32 `/`, `reciprocal` and `sqrt` are correctly rounded on every backend (the standard's Accuracy page).
 
 XLA:CPU's are; a GPU's are not (PTX div.full.f32, an approximate square root), so there the lowering computes
-float32 through float64 (`jax_bridge.correctly_rounded_float32`). A CPU-only run checks both halves: that the
+float32 through float64 (`jax_bridge.correctly_rounded_float32`). On a GPU, this whole file checks the route
+where it matters: the float64 route's test runs on JAX's default device. A CPU-only run checks both halves: that the
 program exported for CUDA takes the float64 route and the one for the CPU does not, and that the float64 route
 gives NumPy's correctly rounded results, run here on XLA:CPU, on data with the hard cases (near-halfway
 quotients and roots, the extremes of the range, subnormals, zeros, infinities, NaN).
@@ -64,7 +65,11 @@ def test_only_the_gpu_program_takes_the_float64_route(platform, routed):
     for fn, n in ((jax.lax.sqrt, 1), (jax.lax.div, 2)):
         with jax.enable_x64(True):
             exported = jax.export.export(jax.jit(correctly_rounded_float32(fn)), platforms=[platform])(*[spec] * n)
-        assert ("xf64>" in exported.mlir_module()) == routed, (platform, fn)
+        text = exported.mlir_module()
+        assert ("xf64>" in text) == routed, (platform, fn)
+        # (rounded to odd on the bits before the conversion, which LLVM would otherwise narrow: see
+        # float32_through_float64)
+        assert ("xui64>" in text) == routed, (platform, fn)
 
 
 def test_stridex_operations_use_it():
