@@ -90,6 +90,18 @@ def _slices(draw, shape):
     return tuple(key)
 
 
+
+def draw_steps(data, probe: list, low: int, high: int, smooth: bool = False) -> list:
+    """Between `low` and `high` steps drawn on `probe` (NumPy arrays), each run on it as it is drawn, so that
+    the next one sees the views and values the earlier ones made."""
+    steps = []
+    for _ in range(data.draw(st.integers(low, high))):
+        step = draw_step(data.draw, probe, smooth=smooth)
+        run_step(np, probe, step)
+        steps.append(step)
+    return steps
+
+
 def draw_step(draw, pool, smooth: bool = False):
     """One step (kind, params) valid for the current NumPy pool; mutates nothing. `smooth`: only steps
     that are differentiable everywhere the inputs are likely to land (no abs, maximum or scalar steps)."""
@@ -244,11 +256,7 @@ def random_program_agrees(data, shapes, where):
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pool = [a.copy() for a in inputs]
-    steps = []
-    for _ in range(data.draw(st.integers(1, 8))):
-        step = draw_step(data.draw, pool)
-        run_step(np, pool, step)
-        steps.append(step)
+    steps = draw_steps(data, pool, 1, 8)
 
     eager_pool = [sx.asarray(a.copy()) for a in inputs]
     for step in steps:
@@ -304,13 +312,9 @@ def closed_over_program_agrees(data, shape, where):
     passed = data.draw(st.lists(st.booleans(), min_size=2, max_size=2))  # which of (base, view) are arguments
     np_pool = [base.copy()]
     np_pool.append(np_pool[0][(*key, ...)])
-    steps = []
     probe_base = base.copy()  # steps are drawn on a copy: the reference below runs them on np_pool
     probe = [probe_base, probe_base[(*key, ...)]]
-    for _ in range(data.draw(st.integers(1, 6))):
-        step = draw_step(data.draw, probe)
-        run_step(np, probe, step)
-        steps.append(step)
+    steps = draw_steps(data, probe, 1, 6)
 
     sx_base = sx.asarray(base.copy())
     sx_pool = [sx_base, sx_base[key]]
@@ -381,11 +385,7 @@ def gradient_agrees(data, shapes, where):
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     probe = [a.copy() for a in inputs]
-    steps = []
-    for _ in range(data.draw(st.integers(1, 6))):
-        step = draw_step(data.draw, probe, smooth=True)
-        run_step(np, probe, step)
-        steps.append(step)
+    steps = draw_steps(data, probe, 1, 6, smooth=True)
     weights = [rng.standard_normal(np.shape(a)) for a in probe]
     want = _finite_difference_gradient(_loss_program(steps, weights, len(inputs), np), inputs)
     after = [a.copy() for a in inputs]
@@ -521,17 +521,9 @@ def _loop_program(pre, body, n_iter, xp, *, fori, cond, weights=None):
 
 def _draw_loop(data, inputs, smooth=False):
     probe = [a.copy() for a in inputs]
-    pre = []
-    for _ in range(data.draw(st.integers(0, 4))):
-        step = draw_step(data.draw, probe, smooth=smooth)
-        run_step(np, probe, step)
-        pre.append(step)
+    pre = draw_steps(data, probe, 0, 4, smooth=smooth)
     body_probe = list(probe)
-    body = []
-    for _ in range(data.draw(st.integers(1, 5))):
-        step = draw_step(data.draw, body_probe, smooth=smooth)
-        run_step(np, body_probe, step)
-        body.append(step)
+    body = draw_steps(data, body_probe, 1, 5, smooth=smooth)
     return pre, body, probe
 
 
