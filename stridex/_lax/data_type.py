@@ -8,7 +8,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import output_buffer
 from stridex._lax import ops
-from stridex._lax.jax_bridge import lax
+from stridex._lax.jax_bridge import float64_rounded_to_odd, lax
 from stridex._lax.primitive import Primitive
 
 # --- floating to integer: XLA's saturating conversion --------------------------------------------------
@@ -103,12 +103,7 @@ def float32_round_to_odd(x):
     and the lowest kept bit is set if any was 1. (Not by converting to float32 and back to test exactness: XLA
     may fold that round trip away, and on a GPU it did.) Values outside float32's normal range need no care:
     below it, float16 gives a zero of the same sign; above, infinity. NaN stays NaN (its sticky bit is set)."""
-    lax_ = lax()
-    bits = lax_.bitcast_convert_type(x, np.uint64)
-    dropped = np.uint64((1 << 29) - 1)
-    sticky = lax_.convert_element_type(lax_.ne(lax_.bitwise_and(bits, dropped), np.uint64(0)), np.uint64)
-    kept = lax_.bitwise_and(bits, np.uint64(~((1 << 29) - 1) & (2**64 - 1)))
-    return lax_.bitcast_convert_type(lax_.bitwise_or(kept, lax_.shift_left(sticky, np.uint64(29))), np.float64)
+    return float64_rounded_to_odd(x, 24)
 
 
 # The conversion is linear: the JVP converts the tangent, the VJP hands the cotangent back (autodiff's

@@ -92,9 +92,20 @@ def float32_through_float64(fn, *xs):
     GPU run of the plain conversion gave XLA's float32 quotients back, 1-2 ulp off."""
     L = lax()
     wide = [L.convert_element_type(x, "float64") if getattr(x, "dtype", None) == "float32" else x for x in xs]
-    bits = L.bitcast_convert_type(fn(*wide), np.uint64)
-    dropped = np.uint64((1 << 27) - 1)
-    sticky = L.convert_element_type(L.ne(L.bitwise_and(bits, dropped), np.uint64(0)), np.uint64)
-    kept = L.bitwise_and(bits, np.uint64(~((1 << 27) - 1) & (2**64 - 1)))
-    odd = L.bitcast_convert_type(L.bitwise_or(kept, L.shift_left(sticky, np.uint64(27))), np.float64)
-    return L.convert_element_type(odd, "float32")
+    return L.convert_element_type(float64_rounded_to_odd(fn(*wide), 26), "float32")
+
+
+def float64_rounded_to_odd(x, bits: int):
+    """float64 JAX array `x` rounded to odd at `bits` significant bits, on its bits: the trailing 53 - `bits`
+    mantissa bits are cut (toward zero) and the lowest kept bit is set if any of them was 1. Rounding to
+    nearest at p <= `bits` - 2 bits afterwards gives the nearest p-bit value to `x` itself (one rounding, not
+    two). Exact for normal values (where the whole significand is in the mantissa field); NaN stays NaN (its
+    sticky bit is set), infinities and zeros are unchanged. Integer operations, so no compiler folds it into a
+    neighbouring conversion."""
+    L = lax()
+    cut = 53 - bits
+    word = L.bitcast_convert_type(x, np.uint64)
+    dropped = np.uint64((1 << cut) - 1)
+    sticky = L.convert_element_type(L.ne(L.bitwise_and(word, dropped), np.uint64(0)), np.uint64)
+    kept = L.bitwise_and(word, np.uint64(~((1 << cut) - 1) & (2**64 - 1)))
+    return L.bitcast_convert_type(L.bitwise_or(kept, L.shift_left(sticky, np.uint64(cut))), np.float64)
