@@ -135,7 +135,7 @@ class Storage:
     device: Device = HOST  # where the memory lives (a slot on the device kinds)
     readonly: bool = False  # whether a write must ask `writable()` first (copy-on-write; a slot on the device kinds)
     fast_views: ClassVar[bool] = False  # whether eager NumPy views of an array's window may share this storage
-    adopted: ClassVar[bool] = True  # False only for NO_STORAGE: the array has no Storage of its own yet
+    adopted: ClassVar[bool] = True  # False for the placeholders NO_STORAGE and JAX_RESULT: no Storage of its own yet
     sharded: ClassVar[bool] = False  # whether the memory is spread over several devices (ShardedStorage)
 
     # Storages have no `__init__`: `HostStorage()` is an empty one whose fields the maker sets right after, as
