@@ -10,6 +10,8 @@ quotients and roots, the extremes of the range, subnormals, zeros, infinities, N
 
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,6 +21,7 @@ import stridex as sx
 from stridex._lax.jax_bridge import correctly_rounded_float32, float32_through_float64
 
 RNG = np.random.default_rng(20261127)
+DEVICE = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")  # a GPU's name on a GPU machine (benchmarks/gpu_check.sh)
 F32 = np.finfo(np.float32)
 
 
@@ -72,9 +75,11 @@ def test_only_the_gpu_program_takes_the_float64_route(platform, routed):
         assert ("xui64>" in text) == routed, (platform, fn)
 
 
-def test_stridex_operations_use_it():
-    x = hard_float32(3000)
+@pytest.mark.parametrize("n", [3, 3000])  # (jit's hand-over differs below and above 2048 elements)
+def test_stridex_operations_use_it(n):
+    x = hard_float32(n)
     with np.errstate(all="ignore"):
         for f, want in ((lambda a: a / a[::-1], x / x[::-1]), (sx.sqrt, np.sqrt(x)), (sx.reciprocal, 1 / x)):
-            got = np.asarray(sx.jit(f)(sx.asarray(x)))
-            assert same_bits(got, want).all()
+            for device in ("cpu", DEVICE):  # (eager on a JAX device runs the lowering too)
+                assert same_bits(np.asarray(f(sx.asarray(x, device=device))), want).all(), device
+            assert same_bits(np.asarray(sx.jit(f)(sx.asarray(x))), want).all()
