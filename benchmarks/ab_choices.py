@@ -6,9 +6,12 @@ alternating, the minimum per case over the rounds (the comments that quote them 
 - `single`: jit's one-output route (`Compiled._run_single`) against the general `Compiled.run` for the
   same program;
 - `device`: the eager device executor (`stridex/_lax/device.py`: the compiled executable's call) against
-  the same one-equation programs dispatched by a `jax.jit` function (JAX's op-by-op), on `cpu:1`.
+  the same one-equation programs dispatched by a `jax.jit` function (JAX's op-by-op), on `cpu:1`;
+- `fold`: the NaN-propagating max lowering (`stridex/_lax/statistical.py`): slabs whose starts are an odd
+  number of cache lines apart against slabs exactly length // 16 apart, and folding the outermost reduced
+  axis first against the longest first; `jnp.max` (which skips NaN) beside them for scale.
 
-    python -m benchmarks.ab_choices [memo|single|device ...] [--rounds 10]
+    python -m benchmarks.ab_choices [memo|single|device|fold ...] [--rounds 10]
 """
 
 from __future__ import annotations
@@ -215,13 +218,69 @@ def ab_device(rounds: int) -> None:
     _report(best, "executor", "op-by-op")
 
 
+# --- fold: the max lowering's slab spacing and axis order ----------------------------------------------
+
+def ab_fold(rounds: int) -> None:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import stridex._lax.statistical as st
+
+    real_spacing, real_order = st.fold_spacing, st.fold_axis
+
+    def plain_spacing(length, unit):
+        return length // st.FOLD_WAYS
+
+    def lowered(shape, axes, spacing=real_spacing, order=real_order):
+        def fn(v):
+            st.fold_spacing, st.fold_axis = spacing, order
+            try:
+                return st.lower_nan_extremum(v, axes, True)
+            finally:
+                st.fold_spacing, st.fold_axis = real_spacing, real_order
+        return jax.jit(fn).lower(jax.ShapeDtypeStruct(shape, jnp.float32)).compile()
+
+    def longest_first(shape, axes):
+        return max((a for a in axes if shape[a] >= 2 * st.FOLD_WAYS), key=lambda a: shape[a],
+                   default=max(axes, key=lambda a: shape[a]))
+
+    cases = {(2**22,): (0,), (2**23,): (0,)}
+    best: dict = {}
+    data = {shape: jnp.asarray(np.random.default_rng(0).random(shape, dtype=np.float32)) for shape in cases}
+    timers = {}
+    for shape, axes in cases.items():
+        x, name = data[shape], f"{shape[0]} float32"
+        for variant, fn in (("odd lines apart", lowered(shape, axes)),
+                            ("length // 16 apart", lowered(shape, axes, plain_spacing)),
+                            ("jnp.max", jax.jit(jnp.max))):
+            assert float(fn(x)) == float(jnp.max(x))
+            timers[(name, variant)] = timeit.Timer(lambda fn=fn, x=x: fn(x).block_until_ready())
+    best = _best(timers, rounds, 20)
+    print("fold spacing (max of float32, NaN-propagating):")
+    _report({k: v for k, v in best.items() if k[1] != "jnp.max"}, "odd lines apart", "length // 16 apart")
+    for (name, variant), t in best.items():
+        if variant == "jnp.max":
+            print(f"  {name}: jnp.max {t:.2f} µs (odd lines apart: {best[(name, 'odd lines apart')] / t:.2f}x)")
+    shape, axes = (100, 100, 1000), (0, 2)
+    x = jnp.asarray(np.random.default_rng(0).random(shape, dtype=np.float32))
+    timers = {}
+    for variant, fn in (("outermost first", lowered(shape, axes)),
+                        ("longest first", lowered(shape, axes, order=longest_first))):
+        assert np.array_equal(np.asarray(fn(x)), np.max(np.asarray(x), axis=axes))
+        timers[("(100, 100, 1000) over axes (0, 2)", variant)] = timeit.Timer(
+            lambda fn=fn: fn(x).block_until_ready())
+    print("fold order:")
+    _report(_best(timers, rounds, 10), "outermost first", "longest first")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("which", nargs="*", default=["memo", "single", "device"])
+    parser.add_argument("which", nargs="*", default=["memo", "single", "device", "fold"])
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     for which in args.which:
-        {"memo": ab_memo, "single": ab_single, "device": ab_device}[which](args.rounds)
+        {"memo": ab_memo, "single": ab_single, "device": ab_device, "fold": ab_fold}[which](args.rounds)
 
 
 if __name__ == "__main__":

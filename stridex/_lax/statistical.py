@@ -20,6 +20,8 @@ are traced, differentiated again and batched like any user code.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
@@ -179,15 +181,24 @@ def _extremum_weights(x, out, axes: tuple, keepdims: bool):
 # Lowering floating max and min. XLA's CPU backend hands a plain `reduce_max`/`reduce_min` of 4096 elements or
 # more to a library kernel (YNNPACK) that skips NaN: `jax.jit(jnp.max)` of 4096 floats with one NaN gives the
 # largest number, or -inf, by where the NaN sits. The spec wants NaN to propagate, as NumPy (eager) does. So
-# floating extrema are lowered as (1) a fold of the longest reduced axis into `FOLD_WAYS` contiguous slabs
-# combined elementwise by a select that picks NaN (one vectorised, threaded pass that leaves 1/FOLD_WAYS of
-# the data), repeated while that axis has FOLD_MIN elements or more, then (2) a `reduce` with the same select
-# as its combiner (which XLA cannot hand to that kernel). The select, `_nan_first`, is a compare, an isnan and
-# a blend per element: cheaper than XLA's elementwise `max`, whose llvm.maximum also orders -0.0 below +0.0
-# (which the spec leaves open for max and min), and measured 1.04x faster on the fold. Integers and booleans
-# keep the plain reductions (no NaN). The cost: benchmarks/JIT_RESULTS.md.
+# floating extrema are lowered as folds: slices of the reduced axes combined elementwise by `_nan_first`, a
+# select that picks NaN (a compare, an isnan and a blend per element: cheaper than XLA's `maximum`, whose
+# llvm.maximum also orders -0.0 below +0.0, which the spec leaves open for max and min). No `reduce` is left:
+# XLA's loop for a reduce with a select as its combiner runs one element at a time (about 2 ns each).
+#  1. While the reduced axes hold TREE_MAX elements or more per result, one of them (`fold_axis`) is cut into
+#     FOLD_WAYS slabs combined in one vectorised, threaded pass that leaves about 1/FOLD_WAYS of the data (`_fold`).
+#     The slabs are evenly spaced and overlap a little where the length does not divide (max and min do not
+#     mind an element seen twice), so no remainder needs a pass of its own; and where they would start a whole
+#     number of pages apart, they start an odd number of cache lines apart instead: slabs a power of two
+#     apart in memory fall into the same cache sets (2^22 and 2^23 float32 took 1.5x longer so;
+#     `python -m benchmarks.ab_choices fold`).
+#  2. The fewer than TREE_MAX elements left per result are combined by one balanced tree over all of them.
+# A pass reads the one before it through FOLD_WAYS slices, and XLA does not fuse a producer it would have to
+# emit more than 15 times, so each pass stays one stream per slab. Integers and booleans keep the plain
+# reductions (no NaN). The cost: benchmarks/JIT_RESULTS.md.
 FOLD_WAYS = 16
-FOLD_MIN = 4 * FOLD_WAYS  # a reduced axis shorter than this is reduced directly
+TREE_MAX = 4 * FOLD_WAYS
+CACHE_LINE, PAGE = 64, 4096  # bytes
 
 
 def _nan_first(better):
@@ -200,37 +211,85 @@ def _nan_first(better):
     return combine
 
 
+def fold_spacing(length: int, unit: int) -> int:
+    """How far apart the FOLD_WAYS slabs folding an axis of `length` >= 2 * FOLD_WAYS elements start, an
+    element of that axis spanning `unit` bytes: length // FOLD_WAYS, made smaller where that would be a whole
+    number of pages, so that the starts are an odd number of cache lines apart."""
+    spacing = length // FOLD_WAYS
+    if (spacing * unit) % PAGE:
+        return spacing
+    if CACHE_LINE % unit == 0:  # (a small unit: an odd number of lines' worth of elements)
+        per_line = CACHE_LINE // unit
+        lines = spacing // per_line
+        return (lines - (lines % 2 == 0)) * per_line
+    if (unit // CACHE_LINE) % 2 == 1:  # (a unit of an odd number of lines: an odd spacing)
+        return spacing - (spacing % 2 == 0)
+    return spacing  # (a unit of an even number of lines: every spacing is an even number of lines)
+
+
+def _tree(slabs: list, combine):
+    while len(slabs) > 1:
+        slabs = [combine(slabs[i], slabs[i + 1]) if i + 1 < len(slabs) else slabs[i]
+                 for i in range(0, len(slabs), 2)]
+    return slabs[0]
+
+
+def _fold(x, axis: int, combine):
+    """JAX array `x` with `axis` (2 * FOLD_WAYS elements or more) folded into FOLD_WAYS slabs (see above)."""
+    lax_ = lax()
+    length = x.shape[axis]
+    spacing = fold_spacing(length, x.dtype.itemsize * math.prod(x.shape[axis + 1:]))
+    size = length - (FOLD_WAYS - 1) * spacing  # (>= spacing: the slabs cover the axis)
+    return _tree([lax_.slice_in_dim(x, i * spacing, i * spacing + size, axis=axis) for i in range(FOLD_WAYS)],
+                 combine)
+
+
 def lower_nan_extremum(x, axes: tuple, is_max: bool):
     """The max (or min) of JAX array `x` over `axes` (no keepdims), NaN if the slice holds one, on every XLA
     backend and at every size (see above)."""
     lax_ = lax()
-    axes = tuple(sorted(axes))
     if not axes:
         return x
-    if len(axes) == x.ndim and x.ndim > 1:  # a full reduction: one axis (a free reshape)
-        x, axes = lax_.reshape(x, (x.size,)), (0,)
-    combine = elementwise = _nan_first(lax_.gt if is_max else lax_.lt)
-    init = np.array(-np.inf if is_max else np.inf, x.dtype)
+    x, axes = merged_axes(x, axes)
+    combine = _nan_first(lax_.gt if is_max else lax_.lt)
+    while math.prod(x.shape[a] for a in axes) >= TREE_MAX:
+        axis = fold_axis(x.shape, axes)
+        if x.shape[axis] >= 2 * FOLD_WAYS:
+            x = _fold(x, axis, combine)
+        else:  # (several short axes: the longest combined whole)
+            x = _tree([lax_.slice_in_dim(x, i, i + 1, axis=axis) for i in range(x.shape[axis])], combine)
+    return _tree([_element(x, axes, index) for index in np.ndindex(*(x.shape[a] for a in axes))], combine)
 
-    def reduce(v):
-        return lax_.reduce(v, init, combine, axes)
 
-    axis = max(axes, key=lambda a: x.shape[a])
-    leftovers = []  # reductions of the few trailing elements each fold leaves out
-    while x.shape[axis] >= FOLD_MIN:
-        length = x.shape[axis]
-        step = length // FOLD_WAYS
-        if FOLD_WAYS * step < length:
-            leftovers.append(reduce(lax_.slice_in_dim(x, FOLD_WAYS * step, length, axis=axis)))
-        slabs = [lax_.slice_in_dim(x, i * step, (i + 1) * step, axis=axis) for i in range(FOLD_WAYS)]
-        while len(slabs) > 1:  # a balanced tree: one fused elementwise pass
-            slabs = [elementwise(slabs[i], slabs[i + 1]) if i + 1 < len(slabs) else slabs[i]
-                     for i in range(0, len(slabs), 2)]
-        x = slabs[0]
-    out = reduce(x)
-    for part in leftovers:
-        out = elementwise(out, part)
-    return out
+def fold_axis(shape: tuple, axes: tuple) -> int:
+    """Which of `axes` to fold next: the outermost of those with 2 * FOLD_WAYS elements or more (its slabs are
+    the longest runs of memory), else the longest."""
+    foldable = [a for a in axes if shape[a] >= 2 * FOLD_WAYS]
+    return foldable[0] if foldable else max(axes, key=lambda a: shape[a])
+
+
+def _element(x, axes: tuple, index: tuple):
+    """The slice of JAX array `x` at position `index` along `axes`, those axes dropped."""
+    lax_ = lax()
+    at = dict(zip(axes, index))
+    piece = lax_.slice(x, [at.get(a, 0) for a in range(x.ndim)],
+                       [at[a] + 1 if a in at else d for a, d in enumerate(x.shape)])
+    return lax_.reshape(piece, tuple(d for a, d in enumerate(x.shape) if a not in at))
+
+
+def merged_axes(x, axes: tuple):
+    """JAX array `x` reshaped (free) so that each run of adjacent reduced `axes` is one axis, and the new axes."""
+    lax_ = lax()
+    axes = sorted(axes)
+    shape, new_axes = [], []
+    for a, d in enumerate(x.shape):
+        if a in axes and a - 1 in axes:
+            shape[-1] *= d
+        else:
+            if a in axes:
+                new_axes.append(len(shape))
+            shape.append(d)
+    return (x if len(shape) == x.ndim else lax_.reshape(x, tuple(shape))), tuple(new_axes)
 
 
 def _extremum(name, ufunc, bool_name):
