@@ -12,7 +12,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
 from stridex._lax import ops
 from stridex._lax.data_type import copy_to_integers
-from stridex._lax.jax_bridge import lax
+from stridex._lax.jax_bridge import ieee_divide, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import linear_jvp
 
@@ -215,7 +215,7 @@ def _linspace_lower(ctx, *, start, stop, num, endpoint, dtype):
     if step is None:
         values = lx.mul(values, lx.full_like(values, delta))
     elif step == 0:  # NumPy's path for denormal steps (gh-5437)
-        values = lx.mul(lx.div(values, lx.full_like(values, div)), lx.full_like(values, delta))
+        values = lx.mul(ieee_divide(values, lx.full_like(values, div)), lx.full_like(values, delta))
     else:
         values = lx.mul(values, lx.full_like(values, step))
     values = lx.add(values, lx.full_like(values, work.type(start)))

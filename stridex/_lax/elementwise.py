@@ -21,7 +21,7 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, bfloat16_scalars, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, correctly_rounded_float32, lax
+from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, correctly_rounded_float32, ieee_divide, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
 
@@ -404,7 +404,7 @@ divide = Primitive(
     "divide",
     impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
-    lower=lower_binary(correctly_rounded_float32(lambda a, b: lax().div(a, b))),
+    lower=lower_binary(correctly_rounded_float32(ieee_divide)),
     jvp=_divide_jvp,
     vjp=_divide_vjp,
     batch=batch_elementwise,
@@ -433,12 +433,12 @@ def _lower_floor_divide(ctx, x1, x2):
     # NumPy's floating divmod, step by step, then the spec's infinite cases.
     zero = L.full_like(a, 0)
     mod = L.rem(a, b)
-    div = L.div(L.sub(a, mod), b)
+    div = ieee_divide(L.sub(a, mod), b)
     adjust = L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero)))
     div = _select(adjust, L.sub(div, L.full_like(div, 1)), div)
     floor = L.floor(div)
     floor = _select(L.gt(L.sub(div, floor), L.full_like(div, 0.5)), L.add(floor, L.full_like(div, 1)), floor)
-    quotient = L.div(a, b)
+    quotient = ieee_divide(a, b)
     floor = _select(L.ne(div, zero), floor, _copysign(zero, quotient))
     out = _select(L.eq(b, zero), quotient, floor)
     return _select(L.bitwise_or(_isinf(a), _isinf(b)), L.floor(quotient), out)
@@ -742,7 +742,7 @@ reciprocal = Primitive(
     "reciprocal",
     impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
     abstract_eval=unary_abstract(_dtypes.default_float_for),
-    lower=lambda ctx, x: correctly_rounded_float32(lambda a, b: lax().div(a, b))(*operands(ctx, (1.0, x))),
+    lower=lambda ctx, x: correctly_rounded_float32(ieee_divide)(*operands(ctx, (1.0, x))),
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,

@@ -62,6 +62,33 @@ def broadcast_to_aval(x, aval):
     return x
 
 
+def ieee_divide(a, b):
+    """`lax.div(a, b)` (JAX arrays; a 0-d one is broadcast), kept a division for real floating operands.
+
+    XLA's algebraic simplifier rewrites divisions whatever the optimisation flags: x / broadcast(y) into
+    x * broadcast(1 / y), x / constant into x * (1 / constant), x / sqrt(y) into x * rsqrt(y), (x / y) / z into
+    x / (y * z), and more. Each rounds twice, or not at all like the division: under `jit`, x / 3.7 and
+    x / sqrt(y) differed from the correctly rounded quotient (which the standard requires, and eager gives) in
+    30-70% of elements. So the operands reach the division through a select on a predicate that is always
+    true but that the simplifier cannot see through (x == x | x != x, for either operand, as one of them may
+    be a constant it folds): no pattern matches a select, and LLVM, which folds the predicate and select
+    away, keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself,
+    exactly. The cost is nil where the select fuses with the division (measured within noise on 10^7
+    elements)."""
+    L = lax()
+    if a.shape != b.shape:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        a, b = (L.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, b))
+    if np.dtype(a.dtype).kind != "f" and a.dtype.name != "bfloat16":
+        return L.div(a, b)
+
+    def always(v):
+        return L.bitwise_or(L.eq(v, v), L.ne(v, v))
+
+    true = L.bitwise_and(always(a), always(b))
+    return L.div(L.select(true, a, b), L.select(true, b, a))
+
+
 def correctly_rounded_float32(fn):
     """`fn` (a lax operation: divide, sqrt) made correctly rounded for float32 operands on every backend.
 

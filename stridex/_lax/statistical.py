@@ -29,7 +29,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_result, output_buffer
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, FLOAT16_NP, FLOAT32_NP, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import as_dtype, lax
+from stridex._lax.jax_bridge import as_dtype, ieee_divide, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
 
@@ -360,7 +360,7 @@ def _lower_mean(ctx, x, *, axes, keepdims):
         scale = lax_.full((), n, real_dtype)
         total = lax_.complex(lax_.div(lax_.real(total), scale), lax_.div(lax_.imag(total), scale))
     else:
-        total = lax_.div(total, lax_.full((), n, dtype.np))
+        total = ieee_divide(total, lax_.full((), n, dtype.np))
     return keep_reduced(total, axes, keepdims)
 
 
@@ -403,11 +403,11 @@ def _lower_var(ctx, x, *, axes, keepdims, correction):
     if n - correction <= 0:
         return lax_.full(ctx.aval_out.shape, np.nan, dtype)
     x = as_dtype(x, ctx.aval_out.dtype)
-    mean = lax_.div(lax_.reduce_sum(x, axes), lax_.full((), n, dtype))
+    mean = ieee_divide(lax_.reduce_sum(x, axes), lax_.full((), n, dtype))
     kept = [i for i in range(x.ndim) if i not in axes]
     deviation = lax_.sub(x, lax_.broadcast_in_dim(mean, x.shape, kept))
     squares = lax_.reduce_sum(lax_.mul(deviation, deviation), axes)
-    return keep_reduced(lax_.div(squares, lax_.full((), n - correction, dtype)), axes, keepdims)
+    return keep_reduced(ieee_divide(squares, lax_.full((), n - correction, dtype)), axes, keepdims)
 
 
 def _lower_std(ctx, x, *, axes, keepdims, correction):
