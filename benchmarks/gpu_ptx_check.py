@@ -31,6 +31,7 @@ import argparse
 import glob
 import os
 import re
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -220,7 +221,9 @@ def main(argv=None) -> int:
     parser.add_argument("--target-config", metavar="PATH",
                         help="a GpuTargetConfigProto in text format, e.g. XLA's "
                              "xla/backends/gpu/target_config/specs/h100_sxm.txtpb (default: the H100 config above)")
-    parser.add_argument("--dump", metavar="DIR", help="where XLA dumps its files (default: a temporary directory)")
+    parser.add_argument("--dump", metavar="DIR",
+                        help="where XLA dumps its files (HLO, LLVM IR, PTX) and leaves them (default: a temporary "
+                             "directory, removed at the end)")
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     args = parser.parse_args(argv)
     if "jaxlib" in sys.modules:  # XLA reads XLA_FLAGS (the dump directory) once, when its first backend starts
@@ -233,9 +236,18 @@ def main(argv=None) -> int:
     if unknown:
         raise SystemExit(f"unknown cases {unknown}; the cases are {[case.name for case in CASES]}")
     dump = args.dump or tempfile.mkdtemp(prefix="stridex-ptx-")
+    try:
+        return check([case for case in CASES if case.name in chosen], dump, args.target_config)
+    finally:
+        if args.dump is None:
+            shutil.rmtree(dump, ignore_errors=True)
+
+
+def check(cases: list[Case], dump: str, target_config: str | None) -> int:
+    """Compile `cases` for the compile-only device, XLA dumping into `dump`; print each verdict."""
     os.environ["XLA_FLAGS"] = f"--xla_dump_to={dump} " + os.environ.get("XLA_FLAGS", "")
     os.environ["JAX_PLATFORMS"] = "cpu"  # no GPU client: the CUDA plugin serves only the compile-only topology
-    config = open(args.target_config).read() if args.target_config else H100_TARGET_CONFIG
+    config = open(target_config).read() if target_config else H100_TARGET_CONFIG
 
     import jax
     from jax.experimental import topologies
@@ -244,16 +256,15 @@ def main(argv=None) -> int:
     device = topologies.get_topology_desc("", "cuda", topology="1x1x1", target_config=config).devices[0]
     sharding = SingleDeviceSharding(device)
     print(f"jax {jax.__version__}; compile-only device: {device.platform} {device.device_kind or '(unnamed)'}; "
-          f"target config: {args.target_config or 'H100 (built in)'}; dump: {dump}")
+          f"target config: {target_config or 'H100 (built in)'}")
     results = []
-    for case in CASES:
-        if case.name not in chosen:
-            continue
+    for case in cases:
         with jax.enable_x64(True):  # as stridex lowers (jax_bridge.x64)
             fun, inputs = case.build()
-            fun.__name__ = case.name  # (XLA names the module, and so its dump files, jit_<name>)
+            named = lambda *args, fun=fun: fun(*args)  # noqa: E731
+            named.__name__ = case.name  # (XLA names the module, and so its dump files, jit_<name>)
             specs = [jax.ShapeDtypeStruct(shape, dtype, sharding=sharding) for shape, dtype in inputs]
-            jax.jit(fun).lower(*specs).compile()
+            jax.jit(named).lower(*specs).compile()
         ptx = "\n".join(open(p).read() for p in sorted(glob.glob(os.path.join(dump, f"module_*.jit_{case.name}.*ptx"))))
         if not ptx.strip():
             ok, why, target = False, "XLA dumped no PTX", []
