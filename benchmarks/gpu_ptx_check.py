@@ -82,6 +82,7 @@ def cuda_plugin() -> str | None:
             return None
     return None
 
+
 # Instructions, as NVPTX writes them. float32 division or reciprocal (div.full.f32 is the approximate one,
 # within 2 ulp), square root, or multiplication (a division rewritten as one, not correctly rounded).
 FLOAT32_DIVISION = re.compile(r"\b(?:div|rcp)(?:\.(?:full|approx|rn|rz|rm|rp))?(?:\.ftz)?\.f32\b")
@@ -89,7 +90,8 @@ FLOAT32_SQRT = re.compile(r"\br?sqrt(?:\.(?:approx|rn|rz|rm|rp))?(?:\.ftz)?\.f32
 FLOAT32_MULTIPLY = re.compile(r"\bmul(?:\.(?:rn|rz|rm|rp))?(?:\.ftz)?\.f32\b")
 FLOAT64_DIVISION = re.compile(r"\b(?:div|rcp)\.rn\.f64\b")
 FLOAT64_SQRT = re.compile(r"\bsqrt\.rn\.f64\b")
-# XLA rewrites A / broadcast(B) as A * broadcast(1 / B). In float64, for float32 A and B, that is still
+# XLA rewrites a division by a constant (a Python scalar's) as a multiplication by its reciprocal (on the CPU
+# it does so for any broadcast divisor). In float64, for float32 A and B, A * (1 / B) is still
 # correctly rounded after the conversion: the product is within 2**-52 (relative) of A / B, and a quotient of
 # two 24-bit significands that is not itself a float32 lies at least about 2**-49 from every float32 and every
 # midpoint between two, so both round to the same float32 (and an exact quotient comes back exactly).
