@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The one prepared run for a GPU machine (the session's `device` tool; CI has no GPU), in this order:
-#   1. versions, the GPU, and the README demo on the GPU as stridex's default device (a smoke run);
+#   1. versions, the GPU, and the README demo on the GPU as stridex's default device (a smoke run); the PTX
+#      of float32 /, reciprocal and sqrt compiled for a compile-only H100 (benchmarks/gpu_ptx_check.py, some
+#      10 s; it needs JAX's CUDA plugin, which JAX for CUDA has, and its failure stops nothing);
 #   2. the GPU benchmark (benchmarks/gpu.py), first, while the machine is quiet, and the accuracy of each
 #      matmul precision setting there (benchmarks/matmul_accuracy.py);
 #   3. the test suite with the GPU as the device under test (STRIDEX_TEST_DEVICE), parallel workers (its
@@ -39,6 +41,8 @@ print(next(d.name for d in sx.__array_namespace_info__().devices() if d.platform
 echo "device under test: $gpu" | tee -a "$out/env.log"
 STRIDEX_DEFAULT_DEVICE=$gpu timeout 60 python3 -m stridex.demo >> "$out/env.log" 2>&1; echo "demo rc=$?" | tee -a "$out/env.log"
 tail -5 "$out/env.log"
+timeout 120 python3 -m benchmarks.gpu_ptx_check > "$out/ptx.log" 2>&1; echo "ptx check rc=$?"
+grep -E "^(PASS|FAIL|OVERALL)" "$out/ptx.log" | sed "s/  \[.*//"
 
 echo "== 2. benchmarks.gpu on $gpu"
 timeout "$(left 330)" python3 -m benchmarks.gpu --device "$gpu" $quick ${CHECK_CASES:+--cases $CHECK_CASES} --output "$out/GPU_RESULTS.md" \
