@@ -88,14 +88,12 @@ def cuda_plugin() -> str | None:
 FLOAT32_DIVISION = re.compile(r"\b(?:div|rcp)(?:\.(?:full|approx|rn|rz|rm|rp))?(?:\.ftz)?\.f32\b")
 FLOAT32_SQRT = re.compile(r"\br?sqrt(?:\.(?:approx|rn|rz|rm|rp))?(?:\.ftz)?\.f32\b")
 FLOAT32_MULTIPLY = re.compile(r"\bmul(?:\.(?:rn|rz|rm|rp))?(?:\.ftz)?\.f32\b")
+FLOAT64_MULTIPLY = re.compile(r"\bmul(?:\.(?:rn|rz|rm|rp))?\.f64\b")
 FLOAT64_DIVISION = re.compile(r"\b(?:div|rcp)\.rn\.f64\b")
 FLOAT64_SQRT = re.compile(r"\bsqrt\.rn\.f64\b")
-# XLA rewrites a division by a constant (a Python scalar's) as a multiplication by its reciprocal (on the CPU
-# it does so for any broadcast divisor). In float64, for float32 A and B, A * (1 / B) is still
-# correctly rounded after the conversion: the product is within 2**-52 (relative) of A / B, and a quotient of
-# two 24-bit significands that is not itself a float32 lies at least about 2**-49 from every float32 and every
-# midpoint between two, so both round to the same float32 (and an exact quotient comes back exactly).
-FLOAT64_QUOTIENT = re.compile(r"\b(?:(?:div|rcp)\.rn|mul(?:\.rn)?)\.f64\b")
+# XLA's algebraic simplifier would rewrite a division by a broadcast or constant divisor (a Python scalar's)
+# as a multiplication by its reciprocal; stridex keeps it a division (`jax_bridge.ieee_divide`), so these cases
+# too must show a float64 division and no multiplication standing in for one.
 # The rounding to odd at 26 bits: 53 - 26 = 27 mantissa bits cut (mask 2**27 - 1, or its complement), the
 # sticky bit or-ed in; then the one conversion to float32.
 ROUND_TO_ODD_MASK = re.compile(r"\band\.b64\s.*,\s*(?:134217727|-134217728)\s*;")
@@ -103,8 +101,8 @@ TO_FLOAT32 = re.compile(r"\bcvt\.rn\.f32\.f64\b")
 SHOWN = re.compile(r"\b(?:div|r?sqrt|rcp)\.|\bcvt\.(?:rn\.)?f(?:32|64)\.f(?:32|64)\b|\bmul(?:\.rn)?\.f(?:32|64)\b|"
                    r"\band\.b64\s.*(?:134217727|-134217728)\s*;|\bor\.b64\b")
 LABELS = {FLOAT32_DIVISION: "f32 div/rcp", FLOAT32_SQRT: "f32 sqrt/rsqrt", FLOAT32_MULTIPLY: "f32 mul",
-          FLOAT64_DIVISION: "div.rn.f64 (or rcp.rn.f64)", FLOAT64_SQRT: "sqrt.rn.f64",
-          FLOAT64_QUOTIENT: "div.rn.f64 (or mul.rn.f64 by 1/B)"}
+          FLOAT64_MULTIPLY: "f64 mul",
+          FLOAT64_DIVISION: "div.rn.f64 (or rcp.rn.f64)", FLOAT64_SQRT: "sqrt.rn.f64"}
 
 
 @dataclass(frozen=True)
@@ -171,18 +169,18 @@ def _sx(name):
     return lambda *args: getattr(__import__("stridex"), name)(*args)
 
 
-DIVISION = (FLOAT32_DIVISION, FLOAT32_MULTIPLY)
+DIVISION = (FLOAT32_DIVISION, FLOAT32_MULTIPLY, FLOAT64_MULTIPLY)
 N, LARGE = 1000, 1 << 20  # (a large size, where XLA unrolls and vectorizes the loop)
 CASES = [
     Case("divide_1000", stridex_program(_sx("divide"), (N,), (N,), primitive="divide"), FLOAT64_DIVISION, DIVISION),
     Case("divide_1048576", stridex_program(_sx("divide"), (LARGE,), (LARGE,), primitive="divide"), FLOAT64_DIVISION,
          DIVISION),
     Case("divide_broadcast_64x64_by_64x1", stridex_program(_sx("divide"), (64, 64), (64, 1), primitive="divide"),
-         FLOAT64_QUOTIENT, DIVISION),
-    Case("divide_by_0d_array_1000", stridex_program(_sx("divide"), (N,), (), primitive="divide"), FLOAT64_QUOTIENT,
+         FLOAT64_DIVISION, DIVISION),
+    Case("divide_by_0d_array_1000", stridex_program(_sx("divide"), (N,), (), primitive="divide"), FLOAT64_DIVISION,
          DIVISION),
     Case("divide_by_python_scalar_1000", stridex_program(lambda a: a / 3.0, (N,), primitive="divide"),
-         FLOAT64_QUOTIENT, DIVISION),
+         FLOAT64_DIVISION, DIVISION),
     Case("reciprocal_1000", stridex_program(_sx("reciprocal"), (N,), primitive="reciprocal"), FLOAT64_DIVISION,
          DIVISION),
     Case("reciprocal_1048576", stridex_program(_sx("reciprocal"), (LARGE,), primitive="reciprocal"),
