@@ -96,7 +96,12 @@ def lower_in_float32(lower):
         if not any(_dtypes.is_half(a.dtype) for a in ctx.avals_in) and not _has_half_param(params):
             return lower(ctx, *args, **params)
         wide = LoweringContext(map(_wide_aval, ctx.avals_in), map(_wide_aval, ctx.avals_out))
-        args = [as_dtype(a, _dtypes.float32) if _dtypes.is_half(aval.dtype) else a
+        half = next((aval.dtype for aval in ctx.avals_in if _dtypes.is_half(aval.dtype)), None)
+        args = [as_dtype(a, _dtypes.float32) if _dtypes.is_half(aval.dtype)
+                # (a Python float with a half array becomes a half value first, as eagerly: the spec converts
+                # a scalar operand to the array's dtype)
+                else as_dtype(as_dtype(a, half), _dtypes.float32) if half is not None and type(a) is float
+                else a
                 for a, aval in zip(args, ctx.avals_in)]
         out = lower(wide, *args, **_wide_params(params))
         if isinstance(out, (tuple, list)):
