@@ -416,12 +416,12 @@ divide = Primitive(
 
 def _floor_divide_impl(x1, x2):
     out = call_ufunc(np.floor_divide, x1, x2)
-    if out.dtype.kind == "f":
+    if _dtypes.np_kind(out.dtype) == "f":  # (bfloat16 too, which NumPy files under "V")
         # Note: the spec asks for floor(x1 / x2) when an operand is infinite (inf // 2 is +inf and
         # 1 // -inf is -0); NumPy pairs // with % there (NaN and -1).
         infinite = np.isinf(x1) | np.isinf(x2)
         if infinite.any():
-            np.copyto(out, np.floor(np.divide(x1, x2, dtype=out.dtype)), where=infinite)
+            np.copyto(out, np.floor(call_ufunc(np.divide, x1, x2)).astype(out.dtype), where=infinite)
     return out
 
 

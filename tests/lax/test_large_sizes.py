@@ -239,6 +239,15 @@ case("binary", "compare", two, lambda xp, x, y: (x == y, x != y, x < y, x <= y, 
 case("binary", "maximum", two, lambda xp, x, y: xp.maximum(x, y), UNSIGNED, HALF_TOO)
 case("binary", "minimum", two, lambda xp, x, y: xp.minimum(x, y), UNSIGNED, HALF_TOO)
 case("binary", "maximum_scalar", vec, lambda xp, x: xp.maximum(x, 0.25), UNSIGNED)
+# Divisions XLA's algebraic simplifier would turn into multiplications by a reciprocal (jax_bridge.ieee_divide),
+# and Python floats meeting half arrays in the operations computed in float32 (half.lower_in_float32). Not on
+# subnormal data: XLA reads half subnormals (widened to float32) as they are and flushes float32 ones in some
+# steps of a chain and not others (implementation-defined, module docstring).
+case("binary", "divide_scalar", vec, lambda xp, x: (x / 3.7, 1.0 / x), dtypes=FLOATS, subnormals=False)
+case("binary", "divide_column", mat(64), lambda xp, x: x / x[:, :1], dtypes=FLOATS, subnormals=False)
+case("binary", "divide_chain", two, lambda xp, x, y: ((x / y) / y, x / xp.sqrt(xp.abs(y)), x / (y / 3.0)),
+     subnormals=False)
+case("binary", "remainder_scalar", vec, lambda xp, x: (x % 0.3, x // 0.3), CLOSE, FLOATS, subnormals=False)
 case("binary", "ints", two, lambda xp, x, y: (x + y, x * y, x // xp.where(y == 0, 1, y), x & y, x < y),
      dtypes=(np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8)), subnormals=False)
 
@@ -319,6 +328,7 @@ case("manipulation", "add_zero_copy", mat(64), lambda xp, x: (x + 0.0, 0 + xp.ma
 DEFAULT = [
     ("sign", 65536, "float32"), ("floor", 4096, "float64"),
     ("maximum", 100_003, "float16"), ("copysign", 4096, "float64"),
+    ("divide_scalar", 4096, "float32"), ("divide_chain", 65536, "float64"), ("remainder_scalar", 4096, "float16"),
     ("clip", 65536, "float32"),
     ("max", 4096, "float32"), ("min_axis1_keepdims", 100_003, "float64"), ("max_axis0", 65536, "bfloat16"),
     ("min", 100_003, "float16"),
