@@ -280,13 +280,14 @@ def _element(x, axes: tuple, index: tuple):
 def merged_axes(x, axes: tuple):
     """JAX array `x` reshaped (free) so that each run of adjacent reduced `axes` is one axis, and the new axes."""
     lax_ = lax()
-    axes = sorted(axes)
-    shape, new_axes = [], []
+    reduced = set(axes)
+    shape: list[int] = []
+    new_axes: list[int] = []
     for a, d in enumerate(x.shape):
-        if a in axes and a - 1 in axes:
+        if a in reduced and a - 1 in reduced:
             shape[-1] *= d
         else:
-            if a in axes:
+            if a in reduced:
                 new_axes.append(len(shape))
             shape.append(d)
     return (x if len(shape) == x.ndim else lax_.reshape(x, tuple(shape))), tuple(new_axes)
