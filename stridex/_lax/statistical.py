@@ -186,16 +186,18 @@ def _extremum_weights(x, out, axes: tuple, keepdims: bool):
 # llvm.maximum also orders -0.0 below +0.0, which the spec leaves open for max and min). No `reduce` is left:
 # XLA's loop for a reduce with a select as its combiner runs one element at a time (about 2 ns each).
 #  1. While the reduced axes hold TREE_MAX elements or more per result, one of them (`fold_axis`) is cut into
-#     FOLD_WAYS slabs combined in one vectorised, threaded pass that leaves about 1/FOLD_WAYS of the data (`_fold`).
+#     FOLD_WAYS slabs combined in one vectorised, threaded pass that leaves about 1/FOLD_WAYS of the data
+#     (`_fold`).
 #     The slabs are evenly spaced and overlap a little where the length does not divide (max and min do not
 #     mind an element seen twice), so no remainder needs a pass of its own; and where they would start a whole
 #     number of pages apart, they start an odd number of cache lines apart instead: slabs a power of two
-#     apart in memory fall into the same cache sets (2^22 and 2^23 float32 took 1.5x longer so;
+#     apart in memory fall into the same cache sets (2^22 and 2^23 float32 took 1.5-2x longer so;
 #     `python -m benchmarks.ab_choices fold`).
 #  2. The fewer than TREE_MAX elements left per result are combined by one balanced tree over all of them.
 # A pass reads the one before it through FOLD_WAYS slices, and XLA does not fuse a producer it would have to
-# emit more than 15 times, so each pass stays one stream per slab. Integers and booleans keep the plain
-# reductions (no NaN). The cost: benchmarks/JIT_RESULTS.md.
+# emit more than 15 times, so each pass keeps one stream per slab (only a final tree of 15 leaves or fewer may
+# be fused into the last pass, a small one). Integers and booleans keep the plain reductions (no NaN). The
+# cost: benchmarks/JIT_RESULTS.md and docs/semantics.md.
 FOLD_WAYS = 16
 TREE_MAX = 4 * FOLD_WAYS
 CACHE_LINE, PAGE = 64, 4096  # bytes

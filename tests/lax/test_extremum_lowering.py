@@ -43,7 +43,8 @@ def test_jit_max_and_min_equal_numpy_with_nan_anywhere(shape, axes, dtype):
         np.testing.assert_array_equal(np.asarray(got), want, strict=True)
     if not size:
         return
-    flat_positions = {p for p in (0, size // 16, size // 16 + 1, size // 2, size - size // 16 - 1, size - 1) if p < size}
+    ends = (0, size // 16, size // 16 + 1, size // 2, size - size // 16 - 1, size - 1)
+    flat_positions = {p for p in ends if p < size}
     for position in sorted(flat_positions):
         b = a.copy()
         b.reshape(-1)[position] = np.nan
