@@ -62,6 +62,22 @@ def broadcast_to_aval(x, aval):
     return x
 
 
+def unfolded(x, *others):
+    """JAX array `x` as it is, through a select that XLA's algebraic simplifier cannot see through (on a
+    predicate always true, x == x | x != x, and of the other operands' too, as any of them may be a constant
+    the simplifier folds), so that no rewrite pattern matches the operation `x` is an operand of. LLVM folds
+    the predicate and the select away afterwards. Real floating `x` only."""
+    L = lax()
+
+    def always(v):
+        return L.bitwise_or(L.eq(v, v), L.ne(v, v))
+
+    true = always(x)
+    for v in others:
+        true = L.bitwise_and(true, always(v))
+    return L.select(true, x, others[0] if others else L.neg(x))
+
+
 def ieee_divide(a, b):
     """`lax.div(a, b)` (JAX arrays; a 0-d one is broadcast), kept a division for real floating operands.
 
@@ -69,24 +85,16 @@ def ieee_divide(a, b):
     x * broadcast(1 / y), x / constant into x * (1 / constant), x / sqrt(y) into x * rsqrt(y), (x / y) / z into
     x / (y * z), and more. Each rounds twice, or not at all like the division: under `jit`, x / 3.7 and
     x / sqrt(y) differed from the correctly rounded quotient (which the standard requires, and eager gives) in
-    30-70% of elements. So the operands reach the division through a select on a predicate that is always
-    true but that the simplifier cannot see through (x == x | x != x, for either operand, as one of them may
-    be a constant it folds): no pattern matches a select, and LLVM, which folds the predicate and select
-    away, keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself,
-    exactly. The cost is nil where the select fuses with the division (measured within noise on 10^7
-    elements)."""
+    30-70% of elements. So the operands reach the division `unfolded`: no pattern matches a select, and LLVM
+    keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself, exactly.
+    The cost is nil where the select fuses with the division (measured within noise on 10^7 elements)."""
     L = lax()
     if a.shape != b.shape:
         shape = np.broadcast_shapes(a.shape, b.shape)
         a, b = (L.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, b))
     if np.dtype(a.dtype).kind != "f" and a.dtype.name != "bfloat16":
         return L.div(a, b)
-
-    def always(v):
-        return L.bitwise_or(L.eq(v, v), L.ne(v, v))
-
-    true = L.bitwise_and(always(a), always(b))
-    return L.div(L.select(true, a, b), L.select(true, b, a))
+    return L.div(unfolded(a, b), unfolded(b, a))
 
 
 def correctly_rounded_float32(fn):

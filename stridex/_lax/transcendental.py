@@ -19,8 +19,7 @@ from stridex._core.storage import output_buffer
 from stridex._lax import ops
 from stridex._lax.elementwise import binary_abstract, call_ufunc, unary_abstract
 from stridex._lax.half import lower_in_float32
-from stridex._lax.jax_bridge import correctly_rounded_float32
-from stridex._lax.jax_bridge import broadcast_to_aval, lax
+from stridex._lax.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax, unfolded
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise, scaled, sum_terms
 
@@ -322,7 +321,11 @@ _complex_log = _complex_rule(lambda z: lax().log(z), [
     ("+0", "0", -_INF, 0.0),
 ] + _LOG_TAIL)
 
-log = _unary("log", _unary_impl(np.log), _complex_log, derivative=lambda x, out: ops.reciprocal(x))
+# (log and sqrt take their operand `unfolded`: XLA's simplifier rewrites log(exp(x)) into x and sqrt(x * x)
+# into |x|, which are not what IEEE arithmetic gives where exp(x) or x * x overflows or underflows: eagerly
+# log(exp(1000.0)) is inf and sqrt(1e300 * 1e300) is inf)
+log = _unary("log", _unary_impl(np.log), _complex_log, derivative=lambda x, out: ops.reciprocal(x),
+             real_lower=lambda x: lax().log(unfolded(x)))
 
 
 def _fix_log1p(x, out):
@@ -377,7 +380,7 @@ sqrt = _unary("sqrt", _unary_impl(np.sqrt), _complex_rule(lambda z: lax().sqrt(z
     ("+inf", "nan", _INF, _NAN),
     ("nan", "any", *_NN),
 ]), derivative=lambda x, out: ops.divide(0.5, out),
-              real_lower=correctly_rounded_float32(lambda x: lax().sqrt(x)))
+              real_lower=correctly_rounded_float32(lambda x: lax().sqrt(unfolded(x))))
 
 
 # --- sinh, cosh, tanh: hyperbolic functions ----------------------------------------------------------
@@ -659,12 +662,19 @@ logaddexp = _binary("logaddexp", _binary_impl(np.logaddexp), _lower_logaddexp, _
 def _pow_impl(x1, x2):
     with np.errstate(all="ignore"):
         try:
-            return call_ufunc(np.power, x1, x2)
+            out = call_ufunc(np.power, x1, x2)
         except ValueError:
             if np.result_type(x1, x2).kind not in "iu":
                 raise
             # NumPy refuses integers to negative integer powers.
             return _integer_pow_negative(x1, x2)
+        if np.ndim(x2) == 0 and _dtypes.np_kind(out.dtype) == "f" and x2 == 0.5:
+            # Note: NumPy takes x ** 0.5 by a scalar 0.5 as sqrt(x), which gives -0 for -0 and NaN for -inf;
+            # the spec (as C's pow) wants +0 and +infinity there ("x1_i is -0, x2_i greater than 0 and not an
+            # odd integer: +0"; "x1_i is -infinity, ...: +infinity").
+            np.add(out, 0.0, out=out, casting="unsafe")  # (-0 + 0 is +0; nothing else changes)
+            np.copyto(out, np.inf, where=np.isneginf(np.asarray(x1)))
+        return out
 
 
 def _integer_pow_negative(x1, x2):
