@@ -215,7 +215,7 @@ def _linspace_lower(ctx, *, start, stop, num, endpoint, dtype):
     if step is None:
         values = lx.mul(values, lx.full_like(values, delta))
     elif step == 0:  # NumPy's path for denormal steps (gh-5437)
-        values = lx.mul(ieee_divide(values, lx.full_like(values, div)), lx.full_like(values, delta))
+        values = lx.mul(ieee_divide(values, lx.full((), div, values.dtype)), lx.full_like(values, delta))
     else:
         values = lx.mul(values, lx.full_like(values, step))
     values = lx.add(values, lx.full_like(values, work.type(start)))

