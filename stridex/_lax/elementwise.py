@@ -400,13 +400,15 @@ def _divide_vjp(ct, x1, x2, *, out):
     return ct_1, None if _scalar(x2) else negative.bind(multiply.bind(ct_1, out))
 
 
+_div = correctly_rounded_float32(lambda a, b: lax().div(a, b))
+
+
 def _lower_divide(ctx, x1, x2):
-    a, b = operands(ctx, (x1, x2))
-    if ctx.avals_in[1].shape != ctx.aval_out.shape or not ctx.aval_out.shape:
-        # (a divisor broadcast to the result, or a 0-d one: kept a division, see ieee_divide)
-        b = as_dtype(x2, ctx.aval_out.dtype)
-        return correctly_rounded_float32(ieee_divide)(a, b)
-    return correctly_rounded_float32(lambda p, q: lax().div(p, q))(a, b)
+    if ctx.avals_in[1].shape == ctx.aval_out.shape and ctx.aval_out.shape:
+        return _div(*operands(ctx, (x1, x2)))
+    # (a divisor broadcast to the result, or a 0-d one: kept a division, see ieee_divide)
+    a = broadcast_to_aval(x1, ctx.aval_out)
+    return correctly_rounded_float32(ieee_divide)(a, as_dtype(x2, ctx.aval_out.dtype))
 
 
 divide = Primitive(
@@ -751,7 +753,7 @@ reciprocal = Primitive(
     "reciprocal",
     impl=_quiet(lambda x: call_ufunc(np.divide, 1.0, x)),
     abstract_eval=unary_abstract(_dtypes.default_float_for),
-    lower=lambda ctx, x: correctly_rounded_float32(lambda a, b: lax().div(a, b))(*operands(ctx, (1.0, x))),
+    lower=lambda ctx, x: _div(*operands(ctx, (1.0, x))),
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,

@@ -98,9 +98,9 @@ def lower_in_float32(lower):
         wide = LoweringContext(map(_wide_aval, ctx.avals_in), map(_wide_aval, ctx.avals_out))
         half = next((aval.dtype for aval in ctx.avals_in if _dtypes.is_half(aval.dtype)), None)
         args = [as_dtype(a, _dtypes.float32) if _dtypes.is_half(aval.dtype)
-                # (a Python float with a half array becomes a half value first, as eagerly: the spec converts
-                # a scalar operand to the array's dtype)
-                else as_dtype(as_dtype(a, half), _dtypes.float32) if half is not None and type(a) is float
+                # (a Python float or int with a half array becomes a half value first, as eagerly: the spec
+                # converts a scalar operand to the array's dtype)
+                else as_dtype(as_dtype(a, half), _dtypes.float32) if half is not None and type(a) in (float, int)
                 else a
                 for a, aval in zip(args, ctx.avals_in)]
         out = lower(wide, *args, **_wide_params(params))

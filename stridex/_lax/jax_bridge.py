@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from stridex._core import dtypes as _dtypes
+
 
 class LoweringContext:
     __slots__ = ("avals_in", "avals_out")
@@ -62,43 +64,29 @@ def broadcast_to_aval(x, aval):
     return x
 
 
-def unfolded(x, *others):
-    """JAX array `x` as it is, through a select that XLA's algebraic simplifier cannot see through (on a
-    predicate always true, x == x | x != x, and of the other operands' too, as any of them may be a constant
-    the simplifier folds), so that no rewrite pattern matches the operation `x` is an operand of. LLVM folds
-    the predicate and the select away afterwards. Real floating `x` only."""
-    L = lax()
-
-    def always(v):
-        return L.bitwise_or(L.eq(v, v), L.ne(v, v))
-
-    true = always(x)
-    for v in others:
-        true = L.bitwise_and(true, always(v))
-    return L.select(true, x, others[0] if others else L.neg(x))
-
-
 def ieee_divide(a, b):
     """`lax.div(a, b)`, kept a division where `b` is broadcast to `a`'s shape (a smaller or 0-d JAX array).
 
     XLA's algebraic simplifier rewrites x / broadcast(y) into x * broadcast(1 / y), and x / constant into
     x * (1 / constant), whatever the optimisation flags: two roundings, so under `jit` x / 3.7, x / y[0] or a
     division by a column differed from the correctly rounded quotient (which the standard requires, and eager
-    gives) in 30-70% of elements. A broadcast divisor therefore reaches the division `unfolded` (no pattern
-    matches a select; LLVM removes it and keeps an IEEE division). Where both operands are constants, XLA
-    evaluates the division itself, exactly. The select costs nothing in an elementwise pass, but XLA does not
-    fuse it into the library kernel (YNNPACK) it gives large sums: `sx.jit` of `sx.sum(x / 3.7)` on 10^7
-    float32 writes x / 3.7 out first and took 2.3x longer (46 against 20 ms). Divisions of arrays of one
-    shape stay plain, and so XLA's rewrites of x / sqrt(y), x / exp(y) and (x / y) / z remain
-    (docs/semantics.md)."""
+    gives) in 30-70% of elements. So the operands reach such a division through a select on a predicate that
+    is always true but that the simplifier cannot see through (v == v | v != v, of both operands, as either
+    may be a constant it folds): no pattern matches a select, and LLVM, which folds the predicate and the
+    select away, keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself,
+    exactly. The select costs nothing in an elementwise pass, but XLA does not fuse it into the library kernel
+    (YNNPACK) it gives large sums: `sx.jit` of `sx.sum(x / 3.7)` on 10^7 float32 writes x / 3.7 out first
+    and took 2.3x longer (46 against 20 ms). Divisions of arrays of one shape stay plain, and so XLA's
+    rewrites of x / sqrt(y), x / exp(y) and (x / y) / z remain (docs/semantics.md)."""
     L = lax()
     if b.ndim and b.shape == a.shape:
         return L.div(a, b)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    a, b = (L.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape)))) for v in (a, b))
-    if np.dtype(a.dtype).kind != "f" and a.dtype.name != "bfloat16":
+    a, b = jnp().broadcast_to(a, shape), jnp().broadcast_to(b, shape)
+    if _dtypes.np_kind(a.dtype) != "f":
         return L.div(a, b)
-    return L.div(unfolded(a, b), unfolded(b, a))
+    true = L.bitwise_and(L.bitwise_or(L.eq(a, a), L.ne(a, a)), L.bitwise_or(L.eq(b, b), L.ne(b, b)))
+    return L.div(L.select(true, a, b), L.select(true, b, a))
 
 
 def correctly_rounded_float32(fn):

@@ -16,8 +16,8 @@ RNG = np.random.default_rng(20261127)
 SHAPES = [
     ((100_003,), (0,)),  # two passes, the slabs overlap (100_003 is prime)
     ((2**16,), (0,)),  # slabs a whole number of pages apart: moved to odd cache lines
-    ((33,), (0,)),  # one pass of 16 slabs of 3 (the shortest axis folded), then the tree
-    ((63,), (0,)),  # the tree alone
+    ((64,), (0,)),  # one pass of 16 slabs of 4 (the fewest elements folded), then a tree of 4
+    ((63,), (0,)),  # the tree alone, of 63
     ((1,), (0,)),
     ((300, 70), (1,)),  # rows: the inner axis folded
     ((70, 300), (0,)),  # columns: the outer axis folded, slabs of whole rows

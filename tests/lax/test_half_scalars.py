@@ -1,4 +1,4 @@
-"""A Python float with a float16 or bfloat16 array is converted to the array's dtype before the operation (the
+"""A Python float (or int) with a float16 or bfloat16 array is converted to the array's dtype before the operation (the
 standard's rule for scalar operands), under `jit` and on a JAX device as eagerly, also by the operations that
 compute half types in float32 (`half.lower_in_float32`): there the scalar used to enter as a float32, so
 `x % 0.3` on float16 used 0.3 instead of float16(0.3) = 0.2998... and differed from eager in most elements."""
@@ -17,6 +17,7 @@ OPERATIONS = {
     "pow": lambda u: u ** 0.3,  # (on this data XLA's float32 pow rounds to eager's half values; atan2, hypot
     # and logaddexp too take the scalar as a half value now, but are not compared: an ulp apart now and then)
     "reversed remainder": lambda u: 7.3 % u,
+    "an int's remainder": lambda u: 2049 % u,  # (2049 is 2048 in float16 and bfloat16)
     "add": lambda u: u + 0.1,
     "less": lambda u: u < 0.3,
 }
