@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
+from stridex._core.array import Array
 from stridex._core.avals import ShapedArray
+from stridex._core.state import current_trace, push
 from stridex._core.storage import aligned_copy
 from stridex._core.view import View, numpy_key
 from stridex._lax import ops
@@ -79,7 +81,13 @@ def _masks_as_indices(template, indices) -> tuple:
             new_template.append(entry)
             continue
         index = indices[entry[1]]
-        parts = ops.nonzero(index) if index.dtype is _dtypes.bool and index.ndim else (index,)
+        if index.dtype is _dtypes.bool and index.ndim:
+            # A concrete mask's indices are computed now, whatever the trace: a transformation (vmap of a
+            # vjp, in jacrev) cannot give a data-dependent shape, and the mask's values are known.
+            with push(None if type(index) is Array else current_trace()):
+                parts = ops.nonzero(index)
+        else:
+            parts = (index,)
         for part in parts:
             new_template.append(("array", len(arrays)))
             arrays.append(part)
@@ -251,7 +259,9 @@ def _scatter_jvp(primals, tangents, *, template):
 
 
 def _scatter_vjp(ct, x, value, *indices, out, template):
-    return (scatter.bind(ct, 0.0, *indices, template=template), gather.bind(ct, *indices, template=template)) \
+    # (the value's cotangent gathers through masks as their nonzero indices: a device compiles no mask gather)
+    keyed = _masks_as_indices(template, indices)
+    return (scatter.bind(ct, 0.0, *indices, template=template), gather.bind(ct, *keyed[1], template=keyed[0])) \
         + (None,) * len(indices)
 
 

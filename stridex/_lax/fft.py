@@ -161,13 +161,13 @@ def _fit_axes(g, shape, axes):
     return g
 
 
-def _half_spectrum_weights(n: int, axis: int, ndim: int, dtype):
+def _half_spectrum_weights(n: int, axis: int, ndim: int, dtype, like):
     """c along `axis`: 1 for the zero-frequency (and, for even n, the Nyquist) term, 2 for the others."""
     weights = np.full(n // 2 + 1, 2.0)
     weights[0] = 1.0
     if n % 2 == 0:
         weights[-1] = 1.0
-    return ops.constant(weights.reshape((n // 2 + 1,) + (1,) * (ndim - 1 - axis)), dtype)
+    return ops.constant(weights.reshape((n // 2 + 1,) + (1,) * (ndim - 1 - axis)), dtype, like=like)
 
 
 def _fft_vjp(ct, x, *, out, kind, axes, lengths, norm):
@@ -178,7 +178,7 @@ def _fft_vjp(ct, x, *, out, kind, axes, lengths, norm):
     elif kind == "ihfft":  # ihfft = conj(rfft) with the opposite norm
         g = fft.bind(ops.conj(ct), kind="fft", axes=axes, lengths=lengths, norm=_SWAP[norm])
     else:
-        weights = _half_spectrum_weights(lengths[-1], axes[-1], ct.ndim, _dtypes.real_of(ct.dtype))
+        weights = _half_spectrum_weights(lengths[-1], axes[-1], ct.ndim, _dtypes.real_of(ct.dtype), ct)
         if kind == "irfft":
             g = ops.conj(fft.bind(ct, kind="rfft", axes=axes, lengths=lengths, norm=_SWAP[norm])) * weights
         else:  # hfft = irfft(conj(x)) with the opposite norm

@@ -247,7 +247,7 @@ def _repeat_vjp(ct, x, *, out, count, axis):
     if isinstance(count, int):
         grouped = ops.reshape(ct, shape[:axis] + (shape[axis], count) + shape[axis + 1:])
         return (ops.sum(grouped, axis + 1),)
-    index = ops.constant([i for i, c in enumerate(count) for _ in range(c)], _dtypes.int64)
+    index = ops.constant([i for i, c in enumerate(count) for _ in range(c)], _dtypes.int64, like=ct)
     return (scatter_add_along(ct, index, shape, axis),)
 
 

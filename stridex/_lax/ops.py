@@ -55,13 +55,18 @@ def _axes(axes, ndim: int) -> tuple:
 # --- creation ------------------------------------------------------------------------------------------
 
 
-def constant(value, dtype=None) -> Array:
+def constant(value, dtype=None, like=None) -> Array:
     """A concrete array of `value` (a Python scalar or nested list; `dtype` a stridex dtype or None for
-    NumPy's default), made here and never traced: under a trace it is a constant of the program."""
+    NumPy's default), made here and never traced: under a trace it is a constant of the program. Eagerly it
+    lives where `like` (the array a rule combines it with) lives, so that a rule run on a device stays there."""
     out = np.asarray(value, dtype=None if dtype is None else dtype.np)
     if out.dtype not in _dtypes.FROM_NUMPY:
         out = out.astype(np.int64 if out.dtype.kind in "iu" else np.float64)
-    return Array._from_numpy(np.array(out))
+    made = Array._from_numpy(np.array(out))
+    # (a tracer says where its values live: under grad or vmap of device arrays, their device; under jit the
+    # host, as a program's constants go where it runs)
+    device = like.device if isinstance(like, Array) else None
+    return made if device is None or device.is_host else made.to_device(device)
 
 
 def full(shape: tuple, value, dtype) -> Array:

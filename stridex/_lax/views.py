@@ -239,8 +239,8 @@ def _diagonal_write_back(parent, child, *, offset, axis1, axis2):
     rest = [a for a in range(len(parent.shape)) if a not in (axis1, axis2)]
     order = tuple(rest) + (axis1, axis2)
     n = ops.shape_of(child)[-1]
-    rows = ops.constant([i - min(offset, 0) for i in range(n)], _dtypes.int64)
-    cols = ops.constant([i + max(offset, 0) for i in range(n)], _dtypes.int64)
+    rows = ops.constant([i - min(offset, 0) for i in range(n)], _dtypes.int64, like=parent)
+    cols = ops.constant([i + max(offset, 0) for i in range(n)], _dtypes.int64, like=parent)
     updated = ops.scatter(permute.bind(parent, axes=order), child, (("ellipsis",), ("array", 0), ("array", 1)),
                           rows, cols)
     return permute.bind(updated, axes=_inverse(order))

@@ -7,6 +7,7 @@ and shape; `verify` checks it is well formed; `evaluate` runs it with the eager 
 
 from __future__ import annotations
 
+from stridex._core.array import Array
 from stridex._core.avals import ShapedArray
 from stridex._lax.primitive import PRIMITIVES, Primitive
 
@@ -198,6 +199,22 @@ class IRError(Exception):
     """A malformed program: a variable used before definition, defined twice, or an aval mismatch."""
 
 
+class InternalError(RuntimeError):
+    """A bug in stridex itself, never in the caller's code: a program that stridex built is malformed, or its
+    lowering met a value that nothing defines. The message says so and shows where."""
+
+
+def checked(program: Program, made_by: str) -> Program:
+    """`program` after `verify`; a malformed one raises InternalError naming what made it (`made_by`)."""
+    try:
+        verify(program)
+    except IRError as e:
+        raise InternalError(f"stridex internal error: {made_by} built a malformed program ({e}). This is a bug in "
+                            f"stridex, not in the code being traced; please report it with this program:\n"
+                            f"{program}") from e
+    return program
+
+
 def verify(program: Program) -> None:
     """Raise IRError unless every variable is defined once before use and avals match the abstract rules."""
     defined = set()
@@ -267,8 +284,11 @@ def evaluate(program: Program, *args):
     if len(args) != len(program.inputs):
         raise TypeError(f"program takes {len(program.inputs)} inputs, got {len(args)}")
     env = {}
+    # (the program runs where its inputs live, as under `jit`: constants made on the host while tracing, such as
+    # a diagonal's index arrays, go there too)
+    device = next((a.device for a in args if isinstance(a, Array) and not a.device.is_host), None)
     for v, value in program.constants:
-        env[id(v)] = value
+        env[id(v)] = value.to_device(device) if device is not None and value.device.is_host else value
     for v, value in zip(program.inputs, args):
         env[id(v)] = value
 

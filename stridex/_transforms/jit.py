@@ -32,7 +32,7 @@ from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
 from stridex._transforms import memo as _memo
-from stridex._transforms.ir import Program
+from stridex._transforms.ir import Program, checked
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
@@ -509,7 +509,10 @@ class Traced:
         for leaf in out_leaves:
             if isinstance(leaf, Tracer) and leaf._trace is trace:
                 buf = leaf._buffer
-                if id(buf) in input_buffers:
+                if id(buf) in input_buffers and (not leaf._chain or
+                                                 isinstance(sig.leaves[roots[input_buffers[id(buf)]]], Array)):
+                    # (an input, or a view of an input array; a view of a Python scalar argument, `a[...]`, is a
+                    # new array, computed below)
                     specs.append(("input", input_buffers[id(buf)], leaf._chain))
                 elif id(buf) in const_buffers:
                     specs.append(("const", const_buffers[id(buf)], leaf._chain))
@@ -535,6 +538,9 @@ class Traced:
                              for i, t in enumerate(in_tracers) if t._buffer.version]
         self.const_writes = [handover.write_plan(trace, j, tracer._buffer, outputs)
                              for j, (_, _, tracer) in enumerate(const_entries) if tracer._buffer.version]
+        # (the plans' masks may close over arrays of their own, such as a diagonal's index arrays: the
+        # program's constants are all of them, the earlier ones first, in the same order)
+        const_entries = list(trace.constants.values())
         # Graph breaks: the values the path's decisions rest on, checked after each call (`Compiled.run`).
         self.guards = trace.guards
         for guard in self.guards:
@@ -543,8 +549,9 @@ class Traced:
         self.specs = specs
         self.constants = [array for _, array, _ in const_entries]
         self._place_by_constants()
-        self.raw_program = Program([t._buffer.initial_var for t in in_tracers], [(var, arr) for var, arr, _ in const_entries],
-                                   trace.eqns, outputs)
+        self.raw_program = checked(Program([t._buffer.initial_var for t in in_tracers],
+                                           [(var, arr) for var, arr, _ in const_entries], trace.eqns, outputs),
+                                   "tracing")
         self._program = None
         self.n_leaves = len(in_tracers)
         self.roots = roots  # program input i is leaf roots[i] (or the flat span of its alias group)
@@ -559,7 +566,7 @@ class Traced:
     def program(self) -> Program:
         """The program `jit` lowers: the recorded one after the passes (computed on first use)."""
         if self._program is None:
-            self._program = optimize(self.raw_program)
+            self._program = checked(optimize(self.raw_program), "jit's optimisation passes")
         return self._program
 
     def __str__(self):

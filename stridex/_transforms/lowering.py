@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stridex._lax.jax_bridge import LoweringContext
-from stridex._transforms.ir import Literal, Program
+from stridex._transforms.ir import InternalError, Literal, Program
 
 
 class LoweringError(Exception):
@@ -22,7 +22,14 @@ def lower_program(program: Program):
         env = {id(v): a for v, a in zip(binders, args)}
 
         def read(v):
-            return v.value if isinstance(v, Literal) else env[id(v)]
+            if isinstance(v, Literal):
+                return v.value
+            try:
+                return env[id(v)]
+            except KeyError:  # (`jit` verifies every program it lowers: a program that reaches this is a bug)
+                raise InternalError(f"stridex internal error: lowering met {v!r}, which nothing in the program "
+                                    f"defines. This is a bug in stridex; please report it with this program:\n"
+                                    f"{program}") from None
 
         for eqn, ctx in zip(program.eqns, contexts):
             out = eqn.prim.lower(ctx, *[read(v) for v in eqn.inputs], **eqn.params)

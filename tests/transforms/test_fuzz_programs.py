@@ -7,7 +7,8 @@ donation run the device code paths), eagerly, under `jit`, with closures and ali
 grad / jacrev / jacfwd. NumPy is the reference in both cases.
 
 How long it runs: each test's example count is scaled by STRIDEX_FUZZ_SCALE (default 1, what CI runs);
-`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/transforms/test_fuzz_programs.py` is the longer run. The
+`STRIDEX_FUZZ_SCALE=30 python -m pytest tests/transforms/test_fuzz_programs.py` is the longer run, and
+STRIDEX_FUZZ_MIN_STEPS / STRIDEX_FUZZ_STEPS set the length of the random programs (1 to 8 steps by default). The
 device runs fewer examples by default (every new shape compiles there, as on a GPU), scaled the same way.
 
 A program is a list of steps over a pool of arrays. Each step is drawn while the program runs on
@@ -35,6 +36,10 @@ from tests.helpers import run_in_threads
 pytest.importorskip("jax")
 
 SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
+# How many steps a random program has (`test_random_programs_agree`): 1 to 8 in CI; the long run draws
+# longer ones (STRIDEX_FUZZ_MIN_STEPS=12 STRIDEX_FUZZ_STEPS=12: 12 steps each).
+MIN_STEPS = int(os.environ.get("STRIDEX_FUZZ_MIN_STEPS", "1"))
+MAX_STEPS = int(os.environ.get("STRIDEX_FUZZ_STEPS", "8"))
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 WHERE = ["host", "device"]
 
@@ -114,6 +119,12 @@ def draw_step(draw, pool, smooth: bool = False):
         kinds.append("transpose")
     if 1 in x.shape:
         kinds.append("squeeze")
+    if x.ndim >= 2:
+        kinds.append("diagonal")
+    if x.ndim:
+        kinds += ["index_write", "mask_write"]
+    if x.ndim and x.shape[0]:
+        kinds.append("integer_write")
     kind = draw(st.sampled_from(kinds))
     if kind == "scalar":
         return draw_scalar_step(draw, pool)
@@ -137,6 +148,22 @@ def draw_step(draw, pool, smooth: bool = False):
         return ("squeeze", i, x.shape.index(1))
     if kind == "sum":
         return ("sum", i, draw(st.sampled_from([None] + list(range(x.ndim)))) if x.ndim else None)
+    if kind == "diagonal":  # (a view: writes through it reach the array it is the diagonal of)
+        return ("diagonal", i, draw(st.integers(-x.shape[-2], x.shape[-1])))
+    if kind == "index_write":  # x[..., idx, :] = v with an integer array (distinct elements, negative ones too)
+        axis = draw(st.integers(0, x.ndim - 1))
+        n = x.shape[axis]
+        picked = draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True)) if n else []
+        index = tuple(k - n if draw(st.booleans()) else k for k in picked)
+        return ("index_write", i, axis, index, float(draw(st.integers(-3, 3))))
+    if kind == "mask_write":  # x[mask] = v, the mask over all of x's axes or its leading ones
+        ndim = draw(st.integers(1, x.ndim))
+        bits = draw(st.lists(st.booleans(), min_size=int(np.prod(x.shape[:ndim])),
+                             max_size=int(np.prod(x.shape[:ndim]))))
+        return ("mask_write", i, tuple(bits), x.shape[:ndim], float(draw(st.integers(-3, 3))))
+    if kind == "integer_write":  # x[k] = v, k an integer (negative too) on a leading axis
+        n = x.shape[0]
+        return ("integer_write", i, draw(st.integers(-n, n - 1)), float(draw(st.integers(-3, 3))))
     if kind in ("assign", "iadd"):
         # x[key] = y or x[key] += y, where y is any pool entry that broadcasts to the region: often a view of
         # the same storage, overlapping the region written (x[::-1] = x, v += x[1:], ...).
@@ -190,6 +217,15 @@ def assert_compiled_close(got, want, pool, err_msg: str) -> None:
                                err_msg=err_msg)
 
 
+def _numpy_diagonal(x, offset):
+    """The diagonal of x's last two axes as a writable view (NumPy's own is read-only), the reference for
+    `sx.linalg.diagonal`."""
+    start = x[..., offset:] if offset >= 0 else x[..., -offset:, :]
+    length = max(0, min(start.shape[-2], start.shape[-1]))
+    return np.lib.stride_tricks.as_strided(start, (*x.shape[:-2], length),
+                                           (*x.strides[:-2], start.strides[-2] + start.strides[-1]))
+
+
 def run_step(xp, pool, step):
     kind, i = step[0], step[1]
     x = pool[i]
@@ -216,6 +252,16 @@ def run_step(xp, pool, step):
         pool.append(xp.squeeze(x, axis=step[2]))
     elif kind == "sum":
         pool.append(_fresh(xp.sum(x, axis=step[2])))
+    elif kind == "diagonal":
+        pool.append(_numpy_diagonal(x, step[2]) if xp is np else xp.linalg.diagonal(x, offset=step[2]))
+    elif kind == "index_write":
+        _, _, axis, index, value = step
+        x[(slice(None),) * axis + (xp.asarray(np.array(index, dtype=np.int64)),)] = value
+    elif kind == "mask_write":
+        _, _, bits, shape, value = step
+        x[xp.asarray(np.array(bits, dtype=bool).reshape(shape))] = value
+    elif kind == "integer_write":
+        x[step[2]] = step[3]
     elif kind == "write":
         x[step[2]] = step[3]
     elif kind == "assign":
@@ -256,7 +302,7 @@ def random_program_agrees(data, shapes, where):
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pool = [a.copy() for a in inputs]
-    steps = draw_steps(data, pool, 1, 8)
+    steps = draw_steps(data, pool, MIN_STEPS, MAX_STEPS)
 
     eager_pool = [sx.asarray(a.copy()) for a in inputs]
     for step in steps:

@@ -274,6 +274,83 @@ def test_verifier_rejects_malformed_programs():
         verify(reordered)
 
 
+VIEWS = {  # (stridex view, its NumPy shadow: a writable view of the same elements)
+    "diagonal": (lambda b: sx.linalg.diagonal(b), lambda b: np.lib.stride_tricks.as_strided(b, (3,), (40,))),
+    "diagonal+1": (lambda b: sx.linalg.diagonal(b, offset=1),
+                   lambda b: np.lib.stride_tricks.as_strided(b[:, 1:], (3,), (40,))),
+    "slice": (lambda b: b[1], lambda b: b[1]),
+    "flip": (lambda b: sx.flip(b, axis=0)[0], lambda b: b[::-1][0]),
+    "transpose": (lambda b: b.T[0], lambda b: b.T[0]),
+    "strided": (lambda b: b[::2, ::-2][0], lambda b: b[::2, ::-2][0]),
+}
+INDICES = {  # (stridex key, NumPy key) into a view of length 2 or 3
+    "integer array": (lambda: sx.asarray([0, -1]), lambda: np.array([0, -1])),
+    "mask": (lambda: sx.asarray([True, False]), lambda: np.array([True, False])),
+    "slice": (lambda: slice(None, None, -2), lambda: slice(None, None, -2)),
+    "integer": (lambda: -1, lambda: -1),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:1"])
+@pytest.mark.parametrize("index", sorted(INDICES))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_writes_through_every_view_kind_with_every_index_kind(view, index, device):
+    """`view(b)[key] = v` writes into b: eagerly, under jit and under make_ir's evaluation alike, against a NumPy
+    shadow of the same view (the diagonal with an index array or a mask crashed under jit: its write-back's
+    mask program used index arrays that nothing in the program defined)."""
+    make_view, numpy_view = VIEWS[view]
+    make_key, numpy_key = INDICES[index]
+    base = np.arange(12.0).reshape(3, 4)
+    want = base.copy()
+    shadow = numpy_view(want)
+    key = numpy_key()
+    if isinstance(key, np.ndarray) and key.dtype == bool:
+        key = np.concatenate([key, np.zeros(shadow.shape[0] - 2, bool)])
+    shadow[key] = -1.0
+
+    def write(b):
+        v = make_view(b)
+        k = make_key()
+        if isinstance(k, sx.Array) and k.dtype == sx.bool:
+            k = sx.concat([k, sx.zeros(v.shape[0] - 2, dtype=sx.bool)])
+        v[k] = -1.0
+        return b, v
+
+    with sx.default_device(device):
+        eager = write(sx.asarray(base.copy()))
+        jitted = sx.jit(write)
+        for call in range(3):
+            got = jitted(sx.asarray(base.copy()))
+            assert got[0].device == device
+            np.testing.assert_array_equal(np.asarray(got[0]), want, err_msg=f"jit call {call}")
+            np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(eager[1]), err_msg=f"jit call {call}")
+        np.testing.assert_array_equal(np.asarray(eager[0]), want)
+        program = sx.make_ir(write)(sx.asarray(base.copy()))
+        verify(program)
+        evaluated = evaluate(program, sx.asarray(base.copy()))
+        np.testing.assert_array_equal(np.asarray(evaluated[0]), want)
+
+
+def test_a_malformed_program_is_reported_as_a_stridex_bug():
+    """jit verifies every program it builds: a malformed one is an InternalError that says it is stridex's bug,
+    never a KeyError from deep inside the lowering."""
+    from stridex._transforms import jit as jit_module
+    from stridex._transforms.ir import InternalError
+
+    real = jit_module.optimize
+
+    def broken(program):  # (a pass that loses the equation defining the output)
+        program = real(program)
+        return Program(program.inputs, program.constants, program.eqns[:-1], program.outputs)
+
+    jit_module.optimize = broken
+    try:
+        with pytest.raises(InternalError, match="bug in stridex"):
+            sx.jit(lambda x: sx.sin(x) * 2.0)(arange((3,)))
+    finally:
+        jit_module.optimize = real
+
+
 def test_lower_shows_jax_text():
     text = sx.jit(lambda x: x + 1.0).lower(arange((3,))).as_text()
     assert "stablehlo.add" in text or "add" in text

@@ -53,8 +53,8 @@ def counting_runs(jitted):
 
 @pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (None,),
                                    (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT)])
-@pytest.mark.parametrize("outputs", [None, "host", "device", "several", ("tuple", 1), ("tuple", 3)],
-                         ids=["None", "host", "device", "several", "tuple1", "tuple3"])
+@pytest.mark.parametrize("outputs", [None, "host", "device", "several", ("tuple", 0), ("tuple", 1), ("tuple", 3)],
+                         ids=["None", "host", "device", "several", "tuple0", "tuple1", "tuple3"])
 @pytest.mark.parametrize("checks_precision", [False, True])
 def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     outputs, count = outputs if isinstance(outputs, tuple) else (outputs, 0)
