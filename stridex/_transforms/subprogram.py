@@ -32,8 +32,8 @@ from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Trace
 
 
 class SubProgram(Program):
-    """A Program held in an equation's parameters, as `trace_function` builds it: printed indented under its
-    equation."""
+    """A Program a higher-order primitive holds in its parameters, built from a `trace_function` trace: printed
+    indented under its equation."""
 
     __slots__ = ()
 
@@ -167,7 +167,8 @@ class SubprogramTrace(JitTrace):
 
 class Traced(NamedTuple):
     """A function traced by `trace_function`: its trace, its input tracers, what it returned (flat leaves and
-    their tree structure) and the program outputs for those leaves."""
+    their tree structure) and the program outputs for those leaves. An input's program variable is
+    `tracer._buffer.initial_var` (its `_var` moves on when the function writes into it)."""
 
     trace: SubprogramTrace
     inputs: list
