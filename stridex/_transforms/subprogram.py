@@ -111,7 +111,7 @@ class SubprogramTrace(JitTrace):
                 outer = self.parent.to_tracer(x)
             buffer = outer._buffer
             key, aval, view, chain = id(buffer), buffer.aval, buffer.view, outer._chain
-            outer_base = Tracer(self.parent, buffer.aval, buffer.var, buffer, (), buffer.view)
+            outer_base = outer if not chain else Tracer(self.parent, buffer.aval, buffer.var, buffer, (), buffer.view)
         entry = self.closure.get(key)
         if entry is None:
             result = self.preset(key, outer_base, ShapedArray(aval.shape, aval.dtype, aval.weak_type), view)
