@@ -1,17 +1,15 @@
 """Structured control flow: `cond`/`switch`, `while_loop`/`fori_loop` and `scan` as higher-order primitives.
 
 Eagerly (no trace active) each runs the user's Python functions directly: a Python `if`, `while` or `for`.
-Under a trace (`jit`, `grad`, `vmap`, ...) each branch or body is traced once, by a `BodyTrace`, into a
-sub-program of stridex's IR, and one primitive holding the sub-programs in its params is bound: `cond`
-(an index and a tuple of branch programs), `while` (a cond and a body program) and `scan` (a body program,
-the length, the direction and the unroll factor). The IR's size does not depend on the trip count.
+Under a trace (`jit`, `grad`, `vmap`, ...) each branch or body is traced once, by the sub-program tracer
+(`subprogram.trace_function`), into a sub-program of stridex's IR, and one primitive holding the sub-programs
+in its params is bound: `cond` (an index and a tuple of branch programs), `while` (a cond and a body program)
+and `scan` (a body program, the length, the direction and the unroll factor). The IR's size does not depend on
+the trip count.
 
-Closure conversion: an array a body reads from outside (closed over, or a branch's operand) becomes an
-explicit input of the sub-program; it is keyed by its base buffer (`tracing.Buffer`), so views of one
-array share one input. A body that writes into such an array (or a view of it) writes into that input,
-functionally: the written bases become extra carry of a loop (extra outputs of a branch), and after the
-primitive the outer buffer takes the new value, so every view of it re-reads the newest version, as the
-same Python loop would have written it eagerly.
+Closure conversion and writes into closed-over arrays are the tracer's (`subprogram.py`); here the bases a
+body writes become extra carry of a loop (after the user's carry), those any branch writes extra outputs of
+every branch, and the outer buffers take their new values after the primitive (`subprogram.write_outer`).
 
 Each primitive's rules (JVP, VJP, batching) are written with the same functions: they trace Python
 functions that evaluate the sub-programs under `jvp`, `vjp` or `vmap`.
@@ -28,9 +26,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, promote_avals, value_aval
-from stridex._core.state import current_trace, push
+from stridex._core.state import current_trace
 from stridex._lax import ops
-from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
@@ -39,141 +36,8 @@ from stridex._transforms.batching import vmap
 from stridex._transforms.ir import Literal, Program, Var, evaluate
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import dead_code_elimination
-from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, WrittenRegion, user_frame
-
-# --- tracing a body into a sub-program -------------------------------------------------------------------
-
-
-class BodyTrace(JitTrace):
-    """Records one loop body or branch into a sub-program. Values from outside (closed over, or read through
-    the operands) become inputs, one per base buffer (`closure`); graph breaks are not available here."""
-
-    kind = "loop body"
-
-    def __init__(self, parent, what: str):
-        super().__init__(False, None)
-        self.parent = parent  # the trace the primitive is bound to (None: eager)
-        self.what = what  # "the body_fun `step` of fori_loop": named in errors
-        self.closure: list = []  # (key, outer base operand, inner base tracer), in order of first use
-        self._bases: dict = {}  # key -> inner base tracer
-        self._inner: dict = {}  # id(outer value) -> (outer value, inner tracer)
-
-    # --- errors --------------------------------------------------------------------------------
-    def concretization_message(self, tracer, what: str) -> str:
-        return (f"{what} needs a concrete value, but this array is traced ({tracer._aval}) inside {self.what}, "
-                f"at {user_frame()}.\nA loop body or branch is traced once for all its iterations, so Python "
-                "control flow cannot depend on its values, and graph breaks are not available inside it (only "
-                "around the loop). Ways out: express the decision with `where` or `cond`, or compute it outside.")
-
-    def data_dependent(self, prim, args, params):
-        raise DataDependentShapeError(
-            f"{prim.name} has an output shape that depends on the values of its input, inside {self.what} at "
-            f"{user_frame()}: every iteration of a loop (and every branch) must have the same shapes. Use a "
-            "fixed-size alternative (e.g. `where` instead of boolean-mask indexing), or call it outside the loop.")
-
-    # --- values from outside -------------------------------------------------------------------
-    def inner(self, x) -> Tracer:
-        """The tracer of this trace standing for an outside array `x` (a view of its base's input)."""
-        entry = self._inner.get(id(x))
-        if entry is not None:
-            return entry[1]
-        if self.parent is None:  # (eager: the array itself is the base)
-            chain: tuple = ()
-            key, outer_base, aval, view = id(x), x, ShapedArray(x.shape, x.dtype), None
-            view = x._storage_view()[1] if x.size else None
-        else:
-            with push(self.parent):
-                outer = self.parent.to_tracer(x)
-            buffer = outer._buffer
-            key, aval, view, chain = id(buffer), buffer.aval, buffer.view, outer._chain
-            outer_base = Tracer(self.parent, buffer.aval, buffer.var, buffer, (), buffer.view)
-        base = self._bases.get(key)
-        if base is None:
-            base = self.new_input(ShapedArray(aval.shape, aval.dtype, aval.weak_type), view)
-            self._bases[key] = base
-            self.closure.append((key, outer_base, base))
-        result = base
-        for prim, params in chain:
-            result = prim.bind(result, **params)
-        self._inner[id(x)] = (x, result)
-        return result
-
-    def preset(self, key, outer_base, aval, view) -> Tracer:
-        """An input for the base `key` made before tracing (a loop's written base, read by its cond_fun)."""
-        base = self.new_input(aval, view)
-        self._bases[key] = base
-        self.closure.append((key, outer_base, base))
-        return base
-
-    def to_tracer(self, x) -> Tracer:
-        if isinstance(x, Tracer) and x._trace is self:
-            return x
-        if isinstance(x, Array):
-            return self.inner(x)
-        return super().to_tracer(x)
-
-    def lift(self, x):
-        if isinstance(x, Array):
-            return self.read(self.inner(x))
-        return super().lift(x)
-
-    def writable_target(self, target) -> Tracer:
-        if isinstance(target, Tracer) and target._trace is self:
-            return target
-        if self.parent is not None:  # the trace outside decides whether this array may be written
-            with push(self.parent):
-                target = self.parent.writable_target(target)
-        return self.inner(target)
-
-    def output(self, x):
-        """The program output for a value the body returned (an array from outside becomes its input's view)."""
-        if isinstance(x, Array):
-            return self.read(self.to_tracer(x))
-        return super().lift(x)  # (a Python scalar: a literal)
-
-
-def _written(trace: BodyTrace) -> list:
-    return [entry for entry in trace.closure if entry[2]._buffer.version]
-
-
-def _write_outer(outer_base, value, inner_buffers) -> None:
-    """After a primitive: the outer base array takes its new value (its views re-read it when next used).
-
-    `inner_buffers` are the bases inside the bodies or branches that wrote it: where each write landed is
-    recorded on the outer base too, so that `jit` writes back into the caller's array only the parts the loop
-    wrote (`handover.write_plan`), as for a write outside a loop. A write whose index arrays live inside the
-    body cannot be named outside it: then all of the base counts as written."""
-    trace = current_trace()
-    if isinstance(outer_base, Tracer) and outer_base._trace is trace and trace is not None:
-        buffer = outer_base._buffer
-        buffer.var = trace.read(trace.to_tracer(value))
-        buffer.version += 1
-        whole = WrittenRegion((), (("ellipsis",),), ())
-        regions: list[WrittenRegion] = []
-        for inner in inner_buffers:
-            regions += [w if not w.indices else whole for w in inner.writes] if inner.writes else [whole]
-        if buffer.writes is None:
-            buffer.writes = []
-        buffer.writes.extend(regions)
-    else:
-        assign.bind(outer_base, value, template=(("ellipsis",),))
-
-
-def _trace_body(parent, what: str, fn, in_avals, presets=()):
-    """Run `fn(*inputs)` in a new BodyTrace; returns (trace, input tracers, output leaves, treedef, output vars)."""
-    trace = BodyTrace(parent, what)
-    inputs = [trace.new_input(a) for a in in_avals]
-    for key, outer_base, aval, view in presets:
-        trace.preset(key, outer_base, aval, view)
-    with push(trace):
-        try:
-            out = fn(*inputs)
-            leaves, treedef = _tree.flatten(out)
-            out_vars = [trace.output(x) for x in leaves]
-        finally:
-            trace.finished = True
-    return trace, inputs, leaves, treedef, out_vars
-
+from stridex._transforms.subprogram import SubProgram, output_dependencies, trace_function, write_outer
+from stridex._transforms.tracing import Tracer, user_frame
 
 def _carry_aval(x) -> ShapedArray:
     a = value_aval(x)
@@ -324,21 +188,11 @@ def _scan_lower(ctx, *args, body, num_consts, num_carry, length, reverse, unroll
     return (*carry, *ys)
 
 
-def _dependencies(program: Program) -> list:
-    """For each output of `program`, the set of input positions it depends on."""
-    position = {id(v): {i} for i, v in enumerate(program.inputs)}
-    for eqn in program.eqns:
-        deps = set().union(*[position.get(id(v), set()) for v in eqn.inputs if isinstance(v, Var)])
-        for v in eqn.outputs:
-            position[id(v)] = deps
-    return [position.get(id(v), set()) if isinstance(v, Var) else set() for v in program.outputs]
-
-
 def _reach(program: Program, start: set, carries: list, accept=lambda aval: True) -> set:
     """The input positions reached from `start`: those, and each carry (input position, output position) whose
     output depends on a reached input (to a fixed point: a value reaches a carry in one step and everything
     the carry feeds in the next). `accept(aval)` filters the carries that can be reached."""
-    deps = _dependencies(program)
+    deps = output_dependencies(program)
     reached = set(start)
     while True:
         more = {i for i, k in carries if i not in reached and accept(program.inputs[i].aval) and deps[k] & reached}
@@ -373,7 +227,7 @@ def _scan_jvp(primals, tangents, *, body, num_consts, num_carry, length, reverse
     tconsts = [t if i in given else None for i, t in enumerate(tconsts)]
     fk = [j for j in range(nk) if nc + j in tangent]
     fx = [j for j in range(nx) if nc + nk + j in given]
-    deps = _dependencies(body)
+    deps = output_dependencies(body)
     fy = [k for k in range(ny) if _is_float(out_avals[nk + k]) and deps[nk + k] & tangent]
 
     def step(c, x):
@@ -505,7 +359,7 @@ def _scan_batch(values, dims, *, axis_size, body, num_consts, num_carry, length,
     cd, kd, xd = _split(dims, nc, nk)
     batched = _reach(body, {i for i, d in enumerate(dims) if d is not None}, [(nc + j, j) for j in range(nk)])
     bk = [nc + j in batched for j in range(nk)]
-    deps = _dependencies(body)
+    deps = output_dependencies(body)
     by = [bool(deps[k] & batched) for k in range(nk, len(body.outputs))]
     carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
     xs = [v if d is None or d == 1 else ops.moveaxis(v, d, 1) for v, d in zip(xs, xd)]
@@ -609,7 +463,7 @@ def _while_batch(values, dims, *, axis_size, cond, body, cond_nconsts, body_ncon
     batched = _reach(body, {i for i, d in enumerate(bcd + kd) if d is not None}, [(nbc + j, j) for j in range(nk)])
     bk = [nbc + j in batched for j in range(nk)]
     cond_batched = {i for i, d in enumerate(ccd) if d is not None} | {cond_nconsts + j for j in range(nk) if bk[j]}
-    if not (_dependencies(cond)[0] & cond_batched):
+    if not (output_dependencies(cond)[0] & cond_batched):
         carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
         cond_axes = tuple(ccd) + tuple(0 if b else None for b in bk)
         body_axes = tuple(bcd) + tuple(0 if b else None for b in bk)
@@ -690,7 +544,7 @@ def _cond_jvp(primals, tangents, *, branches):
     n = len(operands)
     fin = [j for j in range(n) if tops[j] is not None and _is_float(in_avals[j])]
     fout = [k for k, a in enumerate(out_avals)
-            if _is_float(a) and any(_dependencies(b)[k] & set(fin) for b in branches)]
+            if _is_float(a) and any(output_dependencies(b)[k] & set(fin) for b in branches)]
 
     def make(program):
         def fn(*args):
@@ -800,27 +654,26 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
         c, y = f(list(inputs[:nk]), list(inputs[nk:]))
         return _fit_weak(list(c), carry_avals), list(y)
 
-    trace, inputs, leaves, treedef, out_vars = _trace_body(parent, what, body, carry_avals + x_avals)
+    trace, inputs, leaves, _, out_vars = trace_function(parent, what, body, carry_avals + x_avals)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], carry_avals,
                  [value_aval(v) for v in leaves[:nk]], "the input carry", "the output carry")
+    written, kept = trace.written(), trace.read_only()
     if make_xs is not None:  # only the scanned inputs the body reads are made and passed
-        finals = [e[2]._buffer.var for e in _written(trace)]
-        probe = dead_code_elimination(Program(inputs, [], trace.eqns, out_vars + finals))
+        probe = dead_code_elimination(Program(inputs, [], trace.eqns, out_vars + [e.final for e in written]))
         read = {id(v) for e in probe.eqns for v in e.inputs} | {id(v) for v in probe.outputs}
         used = [k for k, t in enumerate(inputs[nk:]) if id(t._buffer.initial_var) in read]
         xs = make_xs(used)
         inputs = inputs[:nk] + [inputs[nk + k] for k in used]
         trace.eqns = probe.eqns
-    written = _written(trace)
-    kept = [e for e in trace.closure if not e[2]._buffer.version]
-    program = Program([e[2]._buffer.initial_var for e in kept] + [t._buffer.initial_var for t in inputs[:nk]]
-                      + [e[2]._buffer.initial_var for e in written] + [t._buffer.initial_var for t in inputs[nk:]],
-                      [], trace.eqns, out_vars[:nk] + [e[2]._buffer.var for e in written] + out_vars[nk:])
-    outs = scan_p.bind(*[e[1] for e in kept], *init, *[e[1] for e in written], *xs, body=program,
+    # the bases the body writes are carry, after the user's
+    ins = [t._buffer.initial_var for t in inputs]
+    program = SubProgram([e.initial for e in kept] + ins[:nk] + [e.initial for e in written] + ins[nk:], [], trace.eqns,
+                         out_vars[:nk] + [e.final for e in written] + out_vars[nk:])
+    outs = scan_p.bind(*[e.outer for e in kept], *init, *[e.outer for e in written], *xs, body=program,
                        num_consts=len(kept), num_carry=nk + len(written), length=length, reverse=reverse,
                        unroll=unroll)
     for e, value in zip(written, outs[nk:nk + len(written)]):
-        _write_outer(e[1], value, [e[2]._buffer])
+        write_outer(e.outer, value, [e.inner._buffer])
     return list(outs[:nk]), list(outs[nk + len(written):])
 
 
@@ -828,7 +681,7 @@ def _empty_ys(f, init, xs, what):
     """The (empty) stacked outputs of a zero-length eager scan: their shapes, from tracing `f` once."""
     nk = len(init)
     avals = [_carry_aval(c) for c in init] + [ShapedArray(tuple(x.shape[1:]), x.dtype) for x in xs]
-    _, _, leaves, _, _ = _trace_body(None, what, lambda *a: f(list(a[:nk]), list(a[nk:]))[1], avals)
+    leaves = trace_function(None, what, lambda *a: f(list(a[:nk]), list(a[nk:]))[1], avals).leaves
     return [ops.zeros((0, *value_aval(y).shape), value_aval(y).dtype) for y in leaves]
 
 
@@ -841,32 +694,31 @@ def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=N
         return carry
     avals = [_carry_aval(c) for c in init]
     nk = len(init)
-    trace, inputs, leaves, _, out_vars = _trace_body(parent, what, lambda *c: _fit_weak(list(body_fn(list(c))), avals),
-                                                     avals)
+    trace, inputs, leaves, _, out_vars = trace_function(parent, what, lambda *c: _fit_weak(list(body_fn(list(c))),
+                                                                                           avals), avals)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], avals, [value_aval(v) for v in leaves],
                  "the input carry", "the output carry")
-    written = _written(trace)
-    kept = [e for e in trace.closure if not e[2]._buffer.version]
-    presets = [(key, outer, base._buffer.aval, base._buffer.view) for key, outer, base in written]
-    ctrace, cinputs, cleaves, _, cvars = _trace_body(parent, cond_what or what, lambda *c: cond_fn(list(c)), avals,
-                                                     presets)
+    written, kept = trace.written(), trace.read_only()
+    # the bases the body writes are carry, after the user's; the cond_fun reads them there too
+    presets = [(e.key, e.outer, e.inner._buffer.aval, e.inner._buffer.view) for e in written]
+    ctrace, cinputs, cleaves, _, cvars = trace_function(parent, cond_what or what, lambda *c: cond_fn(list(c)),
+                                                        avals, presets=presets)
     if len(cleaves) != 1 or not isinstance(cleaves[0], (Array, bool)) or value_aval(cleaves[0]).shape != () \
             or value_aval(cleaves[0]).dtype is not _dtypes.bool:
         got = _describe(value_aval(cleaves[0])) if len(cleaves) == 1 else f"{len(cleaves)} values"
         raise TypeError(f"while_loop: {cond_what or what} must return a boolean scalar, got {got}")
-    if _written(ctrace):
+    if ctrace.written():
         raise TypeError(f"while_loop: {cond_what or what} writes into an array; only the body may write")
-    cpre = ctrace.closure[:len(presets)]
-    ckept = ctrace.closure[len(presets):]
-    cond_program = Program([e[2]._buffer.initial_var for e in ckept] + [t._buffer.initial_var for t in cinputs]
-                           + [e[2]._buffer.initial_var for e in cpre], [], ctrace.eqns, cvars)
-    body_program = Program([e[2]._buffer.initial_var for e in kept] + [t._buffer.initial_var for t in inputs]
-                           + [e[2]._buffer.initial_var for e in written], [], trace.eqns,
-                           out_vars + [e[2]._buffer.var for e in written])
-    outs = while_p.bind(*[e[1] for e in ckept], *[e[1] for e in kept], *init, *[e[1] for e in written],
+    centries = list(ctrace.closure.values())
+    cpre, ckept = centries[:len(presets)], centries[len(presets):]
+    cond_program = SubProgram([e.initial for e in ckept] + [t._buffer.initial_var for t in cinputs]
+                              + [e.initial for e in cpre], [], ctrace.eqns, cvars)
+    body_program = SubProgram([e.initial for e in kept] + [t._buffer.initial_var for t in inputs]
+                              + [e.initial for e in written], [], trace.eqns, out_vars + [e.final for e in written])
+    outs = while_p.bind(*[e.outer for e in ckept], *[e.outer for e in kept], *init, *[e.outer for e in written],
                         cond=cond_program, body=body_program, cond_nconsts=len(ckept), body_nconsts=len(kept))
     for e, value in zip(written, outs[nk:]):
-        _write_outer(e[1], value, [e[2]._buffer])
+        write_outer(e.outer, value, [e.inner._buffer])
     return list(outs[:nk])
 
 
@@ -883,9 +735,9 @@ def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=No
     labels = labels or [f"branch {k}" for k in range(len(fns))]
     traced = []
     for k, fn in enumerate(fns):
-        traced.append(_trace_body(parent, f"{labels[k]} of {what}", lambda *a, fn=fn: fn(*operands), []))
+        traced.append(trace_function(parent, f"{labels[k]} of {what}", lambda *a, fn=fn: fn(*operands), []))
     _, _, leaves0, def0, _ = traced[0]
-    for k, (trace, _, leaves, treedef, _) in enumerate(traced[1:], 1):
+    for k, (_, _, leaves, treedef, _) in enumerate(traced[1:], 1):
         if treedef != def0:
             got = _tree.unflatten(treedef, ["*"] * len(leaves))
             first = _tree.unflatten(def0, ["*"] * len(leaves0))
@@ -895,27 +747,26 @@ def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=No
         _check_types(what, paths, [value_aval(v) for v in leaves0], [value_aval(v) for v in leaves],
                      labels[0], labels[k])
     # One operand per base any branch reads; the bases any branch writes are outputs of every branch.
-    keys, outer, avals = [], {}, {}
-    for trace, *_ in traced:
-        for key, outer_base, base in trace.closure:
-            if key not in outer:
-                keys.append(key)
-                outer[key] = outer_base
-                avals[key] = base._buffer.aval
-    written = [k for k in keys if any(k in t._bases and t._bases[k]._buffer.version for t, *_ in traced)]
+    bases: dict = {}  # key -> the entry of the first branch that reads that base (its outer value, its aval)
+    for t in traced:
+        for key, entry in t.trace.closure.items():
+            bases.setdefault(key, entry)
+    writers = {k: [t.trace.closure[k].inner._buffer for t in traced
+                   if k in t.trace.closure and t.trace.closure[k].written] for k in bases}
+    written = [k for k in bases if writers[k]]
     programs = []
-    for trace, _, _, _, out_vars in traced:
-        inputs = [trace._bases[k]._buffer.initial_var if k in trace._bases else Var(avals[k]) for k in keys]
-        by_key = dict(zip(keys, inputs))
-        finals = [trace._bases[k]._buffer.var if k in trace._bases else by_key[k] for k in written]
-        programs.append(Program(inputs, [], trace.eqns, out_vars + finals))
+    for t in traced:
+        own = t.trace.closure
+        inputs = [own[k].initial if k in own else Var(bases[k].inner._buffer.aval) for k in bases]
+        by_key = dict(zip(bases, inputs))
+        finals = [own[k].final if k in own else by_key[k] for k in written]
+        programs.append(SubProgram(inputs, [], t.trace.eqns, t.out_vars + finals))
     if value_aval(index).dtype is _dtypes.bool:
         index = ops.astype(index, _dtypes.int64)
-    outs = cond_p.bind(index, *[outer[k] for k in keys], branches=tuple(programs))
+    outs = cond_p.bind(index, *[e.outer for e in bases.values()], branches=tuple(programs))
     m = len(leaves0)
     for k, value in zip(written, outs[m:]):
-        _write_outer(outer[k], value, [t._bases[k]._buffer for t, *_ in traced
-                                       if k in t._bases and t._bases[k]._buffer.version])
+        write_outer(bases[k].outer, value, writers[k])
     if out_tree:
         return _tree.unflatten(def0, outs[:m])
     return list(outs[:m])

@@ -2,10 +2,15 @@
 
 `custom_jvp`, `custom_vjp` and `checkpoint` each bind one primitive (`custom_jvp_call`, `custom_vjp_call`,
 `checkpoint`). Eagerly (no trace) the bind calls the Python function itself. Under any trace the function is
-first traced once to a closed sub-program of the IR (`trace_subprogram`: the values it closes over, arrays or
-tracers of enclosing traces, become explicit leading inputs, `num_consts` of them), held in the `call`
-parameter; the rules (JVP, VJP, batching, lowering) interpret that program:
+first traced once to a closed sub-program of the IR by the sub-program tracer that control flow uses too
+(`subprogram.trace_function`): the arrays it closes over, concrete or tracers of enclosing traces, become
+explicit leading inputs, `num_consts` of them; those it writes into are also its last outputs, `num_writes` of
+them, and take their new values after the bind, as in a loop body. The program is held in the `call`
+parameter; the rules (JVP, VJP, batching, lowering) interpret it:
 
+- A custom rule says how to differentiate what the function returns: the values it writes carry no
+  derivative through the rule, so differentiating a function whose writes depend on the arguments is a
+  TypeError; `checkpoint` differentiates its writes like its results.
 - `custom_jvp_call` also holds the user's JVP rule. Forward mode calls it; reverse mode takes the VJP of the
   rule's tangent map (linear in the tangents) with the reverse-mode interpreter (`VJPTrace`); batching binds
   the primitive again with the program and the rule under `vmap`.
@@ -25,7 +30,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, ParamSpec, TypeVar, overload
+from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -34,61 +39,19 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of, value_aval
 from stridex._core.state import current_trace, push
 from stridex._lax import ops
+from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import lax as _jax_lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff as _ad
 from stridex._transforms.batching import vmap
-from stridex._transforms.ir import Literal, Program, print_program
+from stridex._transforms.ir import Literal, Program
 from stridex._transforms.lowering import lower_program
-from stridex._transforms.passes import optimize
-from stridex._transforms.tracing import JitTrace, Tracer, TracingError, user_frame
+from stridex._transforms.passes import dead_code_elimination, optimize
+from stridex._transforms.subprogram import SubProgram, output_dependencies, trace_function, write_outer
+from stridex._transforms.tracing import Tracer, TracingError
 
-# --- tracing a Python function to a closed sub-program -------------------------------------------------------
-
-
-class _SubTrace(JitTrace):
-    """A JitTrace for a sub-program: values of enclosing traces it meets (closed over by the function) become
-    extra inputs, as concrete arrays it closes over do (`JitTrace.constant`)."""
-
-    def __init__(self, what: str):
-        super().__init__(False, None)
-        self.what = what
-        self.captured: dict[int, tuple] = {}  # id(outer tracer) -> (outer tracer, inner input tracer)
-
-    def _capture(self, x: Tracer) -> Tracer:
-        x._check_live("an operation")
-        entry = self.captured.get(id(x))
-        if entry is None:
-            entry = self.captured[id(x)] = (x, self.new_input(x._aval, x._view if x.size else None))
-        return entry[1]
-
-    def lift(self, x):
-        if isinstance(x, Tracer) and x._trace is not self:
-            return self.read(self._capture(x))
-        return super().lift(x)
-
-    def to_tracer(self, x) -> Tracer:
-        if isinstance(x, Tracer) and x._trace is not self:
-            return self._capture(x)
-        return super().to_tracer(x)
-
-    def writable_target(self, target) -> Tracer:
-        if isinstance(target, Tracer) and target._trace is self:
-            return target
-        raise TracingError(f"{self.what} writes into an array it closes over (at {user_frame()}); pass the array "
-                           "in as an argument and return the new value")
-
-
-class SubProgram(Program):
-    """A Program held in an equation's parameters: printed indented under its equation."""
-
-    __slots__ = ()
-
-    def __str__(self):
-        return print_program(self).replace("\n", "\n        ")
-
-    __repr__ = __str__
+# --- staging a Python function as a closed sub-program ------------------------------------------------------
 
 
 def _input_aval(x) -> ShapedArray:
@@ -105,34 +68,40 @@ def _input_view(x):
     return None
 
 
-def trace_subprogram(fun, args, what: str) -> tuple[Program, list]:
-    """Trace `fun(*args) -> list of outputs` once, on abstract values of `args` (arrays, tracers of any trace or
-    Python scalars), to a closed Program; returns (program, consts). The program's inputs are the consts first
-    (what `fun` closed over: tracers of enclosing traces, then concrete arrays), then one per argument; its
-    outputs are `fun`'s. `what` names the function in errors. Writing into an argument or a closed-over array
-    is an error (the sub-program would lose the write).
+class Staged(NamedTuple):
+    """A function staged by `stage`: its sub-program; the bases from outside it reads or writes (`closure`, whose
+    outer values go in front of the arguments); of those, the ones it wrote (`written`, the end of `closure`);
+    and the positions of the arguments it wrote (`written_args`)."""
 
-    The one place this module turns a Python function into a sub-program (`custom_jvp`, `custom_vjp`,
-    `checkpoint`): structured control flow needs the same.
-    """
-    sub = _SubTrace(what)
-    tracers = [sub.new_input(_input_aval(a), _input_view(a)) for a in args]
-    with push(sub):
-        try:
-            outs = list(fun(*tracers))
-            outs = [o if isinstance(o, Array) else ops.full((), o, aval_of(o).dtype) for o in outs]
-        finally:
-            sub.finished = True
-    if any(t._buffer.version for t in tracers):
-        raise TracingError(f"{what} writes into one of its arguments; under a transformation it must return the new "
-                           "value instead")
-    out_vars = [sub.read(sub.to_tracer(o)) for o in outs]
-    captured = list(sub.captured.values())
-    constants = list(sub.constants.values())
-    inputs = [t._var for _, t in captured] + [var for var, _, _ in constants] + [t._var for t in tracers]
-    consts = [x for x, _ in captured] + [array for _, array, _ in constants]
-    program = optimize(Program(inputs, [], sub.eqns, out_vars))
-    return SubProgram(program.inputs, program.constants, program.eqns, program.outputs), consts
+    program: SubProgram
+    closure: list
+    written: list
+    written_args: list
+
+
+def stage(fun, args, parent, what: str) -> Staged:
+    """Trace `fun(*args) -> list of outputs` once, on abstract values of `args` (arrays, tracers of any trace or
+    Python scalars), with the sub-program tracer. The program's inputs are the closure's bases, then one per
+    argument; its outputs are `fun`'s, then the final values of the bases it wrote, then those of the arguments
+    it wrote (an argument is written as a branch's operand is: after the call). `what` names the function in
+    errors."""
+
+    def outputs(*inputs):
+        return [o if isinstance(o, Array) else ops.full((), o, aval_of(o).dtype) for o in fun(*inputs)]
+
+    traced = trace_function(parent, what, outputs, [_input_aval(a) for a in args], [_input_view(a) for a in args])
+    written_args = [i for i, t in enumerate(traced.inputs) if t._buffer.version]
+    for i in written_args:
+        if not isinstance(args[i], Array):
+            raise TracingError(f"{what} writes into its argument {i}, a Python {type(args[i]).__name__}, which "
+                               "cannot be written into")
+    written = traced.trace.written()
+    closure = traced.trace.read_only() + written
+    ins = [t._buffer.initial_var for t in traced.inputs]
+    outs = traced.out_vars + [e.final for e in written] + [traced.inputs[i]._buffer.var for i in written_args]
+    program = optimize(Program([e.initial for e in closure] + ins, [], traced.trace.eqns, outs))
+    return Staged(SubProgram(program.inputs, program.constants, program.eqns, program.outputs), closure, written,
+                  written_args)
 
 
 def run(call, args) -> list:
@@ -183,7 +152,9 @@ class Fn:
 
 class HigherOrderPrimitive(Primitive):
     """A primitive whose `call` parameter is a function: eagerly, bind calls it; under a trace, bind first
-    traces it to a sub-program (`trace_subprogram`), whose consts join the arguments in front."""
+    stages it as a sub-program (`stage`): the arrays from outside it reads join the arguments in front
+    (`num_consts`); what it writes (arrays from outside, its arguments) are its last outputs too (`num_writes`)
+    and take their new values after the bind."""
 
     __slots__ = ()
 
@@ -192,14 +163,22 @@ class HigherOrderPrimitive(Primitive):
         call = params["call"]
         if trace is None:
             return tuple(run(call, args))
-        if not isinstance(call, Program):
-            program, consts = trace_subprogram(call, args, f"the function of {self.name} {params['name']!r}")
-            args = (*consts, *args)
-            params = {**params, "call": program, "num_consts": params["num_consts"] + len(consts)}
+        if isinstance(call, Program):
+            return self._bind_staged(trace, args, params)
+        staged = stage(call, args, trace, f"the function of {self.name} {params['name']!r}")
+        params = {**params, "call": staged.program, "num_consts": params["num_consts"] + len(staged.closure),
+                  "num_writes": params["num_writes"] + len(staged.written) + len(staged.written_args)}
+        outs = self._bind_staged(trace, (*[e.outer for e in staged.closure], *args), params)
+        n = len(outs) - len(staged.written) - len(staged.written_args)
+        for e, value in zip(staged.written, outs[n:]):
+            write_outer(e.outer, value, [e.inner._buffer])
+        for i, value in zip(staged.written_args, outs[n + len(staged.written):]):
+            assign.bind(args[i], value, template=(("ellipsis",),))
+        return tuple(outs[:n])
+
+    def _bind_staged(self, trace, args, params):
         rule = _UNDER_VJP.get(self.name) if isinstance(trace, _ad.VJPTrace) else None
-        if rule is not None:
-            return rule(self, trace, args, params)
-        return trace.process(self, args, params)
+        return rule(self, trace, args, params) if rule is not None else trace.process(self, args, params)
 
 
 _UNDER_VJP: dict = {}  # primitive name -> how it binds under VJPTrace (what the tape keeps)
@@ -236,25 +215,51 @@ def _closed_over_error(name: str, mode: str) -> TypeError:
                      "argument.")
 
 
-# custom_jvp_call(*consts, *args; call, jvp, num_consts, name)
+def _check_writes(name: str, mode: str, call, num_consts, num_writes, differentiated) -> None:
+    """A custom rule differentiates what its function returns: a value the function writes (the program's last
+    `num_writes` outputs) may not depend on the arguments `differentiated` (their positions among the arguments)."""
+    if not num_writes:
+        return
+    deps = output_dependencies(call)
+    inputs = {num_consts + i for i in differentiated}
+    if any(deps[k] & inputs for k in range(len(call.outputs) - num_writes, len(call.outputs))):
+        raise TypeError(f"{mode} of the custom-rule function {name!r}, which writes a value that depends on its "
+                        "arguments (into an array it closes over, or into an argument): the rule says how to "
+                        "differentiate what the function returns, not what it writes. Return the value instead (or "
+                        "use checkpoint, which differentiates its writes).")
 
 
-def _custom_jvp_jvp(primals, tangents, *, call, jvp, num_consts, name):
+def _written_values(call, num_writes, args) -> list:
+    """What the function wrote (its program's last `num_writes` outputs), where a rule runs instead of it."""
+    if not num_writes:
+        return []
+    return evaluate_with(dead_code_elimination(Program(call.inputs, [], call.eqns, call.outputs[-num_writes:])),
+                         args)
+
+
+# custom_jvp_call(*consts, *args; call, jvp, num_consts, num_writes, name)
+
+
+def _custom_jvp_jvp(primals, tangents, *, call, jvp, num_consts, num_writes, name):
     if any(t is not None for t in tangents[:num_consts]):
         raise _closed_over_error(name, "forward-mode differentiation")
+    _check_writes(name, "forward-mode differentiation", call, num_consts, num_writes,
+                  [i for i, t in enumerate(tangents[num_consts:]) if t is not None])
     xs = list(primals[num_consts:])
     ts = [t if t is not None else _zero(x) for x, t in zip(xs, tangents[num_consts:])]
     outs, touts = jvp(xs, ts)
-    return tuple(outs), tuple(touts)
+    return tuple(outs) + tuple(_written_values(call, num_writes, primals)), tuple(touts) + (None,) * num_writes
 
 
-def _custom_jvp_vjp(ct, *primals, out, call, jvp, num_consts, name):
-    """The VJP of the rule's tangent map (linear in the tangents): reverse mode through a custom JVP rule."""
+def _custom_jvp_vjp(ct, *primals, out, call, jvp, num_consts, num_writes, name):
+    """The VJP of the rule's tangent map (linear in the tangents): reverse mode through a custom JVP rule. (What
+    the function wrote depends on no differentiated argument: `_custom_jvp_under_vjp`.)"""
     xs = list(primals[num_consts:])
     diff = [i for i, x in enumerate(xs) if _ad.is_differentiable(x)]
     if not diff:
         return [None] * len(primals)
-    out_avals = [value_aval(o) for o in out]
+    n = len(out) - num_writes
+    out_avals = [value_aval(o) for o in out[:n]]
 
     def tangent_map(*dts):
         ts = [_zero(x) for x in xs]
@@ -263,14 +268,14 @@ def _custom_jvp_vjp(ct, *primals, out, call, jvp, num_consts, name):
         return tuple(_ad.fit(t, a) if isinstance(t, Array) else t for t, a in zip(jvp(xs, ts)[1], out_avals))
 
     _, pullback = _ad.vjp(tangent_map, *[ops.zeros_like(xs[i]) for i in diff])
-    cts = pullback(tuple(ct))
+    cts = pullback(tuple(ct[:n]))
     result = [None] * len(primals)
     for i, c in zip(diff, cts):
         result[num_consts + i] = c
     return result
 
 
-def _custom_jvp_batch(values, dims, *, axis_size, call, jvp, num_consts, name):
+def _custom_jvp_batch(values, dims, *, axis_size, call, jvp, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
     batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
     x_axes = axes[num_consts:]
@@ -282,7 +287,8 @@ def _custom_jvp_batch(values, dims, *, axis_size, call, jvp, num_consts, name):
                 tuple(xs), tuple(ts))
             return list(outs), list(touts)
         batched_jvp = Fn(batched, f"{name}_jvp")
-    outs = custom_jvp_call.bind(*values, call=batched_call, jvp=batched_jvp, num_consts=num_consts, name=name)
+    outs = custom_jvp_call.bind(*values, call=batched_call, jvp=batched_jvp, num_consts=num_consts,
+                                num_writes=num_writes, name=name)
     return outs, [0] * len(outs)
 
 
@@ -297,15 +303,19 @@ custom_jvp_call = HigherOrderPrimitive(
 
 
 def _custom_jvp_under_vjp(prim, trace, args, params):
-    if any(trace.read(a).node is not None for a in args[:params["num_consts"]]):
+    nc = params["num_consts"]
+    payloads = [trace.read(a) for a in args]
+    if any(p.node is not None for p in payloads[:nc]):
         raise _closed_over_error(params["name"], "reverse-mode differentiation")
+    _check_writes(params["name"], "reverse-mode differentiation", params["call"], nc, params["num_writes"],
+                  [i for i, p in enumerate(payloads[nc:]) if p.node is not None])
     return trace.process(prim, args, params)
 
 
 _UNDER_VJP["custom_jvp_call"] = _custom_jvp_under_vjp
 
 
-# custom_vjp_call(*consts, *args; call, fwd, bwd, num_consts, name)
+# custom_vjp_call(*consts, *args; call, fwd, bwd, num_consts, num_writes, name)
 
 
 def _custom_vjp_jvp(primals, tangents, **params):
@@ -313,12 +323,12 @@ def _custom_vjp_jvp(primals, tangents, **params):
                     "Differentiate it in reverse mode (grad, vjp, jacrev), or define it with custom_jvp.")
 
 
-def _custom_vjp_vjp(ct, *primals, out, call, fwd, bwd, num_consts, name, residuals):
-    cts = bwd(list(residuals), list(ct))
+def _custom_vjp_vjp(ct, *primals, out, call, fwd, bwd, num_consts, num_writes, name, residuals):
+    cts = bwd(list(residuals), list(ct[:len(ct) - num_writes]))
     return [None] * num_consts + list(cts)
 
 
-def _custom_vjp_batch(values, dims, *, axis_size, call, fwd, bwd, num_consts, name):
+def _custom_vjp_batch(values, dims, *, axis_size, call, fwd, bwd, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
     batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
     x_axes = axes[num_consts:]
@@ -334,7 +344,7 @@ def _custom_vjp_batch(values, dims, *, axis_size, call, fwd, bwd, num_consts, na
             return list(vmap(lambda r, c: tuple(bwd(list(r), list(c))))(tuple(res), tuple(cts)))
         batched_fwd, batched_bwd = Fn(forward, f"{name}_fwd"), Fn(backward, f"{name}_bwd")
     outs = custom_vjp_call.bind(*values, call=batched_call, fwd=batched_fwd, bwd=batched_bwd, num_consts=num_consts,
-                                name=name)
+                                num_writes=num_writes, name=name)
     return outs, [0] * len(outs)
 
 
@@ -351,10 +361,12 @@ def _custom_vjp_under_vjp(prim, trace, args, params):
         raise _closed_over_error(params["name"], "reverse-mode differentiation")
     if all(p.node is None for p in payloads):
         return trace.process(prim, args, params)
+    _check_writes(params["name"], "reverse-mode differentiation", params["call"], nc, params["num_writes"],
+                  [i for i, p in enumerate(payloads[nc:]) if p.node is not None])
     primals = [p.primal for p in payloads]
     with trace.below():
         outs, residuals = params["fwd"](*primals[nc:])
-    outs = list(outs)
+        outs = list(outs) + _written_values(params["call"], params["num_writes"], primals)
     node = _ad.Node(prim, {**params, "residuals": tuple(residuals)}, payloads, primals, outs)
     trace.tape.append(node)
     return tuple(trace.new_tracer(_ad.VJPPayload(o, node if _ad.is_differentiable(o) else None, i))
@@ -363,7 +375,8 @@ def _custom_vjp_under_vjp(prim, trace, args, params):
 
 _UNDER_VJP["custom_vjp_call"] = _custom_vjp_under_vjp
 
-# checkpoint(*consts, *args; call, policy, prevent_cse, num_consts, name)
+# checkpoint(*consts, *args; call, policy, prevent_cse, num_consts, num_writes, name): what the function writes
+# is differentiated like what it returns (the written values are outputs of the program it recomputes)
 
 
 def _checkpoint_jvp(primals, tangents, *, call, **_):
@@ -372,7 +385,7 @@ def _checkpoint_jvp(primals, tangents, *, call, **_):
     return tuple(outs), tuple(touts)
 
 
-def _checkpoint_vjp(ct, *primals, out, call, policy, prevent_cse, num_consts, name, saved=()):
+def _checkpoint_vjp(ct, *primals, out, call, policy, prevent_cse, num_consts, num_writes, name, saved=()):
     """Recompute the forward pass (from the inputs and the saved values) and pull the cotangents back through
     it: one `checkpoint` equation whose sub-program does both."""
     diff = [i for i, p in enumerate(primals) if _ad.is_differentiable(p)]
@@ -394,7 +407,8 @@ def _checkpoint_vjp(ct, *primals, out, call, policy, prevent_cse, num_consts, na
         return list(pullback(tuple(cts)))
 
     grads = checkpoint_p.bind(*primals, *[value for _, value in saved], *ct, call=Fn(backward, f"{name}_bwd"),
-                              policy=everything_saveable, prevent_cse=prevent_cse, num_consts=0, name=f"{name}_bwd")
+                              policy=everything_saveable, prevent_cse=prevent_cse, num_consts=0, num_writes=0,
+                              name=f"{name}_bwd")
     result = [None] * n
     for i, g in zip(diff, grads):
         result[i] = g
@@ -431,11 +445,11 @@ def _substitute(subst, eqn, inputs):
     return (value,)
 
 
-def _checkpoint_batch(values, dims, *, axis_size, call, policy, prevent_cse, num_consts, name):
+def _checkpoint_batch(values, dims, *, axis_size, call, policy, prevent_cse, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
     batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
     outs = checkpoint_p.bind(*values, call=batched_call, policy=policy, prevent_cse=prevent_cse,
-                             num_consts=num_consts, name=name)
+                             num_consts=num_consts, num_writes=num_writes, name=name)
     return outs, [0] * len(outs)
 
 
@@ -625,7 +639,7 @@ class custom_jvp(Generic[P, R]):
             return outs, touts
 
         outs = custom_jvp_call.bind(*c.leaves, call=Fn(call, name), jvp=Fn(jvp, f"{name}_jvp"), num_consts=0,
-                                    name=name)
+                                    num_writes=0, name=name)
         return _tree.unflatten(c.out_def, list(outs))  # type: ignore[return-value]  # (the tree `fun` returned: an R)
 
 
@@ -705,7 +719,7 @@ class custom_vjp(Generic[P, R]):
             return flat
 
         outs = custom_vjp_call.bind(*c.leaves, call=Fn(call, name), fwd=Fn(fwd, f"{name}_fwd"),
-                                    bwd=Fn(bwd, f"{name}_bwd"), num_consts=0, name=name)
+                                    bwd=Fn(bwd, f"{name}_bwd"), num_consts=0, num_writes=0, name=name)
         return _tree.unflatten(c.out_def, list(outs))  # type: ignore[return-value]  # (the tree `fun` returned: an R)
 
 
@@ -814,7 +828,7 @@ def checkpoint(fun: Callable[P, R] | None = None, *, prevent_cse: bool = True, p
             return out_leaves
 
         outs = checkpoint_p.bind(*c.leaves, call=Fn(call, name), policy=policy, prevent_cse=bool(prevent_cse),
-                                 num_consts=0, name=name)
+                                 num_consts=0, num_writes=0, name=name)
         return _tree.unflatten(c.out_def, list(outs))
 
     return checkpointed

@@ -529,11 +529,30 @@ def _python_cond(pred, true_fun, false_fun):
     return true_fun() if pred else false_fun()
 
 
-def _loop_program(pre, body, n_iter, xp, *, fori, cond, weights=None):
+def _staged(kind):
+    """How the loop body's writing steps run: called directly (None), or as the function of a `checkpoint`,
+    `custom_jvp` or `custom_vjp` (one more sub-program, traced by the same tracer as the loop body)."""
+    if kind is None:
+        return lambda f: f
+    if kind == "checkpoint":
+        return sx.checkpoint
+
+    def wrap(f):
+        g = (sx.custom_jvp if kind == "custom_jvp" else sx.custom_vjp)(f)
+        if kind == "custom_jvp":  # (no arguments: the rules are never asked for a derivative)
+            g.defjvp(lambda primals, tangents: (f(), sx.zeros(())))
+        else:
+            g.defvjp(lambda: (f(), None), lambda residuals, ct: ())
+        return g
+
+    return wrap
+
+
+def _loop_program(pre, body, n_iter, xp, *, fori, cond, weights=None, staged=None):
     """`pre` steps, then a loop of `n_iter` iterations whose body runs `body` on a fresh list over the pool
     (the pool's arrays are closed over: writes through them, or through views taken in the body, land in
-    the arrays outside), inside a `cond` on the carry on odd draws; returns the pool's new entries and the
-    carry (or, with `weights`, a scalar loss of them)."""
+    the arrays outside), inside a `cond` on the carry on odd draws (and inside `staged`, a `_staged` kind);
+    returns the pool's new entries and the carry (or, with `weights`, a scalar loss of them)."""
 
     def program(*args):
         pool = list(args)
@@ -546,11 +565,13 @@ def _loop_program(pre, body, n_iter, xp, *, fori, cond, weights=None):
                 run_step(xp, local, step)
             return xp.asarray(xp.sum(local[-1]))
 
+        staged_body = _staged(staged)(run_body)
+
         def iteration(i, c):
             if cond:
-                s = cond(c > 0.0, run_body, lambda: c * 0.25)
+                s = cond(c > 0.0, staged_body, lambda: c * 0.25)
             else:
-                s = run_body()
+                s = staged_body()
             return c * 0.5 + s * 0.125
 
         c = fori(0, n_iter, iteration, xp.asarray(0.75))
@@ -577,25 +598,27 @@ def _draw_loop(data, inputs, smooth=False):
 @given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=4),
                                        min_size=1, max_size=2))
 def test_random_loops_writing_closed_over_arrays_agree(data, shapes):
-    """A fori_loop (and a cond inside it) whose body writes into the arrays it closes over and their views:
-    eager stridex, jit and jit on a JAX device (cpu:1) agree with the same Python loop in NumPy, every pool
-    entry (views included)."""
+    """A fori_loop (and a cond inside it, and a checkpoint, custom_jvp or custom_vjp function inside that) whose
+    body writes into the arrays it closes over and their views: eager stridex, jit and jit on a JAX device
+    (cpu:1) agree with the same Python loop in NumPy, every pool entry (views included)."""
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pre, body, _ = _draw_loop(data, inputs)
     n_iter = data.draw(st.integers(0, 3))
     with_cond = data.draw(st.booleans())
+    staged = data.draw(st.sampled_from([None, "checkpoint", "custom_jvp", "custom_vjp"]))
     np_args = [a.copy() for a in inputs]
     want = np_args + _loop_program(pre, body, n_iter, np, fori=_python_fori,
                                    cond=_python_cond if with_cond else None)(*np_args)
     program = _loop_program(pre, body, n_iter, sx, fori=sx.fori_loop,
-                            cond=(lambda p, t, f: sx.cond(p, t, f)) if with_cond else None)
+                            cond=(lambda p, t, f: sx.cond(p, t, f)) if with_cond else None, staged=staged)
     for how in ("eager", "jit", "jit on cpu:1"):
         device = "cpu:1" if how.endswith("cpu:1") else None
         args = [sx.asarray(a.copy(), device=device) for a in inputs]
         got = args + list((program if how == "eager" else sx.jit(program))(*args))
         for k, (g, w) in enumerate(zip(got, want)):
-            assert_compiled_close(g, w, want, f"{how}, pool[{k}], cond={with_cond}, pre={pre}, body={body}")
+            assert_compiled_close(g, w, want, f"{how}, pool[{k}], cond={with_cond}, {staged=}, pre={pre}, "
+                                  f"body={body}")
             assert np.shape(g) == np.shape(w)
     # vmap over two examples (the second's inputs negated, so a cond's predicate differs between them):
     # each member's pool is what the NumPy loop leaves for its inputs.
@@ -608,30 +631,33 @@ def test_random_loops_writing_closed_over_arrays_agree(data, shapes):
     for k, (g, w0, w1) in enumerate(zip(got, want, want_second)):
         for member, w in enumerate((w0, w1)):
             assert_compiled_close(np.asarray(g)[member], w, want, f"vmap member {member}, pool[{k}], cond={with_cond}, "
-                                  f"pre={pre}, body={body}")
+                                  f"{staged=}, pre={pre}, body={body}")
 
 
 @settings(max_examples=examples(12), deadline=None)
 @given(data=st.data(), shapes=st.lists(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3),
                                        min_size=1, max_size=2))
 def test_grad_of_random_writing_loops_agrees_with_the_python_loop(data, shapes):
-    """grad and jit(grad) through a fori_loop/cond whose body writes into the (differentiated) arrays it
-    closes over, against grad of the same Python loop (the other tests check that one against finite
+    """grad and jit(grad) through a fori_loop/cond (and a checkpoint) whose body writes into the (differentiated)
+    arrays it closes over, against grad of the same Python loop (the other tests check that one against finite
     differences)."""
     rng = np.random.default_rng(len(shapes))
     inputs = [rng.standard_normal(s) for s in shapes]
     pre, body, probe = _draw_loop(data, inputs, smooth=True)
     n_iter = data.draw(st.integers(1, 3))
     with_cond = data.draw(st.booleans())
+    staged = data.draw(st.sampled_from([None, "checkpoint"]))  # (custom rules do not differentiate closures)
     weights = [rng.standard_normal(np.shape(a)) for a in probe]
     argnums = tuple(range(len(inputs)))
     want = sx.grad(_loop_program(pre, body, n_iter, sx, fori=_python_fori, cond=_python_cond if with_cond else None,
                                  weights=weights), argnums=argnums)(*[sx.asarray(a.copy()) for a in inputs])
     loss = _loop_program(pre, body, n_iter, sx, fori=sx.fori_loop,
-                         cond=(lambda p, t, f: sx.cond(p, t, f)) if with_cond else None, weights=weights)
+                         cond=(lambda p, t, f: sx.cond(p, t, f)) if with_cond else None, weights=weights,
+                         staged=staged)
     for how in ("grad", "jit(grad)"):
         transform = sx.grad(loss, argnums=argnums)
         got = (transform if how == "grad" else sx.jit(transform))(*[sx.asarray(a.copy()) for a in inputs])
         for i, (g, w) in enumerate(zip(got, want)):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12,
-                                       err_msg=f"{how}, argument {i}, cond={with_cond}, pre={pre}, body={body}")
+                                       err_msg=f"{how}, argument {i}, cond={with_cond}, {staged=}, pre={pre}, "
+                                       f"body={body}")
