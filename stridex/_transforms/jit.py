@@ -534,6 +534,12 @@ class Traced:
                 specs.append(("static", leaf, ()))
         # Inputs and closed-over arrays the function wrote into are written back after the call: the parts
         # written, each a `handover.WriteBack`.
+        for i, t in enumerate(in_tracers):
+            leaf = sig.leaves[roots[i]]
+            if t._buffer.version and not isinstance(leaf, Array):  # (eagerly, `2.0[...] = v` is a TypeError too)
+                raise TypeError(f"jit: the function writes into its argument leaf {roots[i]}, a Python "
+                                f"{type(leaf).__name__} ({leaf!r}); only arrays can be written into. Pass "
+                                f"sx.asarray({leaf!r}) to have a 0-D array written")
         self.input_writes = [handover.write_plan(trace, i, t._buffer, outputs)
                              for i, t in enumerate(in_tracers) if t._buffer.version]
         self.const_writes = [handover.write_plan(trace, j, tracer._buffer, outputs)

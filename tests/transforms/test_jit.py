@@ -331,6 +331,17 @@ def test_writes_through_every_view_kind_with_every_index_kind(view, index, devic
         np.testing.assert_array_equal(np.asarray(evaluated[0]), want)
 
 
+def test_a_write_into_a_python_scalar_argument_is_a_type_error_as_eagerly():
+    def f(x, a):
+        a[...] = 1.0
+        return x
+
+    with pytest.raises(TypeError):
+        f(arange((2,)), 2.0)
+    with pytest.raises(TypeError, match=r"writes into its argument leaf 1, a Python float \(2.0\)"):
+        sx.jit(f)(arange((2,)), 2.0)
+
+
 def test_a_malformed_program_is_reported_as_a_stridex_bug():
     """jit verifies every program it builds: a malformed one is an InternalError that says it is stridex's bug,
     never a KeyError from deep inside the lowering."""
