@@ -90,12 +90,16 @@ def binary_abstract(result_dtype=None, dtype_rule=None):
 
     def abstract_eval(x1, x2):
         a1, a2 = aval_of(x1), aval_of(x2)
-        dtype, weak = promote_avals(a1, a2)
+        if a1.dtype is a2.dtype and a1.weak_type == a2.weak_type:  # (what promotion gives for one dtype)
+            dtype, weak = a1.dtype, a1.weak_type
+        else:
+            dtype, weak = promote_avals(a1, a2)
         if dtype_rule is not None:
             dtype = dtype_rule(dtype)
         if result_dtype is not None:
             dtype, weak = result_dtype, False
-        return ShapedArray(broadcast_shapes(a1.shape, a2.shape), dtype, weak)
+        shape = a1.shape if a1.shape == a2.shape else broadcast_shapes(a1.shape, a2.shape)
+        return ShapedArray(shape, dtype, weak)
 
     return abstract_eval
 
