@@ -38,6 +38,17 @@ def chain(xp, x, y, n_ops: int):
     return z
 
 
+def division_chain(xp, x, y, n_ops: int):
+    """n_ops elementwise operations: tanh, multiply, add and a division by a Python scalar in turn (under
+    `sx.jit` each division stays a correctly rounded one, `jax_bridge.ieee_divide`; `jax.jit` lets XLA turn
+    it into a multiplication by the reciprocal)."""
+    ops = (lambda a, b: xp.tanh(a), lambda a, b: a * b, lambda a, b: a + b, lambda a, b: a / 3.0)
+    z = x
+    for i in range(n_ops):
+        z = ops[i % len(ops)](z, y)
+    return z
+
+
 def block(tree):
     """Wait for results XLA may still be computing (stridex and JAX arrays both have block_until_ready)."""
     for leaf in tree if type(tree) in (tuple, list) else (tree,):
