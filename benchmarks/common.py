@@ -206,6 +206,17 @@ def time_once(fn: Callable[[], object]) -> float:
         return (time.perf_counter_ns() - t0) / 1e9
 
 
+def times_once(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole process, every thread) of one call of fn, the garbage collector
+    off. On a machine that other work loads, the CPU time of a long call (a compilation) varies far less than
+    its wall time, which counts the time others ran."""
+    with gc_off():
+        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
+        fn()
+        t1, c1 = time.perf_counter_ns(), time.process_time_ns()
+        return (t1 - t0) / 1e9, (c1 - c0) / 1e9
+
+
 # --- formatting and the machine ----------------------------------------------------------------------
 
 
