@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import common
-from benchmarks.common import REPO, Stats, chain, describe_error, division_chain, fmt_ratio, fmt_stats, fmt_time, measure, time_once
+from benchmarks.common import (REPO, Stats, chain, describe_error, division_chain, fmt_ratio, fmt_stats, fmt_time,
+                               measure, time_once, times_once)
 
 DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
 
@@ -238,32 +239,58 @@ TRACE_OPS = 400  # the traced program of section 6
 
 def tracing_per_op(cfg: Config) -> dict[str, Stats]:
     """Tracing the 400-op chain: `sx.make_ir` (unoptimised: the trace alone) against `jax.make_jaxpr`, per
-    recorded op, the two interleaved."""
+    recorded op, in CPU time, the two alternating."""
     import jax
     import jax.numpy as jnp
 
     import stridex as sx
 
     xs, js = jit_inputs(1)
-    stats = measure({"jax.make_jaxpr": lambda: jax.make_jaxpr(lambda a, b: chain(jnp, a, b, TRACE_OPS))(*js),
-                     "sx.make_ir": lambda: sx.make_ir(lambda a, b: chain(sx, a, b, TRACE_OPS), optimize=False)(*xs)},
-                    repeats=max(cfg.min_repeats, cfg.repeats // 3), target_s=cfg.target_s, min_repeats=cfg.min_repeats)
-    return {name: Stats([t / TRACE_OPS for t in st.samples], st.number, st.note) for name, st in stats.items()}
+    fns = {"jax.make_jaxpr": lambda: jax.make_jaxpr(lambda a, b: chain(jnp, a, b, TRACE_OPS))(*js),
+           "sx.make_ir": lambda: sx.make_ir(lambda a, b: chain(sx, a, b, TRACE_OPS), optimize=False)(*xs)}
+    for fn in fns.values():
+        fn()  # (warm-up)
+    return _alternating_cpu_times(fns, cfg.first_call_rounds, scale=1 / TRACE_OPS)
+
+
+def jit_first_cpu(cfg: Config, program) -> dict[str, Stats]:
+    """As `jit_first`, in CPU time of the process (every thread: XLA compiles on several)."""
+    import jax
+    import jax.numpy as jnp
+
+    import stridex as sx
+
+    xs, js = jit_inputs(1)
+    fns = {"jax.jit": lambda: jax.jit(lambda a, b: program(jnp, a, b, JIT_OPS))(*js).block_until_ready(),
+           "sx.jit": lambda: sx.jit(lambda a, b: program(sx, a, b, JIT_OPS))(*xs).block_until_ready()}
+    for fn in fns.values():
+        fn()  # (the first of each in the process also compiles JAX's own helpers)
+    return _alternating_cpu_times(fns, cfg.first_call_rounds)
+
+
+def _alternating_cpu_times(fns: dict[str, Callable[[], object]], rounds: int, scale: float = 1.0) -> dict[str, Stats]:
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for r in range(rounds):
+        for name in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+            times[name].append(times_once(fns[name])[1] * scale)
+    return {name: Stats(t) for name, t in times.items()}
 
 
 def import_times(cfg: Config) -> dict[str, Stats]:
-    """`import numpy` and `import stridex` (NumPy's included) in fresh interpreters, start-up excluded, the
-    two alternating; stridex's bytecode compiled first, as an installed package's is."""
+    """`import numpy` and `import stridex` (NumPy's included) in fresh interpreters, start-up excluded, the two
+    alternating, in CPU time (one OpenBLAS thread, whose start-up would count otherwise); stridex's bytecode
+    compiled first, as an installed package's is."""
     import compileall
 
     compileall.compile_dir(str(REPO / "stridex"), quiet=1)
-    env = dict(os.environ)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     times: dict[str, list[float]] = {"import numpy": [], "import stridex": []}
     for r in range(cfg.first_call_rounds):
         for name in (list(times) if r % 2 == 0 else list(times)[::-1]):
-            code = f"import time; t = time.perf_counter(); {name}; print(time.perf_counter() - t)"
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+            code = f"import time; t = time.process_time(); {name}; print(time.process_time() - t)"
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                                 cwd=REPO.parent)  # (not the checkout: `-c` puts the working directory first)
             times[name].append(float(out.stdout))
     return {name: Stats(t) for name, t in times.items()}
 
@@ -404,7 +431,7 @@ def plan(cfg: Config, res: Results, device_platform: str) -> list[tuple[str, flo
                   cost_step(COST_CASES[0], lambda: tracing_per_op(cfg), "jax.make_jaxpr")))
     steps.append((f"jit {JIT_OPS}-op program with divisions, first call, 10^0 elements",
                   cfg.first_call_rounds * 2 * 0.12,
-                  cost_step(COST_CASES[1], lambda: jit_first(cfg, 1, program=division_chain), "jax.jit")))
+                  cost_step(COST_CASES[1], lambda: jit_first_cpu(cfg, division_chain), "jax.jit")))
     steps.append(("import numpy and import stridex, fresh interpreters", cfg.first_call_rounds * 2 * 0.4,
                   cost_step(COST_CASES[2], lambda: import_times(cfg), "import numpy")))
 
@@ -662,13 +689,15 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
 
     # 6
     lines += ["## 6. Tracing, a first call with divisions, and import", ""]
-    lines += [(f"Tracing: the {TRACE_OPS}-op chain of section 3's operations recorded by `sx.make_ir(f, optimize=False)` "
-              "against `jax.make_jaxpr(f)`, per recorded operation, the two interleaved. First call: trace + lower "
-              f"+ compile + run of a fresh function of {JIT_OPS} operations (tanh, multiply, add, divide by the Python "
-              "scalar 3.0, in turn) on one-element inputs; stridex keeps its divisions correctly rounded under jit "
-              "(`jax_bridge.ieee_divide`), which `jax.jit` turns into multiplications; "
-              f"{cfg.first_call_rounds} rounds, alternating. Import: fresh interpreters, start-up excluded, "
-              f"{cfg.first_call_rounds} rounds alternating, stridex's bytecode compiled first."), ""]
+    lines += [("CPU time of the process (every thread's work, not the time other programs ran: these cases "
+              "take tens of milliseconds, which a busy machine's scheduling would otherwise dominate), "
+              f"{cfg.first_call_rounds} rounds, the two alternating. Tracing: the {TRACE_OPS}-op chain of section "
+              "3's operations recorded by `sx.make_ir(f, optimize=False)` against `jax.make_jaxpr(f)`, per recorded "
+              f"operation. First call: trace + lower + compile + run of a fresh function of {JIT_OPS} operations "
+              "(tanh, multiply, add, divide by the Python scalar 3.0, in turn) on one-element inputs; stridex keeps "
+              "its divisions correctly rounded under jit (`jax_bridge.ieee_divide`), which `jax.jit` turns into "
+              "multiplications. Import: fresh interpreters, start-up excluded, one OpenBLAS thread, stridex's "
+              "bytecode compiled first."), ""]
     rows = []
     for case, stats in res.costs.items():
         (base_name, base), (name, own) = stats.items()
