@@ -38,6 +38,17 @@ def chain(xp, x, y, n_ops: int):
     return z
 
 
+def division_chain(xp, x, y, n_ops: int):
+    """n_ops elementwise operations: tanh, multiply, add and a division by a Python scalar in turn (under
+    `sx.jit` each division stays a correctly rounded one, `jax_bridge.ieee_divide`; `jax.jit` lets XLA turn
+    it into a multiplication by the reciprocal)."""
+    ops = (lambda a, b: xp.tanh(a), lambda a, b: a * b, lambda a, b: a + b, lambda a, b: a / 3.0)
+    z = x
+    for i in range(n_ops):
+        z = ops[i % len(ops)](z, y)
+    return z
+
+
 def block(tree):
     """Wait for results XLA may still be computing (stridex and JAX arrays both have block_until_ready)."""
     for leaf in tree if type(tree) in (tuple, list) else (tree,):
@@ -193,6 +204,17 @@ def time_once(fn: Callable[[], object]) -> float:
         t0 = time.perf_counter_ns()
         fn()
         return (time.perf_counter_ns() - t0) / 1e9
+
+
+def times_once(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole process, every thread) of one call of fn, the garbage collector
+    off. On a machine that other work loads, the CPU time of a long call (a compilation) varies far less than
+    its wall time, which counts the time others ran."""
+    with gc_off():
+        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
+        fn()
+        t1, c1 = time.perf_counter_ns(), time.process_time_ns()
+        return (t1 - t0) / 1e9, (c1 - c0) / 1e9
 
 
 # --- formatting and the machine ----------------------------------------------------------------------

@@ -5,7 +5,8 @@
 Cases (the tracing issue's targets): tracing cost per recorded op against `jax.make_jaxpr` on a 400-op
 program; steady-state call of a jitted 40-op function on one-element inputs against `jax.jit` of the
 equivalent `jax.numpy` function (one argument set per loop, two in turn, inputs written before every call,
-new NumPy data on every call); first call (trace + lower + compile); compute time on 10^6 elements;
+new NumPy data on every call); first call (trace + lower + compile), of that function and of one with
+tanh, multiply, add and ten divisions by a Python scalar; compute time on 10^6 elements;
 `jit(grad(MLP))`; a function with one graph break between two 50-op segments against hand-split JAX
 and against eager stridex; and `max` of 10^7 float32 (NaN-propagating) against `jnp.max`.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import block, chain, measure, time_once
+from benchmarks.common import block, chain, division_chain, measure, times_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -135,10 +136,28 @@ def run(quick: bool = False) -> list[tuple]:
             g = jax.jit(lambda a, b: chain(jnp, a, b, 40))
             g(xj, yj).block_until_ready()
 
-        reps = 3 if quick else 5
-        t_sx = min(time_once(first_sx) for _ in range(reps))
-        t_jax = min(time_once(first_jax) for _ in range(reps))
-        rows.append(("first call (trace + lower + compile), 40 ops", t_sx, t_jax))
+        def first_division_sx():
+            g = sx.jit(lambda a, b: division_chain(sx, a, b, 40))
+            block(g(xs, ys))
+
+        def first_division_jax():
+            g = jax.jit(lambda a, b: division_chain(jnp, a, b, 40))
+            g(xj, yj).block_until_ready()
+
+        # (rounds alternate between the libraries, and which goes first, so that load falls on both alike)
+        reps = 3 if quick else 7
+        firsts = {fn: [] for fn in (first_sx, first_jax, first_division_sx, first_division_jax)}
+        for r in range(reps):
+            for pair in ((first_sx, first_jax), (first_division_sx, first_division_jax)):
+                for fn in (pair if r % 2 == 0 else pair[::-1]):
+                    firsts[fn].append(times_once(fn))
+        for name, sx_fn, jax_fn in (
+                ("first call (trace + lower + compile), 40 ops", first_sx, first_jax),
+                ("first call, 40 ops: tanh, multiply, add, divide by a Python scalar (10 divisions kept correctly "
+                 "rounded)", first_division_sx, first_division_jax)):
+            rows.append((name, min(t for t, _ in firsts[sx_fn]), min(t for t, _ in firsts[jax_fn])))
+            rows.append(("the same, CPU time of the process (all threads)", min(c for _, c in firsts[sx_fn]),
+                         min(c for _, c in firsts[jax_fn])))
 
         # 4. compute time on 10^6 elements
         big = np.random.default_rng(0).standard_normal(10**6)

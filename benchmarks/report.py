@@ -5,8 +5,9 @@
 Sections: eager per-op overhead on one-element inputs (stridex, NumPy, array-api-strict, jax.numpy);
 time against array size, 10^0..10^7 elements, for an elementwise chain and a reduction (eager stridex
 against NumPy, `sx.jit` against `jax.jit`); steady-state and first calls of a jitted 40-op program;
-peak memory of a view-heavy program against NumPy (one subprocess per library and method); and, only
-where JAX sees a GPU, the jit cases on it. `--quick` is a smoke run (few repetitions, sizes up to 10^5;
+peak memory of a view-heavy program against NumPy (one subprocess per library and method); only
+where JAX sees a GPU, the jit cases on it; and tracing per op against `jax.make_jaxpr`, the first call of a
+40-op program with divisions, and `import stridex` against `import numpy`. `--quick` is a smoke run (few repetitions, sizes up to 10^5;
 under a minute) whose numbers are not for quoting. Prints a line per finished case with an ETA.
 """
 
@@ -26,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import common
-from benchmarks.common import REPO, Stats, chain, describe_error, fmt_ratio, fmt_stats, fmt_time, measure, time_once
+from benchmarks.common import (REPO, Stats, chain, describe_error, division_chain, fmt_ratio, fmt_stats, fmt_time,
+                               measure, time_once, times_once)
 
 DEFAULT_OUTPUT = REPO / "docs" / "benchmarks.md"
 
@@ -206,7 +208,7 @@ def jit_steady(cfg: Config, n: int, device=None) -> dict[str, Stats]:
                    repeats=cfg.repeats, target_s=cfg.target_s, min_repeats=cfg.min_repeats)
 
 
-def jit_first(cfg: Config, n: int, device=None) -> dict[str, Stats]:
+def jit_first(cfg: Config, n: int, device=None, program=chain) -> dict[str, Stats]:
     """Trace + lower + compile + run of a fresh function object each time, the two libraries alternating
     (which goes first alternates too); the garbage collector runs between calls, not during them."""
     import jax
@@ -217,16 +219,79 @@ def jit_first(cfg: Config, n: int, device=None) -> dict[str, Stats]:
     xs, js = jit_inputs(n, device)
 
     def first_sx():
-        sx.jit(lambda a, b: chain(sx, a, b, JIT_OPS))(*xs).block_until_ready()
+        sx.jit(lambda a, b: program(sx, a, b, JIT_OPS))(*xs).block_until_ready()
 
     def first_jax():
-        jax.jit(lambda a, b: chain(jnp, a, b, JIT_OPS))(*js).block_until_ready()
+        jax.jit(lambda a, b: program(jnp, a, b, JIT_OPS))(*js).block_until_ready()
 
     fns = {"jax.jit": first_jax, "sx.jit": first_sx}
     times: dict[str, list[float]] = {name: [] for name in fns}
     for r in range(cfg.first_call_rounds):
         for name in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
             times[name].append(time_once(fns[name]))
+    return {name: Stats(t) for name, t in times.items()}
+
+
+# --- section 6: tracing, a first call with divisions, import --------------------------------------------
+
+TRACE_OPS = 400  # the traced program of section 6
+
+
+def tracing_per_op(cfg: Config) -> dict[str, Stats]:
+    """Tracing the 400-op chain: `sx.make_ir` (unoptimised: the trace alone) against `jax.make_jaxpr`, per
+    recorded op, in CPU time, the two alternating."""
+    import jax
+    import jax.numpy as jnp
+
+    import stridex as sx
+
+    xs, js = jit_inputs(1)
+    fns = {"jax.make_jaxpr": lambda: jax.make_jaxpr(lambda a, b: chain(jnp, a, b, TRACE_OPS))(*js),
+           "sx.make_ir": lambda: sx.make_ir(lambda a, b: chain(sx, a, b, TRACE_OPS), optimize=False)(*xs)}
+    for fn in fns.values():
+        fn()  # (warm-up)
+    return _alternating_cpu_times(fns, cfg.first_call_rounds, scale=1 / TRACE_OPS)
+
+
+def jit_first_cpu(cfg: Config, program) -> dict[str, Stats]:
+    """As `jit_first`, in CPU time of the process (every thread: XLA compiles on several)."""
+    import jax
+    import jax.numpy as jnp
+
+    import stridex as sx
+
+    xs, js = jit_inputs(1)
+    fns = {"jax.jit": lambda: jax.jit(lambda a, b: program(jnp, a, b, JIT_OPS))(*js).block_until_ready(),
+           "sx.jit": lambda: sx.jit(lambda a, b: program(sx, a, b, JIT_OPS))(*xs).block_until_ready()}
+    for fn in fns.values():
+        fn()  # (the first of each in the process also compiles JAX's own helpers)
+    return _alternating_cpu_times(fns, cfg.first_call_rounds)
+
+
+def _alternating_cpu_times(fns: dict[str, Callable[[], object]], rounds: int, scale: float = 1.0) -> dict[str, Stats]:
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for r in range(rounds):
+        for name in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+            times[name].append(times_once(fns[name])[1] * scale)
+    return {name: Stats(t) for name, t in times.items()}
+
+
+def import_times(cfg: Config) -> dict[str, Stats]:
+    """`import numpy` and `import stridex` (NumPy's included) in fresh interpreters, start-up excluded, the two
+    alternating, in CPU time (one OpenBLAS thread, whose start-up would count otherwise); stridex's bytecode
+    compiled first, as an installed package's is."""
+    import compileall
+
+    compileall.compile_dir(str(REPO / "stridex"), quiet=1)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    times: dict[str, list[float]] = {"import numpy": [], "import stridex": []}
+    for r in range(cfg.first_call_rounds):
+        for name in (list(times) if r % 2 == 0 else list(times)[::-1]):
+            code = f"import time; t = time.process_time(); {name}; print(time.process_time() - t)"
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                                 cwd=REPO.parent)  # (not the checkout: `-c` puts the working directory first)
+            times[name].append(float(out.stdout))
     return {name: Stats(t) for name, t in times.items()}
 
 
@@ -278,6 +343,7 @@ class Results:
     gpu_reason: str | None = None
     gpu_sweep: dict[str, dict[str, list[Stats]]] = field(default_factory=dict)
     gpu_jit: dict[str, dict[str, dict[str, Stats]]] = field(default_factory=dict)
+    costs: dict[str, dict[str, Stats]] = field(default_factory=dict)  # section 6: {case: {library: Stats}}
     errors: list[tuple[str, str]] = field(default_factory=list)  # (case, error) of cases that raised
     load_start: str | None = None
     commit: str | None = None  # (read at the start: the page's own PNGs are written before the page)
@@ -355,6 +421,20 @@ def plan(cfg: Config, res: Results, device_platform: str) -> list[tuple[str, flo
         steps.append((f"jit {JIT_OPS}-op program, first call, {size_label(n)} elements",
                       cfg.first_call_rounds * 2 * 0.12, jit_step("first", n, res.jit)))
 
+    def cost_step(case, fn, base):
+        def run():
+            res.costs[case] = fn()
+            return _summary(res.costs[case], base)
+        return run
+
+    steps.append((f"tracing, {TRACE_OPS}-op program", 3.0 + cfg.repeats * 0.2,
+                  cost_step(COST_CASES[0], lambda: tracing_per_op(cfg), "jax.make_jaxpr")))
+    steps.append((f"jit {JIT_OPS}-op program with divisions, first call, 10^0 elements",
+                  cfg.first_call_rounds * 2 * 0.12,
+                  cost_step(COST_CASES[1], lambda: jit_first_cpu(cfg, division_chain), "jax.jit")))
+    steps.append(("import numpy and import stridex, fresh interpreters", cfg.first_call_rounds * 2 * 0.4,
+                  cost_step(COST_CASES[2], lambda: import_times(cfg), "import numpy")))
+
     def memory_step(lib):
         def run():
             res.memory[lib] = {method: memory_probe(lib, cfg.memory_n, method) for method in ("tracemalloc", "rss")}
@@ -398,6 +478,9 @@ def _on(device):
 
 
 JIT_KINDS = {"steady": "steady-state call", "first": "first call (trace + lower + compile + run)"}
+COST_CASES = (f"tracing, per recorded op ({TRACE_OPS}-op program; `sx.make_ir` / `jax.make_jaxpr`)",
+              f"first call of a {JIT_OPS}-op program with 10 divisions by a Python scalar (`sx.jit` / `jax.jit`)",
+              "`import stridex` (NumPy's import included) / `import numpy`")
 
 
 def run_suite(cfg: Config, device_platform: str = "gpu") -> Results:
@@ -483,6 +566,11 @@ def headlines(res: Results) -> list[tuple[str, str]]:
             r = _ratio_value(stats.get("sx.jit"), stats.get("jax.jit"))
             if r is not None:
                 rows.append((f"jit {JIT_OPS}-op program, {kind}, {size}, sx.jit / jax.jit", f"{r:.2f}x"))
+    for case, stats in res.costs.items():
+        a, b = list(stats.values())[::-1]
+        r = _ratio_value(a, b)
+        if r is not None:
+            rows.append((case, f"{r:.2f}x"))
     for lib, m in res.memory.items():
         t = m.get("tracemalloc", {})
         if "error" not in t and t:
@@ -598,6 +686,23 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
         lines += [(f"Not run: JAX sees no GPU on this machine ({res.gpu_reason}). The section is written when "
                   "`jax.devices('gpu')` is non-empty (a CUDA build of jaxlib and a GPU); it then repeats the "
                   "size sweep and the jit cases of sections 2 and 3 on the GPU, compiled code only."), ""]
+
+    # 6
+    lines += ["## 6. Tracing, a first call with divisions, and import", ""]
+    lines += [("CPU time of the process (every thread's work, not the time other programs ran: these cases "
+              "take tens of milliseconds, which a busy machine's scheduling would otherwise dominate), "
+              f"{cfg.first_call_rounds} rounds, the two alternating. Tracing: the {TRACE_OPS}-op chain of section "
+              "3's operations recorded by `sx.make_ir(f, optimize=False)` against `jax.make_jaxpr(f)`, per recorded "
+              f"operation. First call: trace + lower + compile + run of a fresh function of {JIT_OPS} operations "
+              "(tanh, multiply, add, divide by the Python scalar 3.0, in turn) on one-element inputs; stridex keeps "
+              "its divisions correctly rounded under jit (`jax_bridge.ieee_divide`), which `jax.jit` turns into "
+              "multiplications. Import: fresh interpreters, start-up excluded, one OpenBLAS thread, stridex's "
+              "bytecode compiled first."), ""]
+    rows = []
+    for case, stats in res.costs.items():
+        (base_name, base), (name, own) = stats.items()
+        rows.append([case, f"{base_name}: {fmt_stats(base)}", f"{name}: {fmt_stats(own)}", fmt_ratio(own, base)])
+    lines += _table(["case", "baseline", "stridex", "ratio"], rows, "|---|---:|---:|---:|") + [""]
 
     if res.errors:
         lines += ["## Cases that failed", "", *(f"- {label}: {error}" for label, error in res.errors), ""]

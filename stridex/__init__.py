@@ -6,6 +6,8 @@
 (3, 2)
 """
 
+import typing as _typing
+
 from stridex import _lax as _primitives  # registers every primitive
 from stridex._api import array_object as _array_object  # installs the Array's operators
 from stridex._api import constants as _constants
@@ -22,15 +24,10 @@ from stridex._api import sorting_functions as _sorting
 from stridex._api import statistical_functions as _statistical
 from stridex._api import transcendental_functions as _transcendental
 from stridex._api import utility_functions as _utility
-from stridex import fft, linalg, tree_util
 from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
 from stridex._lax.device import default_device
-from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
-from stridex._transforms.batching import vmap
-from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
-from stridex._transforms.custom import checkpoint, checkpoint_name, checkpoint_policies, custom_jvp, custom_vjp, remat
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
@@ -39,7 +36,6 @@ from stridex._core.dtypes import bfloat16, float16  # half precision, beyond the
 from stridex._api.elementwise_functions import *
 from stridex._api.indexing_functions import *
 from stridex._api.info import *
-from stridex._transforms.jit import jit, make_ir
 from stridex._lax.precision import get_matmul_precision, matmul_precision, set_matmul_precision  # beyond the spec
 from stridex._api.linear_algebra_functions import *
 from stridex._api.manipulation_functions import *
@@ -49,6 +45,47 @@ from stridex._api.sorting_functions import *
 from stridex._api.statistical_functions import *
 from stridex._api.transcendental_functions import *
 from stridex._api.utility_functions import *
+
+if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
+    from stridex import fft, linalg, tree_util
+    from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+    from stridex._transforms.batching import vmap
+    from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
+    from stridex._transforms.custom import (checkpoint, checkpoint_name, checkpoint_policies, custom_jvp, custom_vjp,
+                                            remat)
+    from stridex._transforms.jit import jit, make_ir
+
+# The transformations, control flow, custom rules and the extensions are imported on first use: together
+# they are a quarter of the package's source, which `import stridex` no longer pays for (the issue's target is
+# 150 ms with NumPy's import included). A name is imported with its module the first time it is looked up,
+# and then stays in the namespace like any other.
+_LAZY = {
+    **dict.fromkeys(("fft", "linalg", "tree_util"), "stridex"),
+    **dict.fromkeys(("grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"),
+                    "stridex._transforms.autodiff"),
+    "vmap": "stridex._transforms.batching",
+    **dict.fromkeys(("cond", "fori_loop", "scan", "switch", "while_loop"), "stridex._transforms.control_flow"),
+    **dict.fromkeys(("checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat"),
+                    "stridex._transforms.custom"),
+    **dict.fromkeys(("jit", "make_ir"), "stridex._transforms.jit"),
+}
+
+
+if not _typing.TYPE_CHECKING:  # (a type checker reads the imports above, and so still rejects a misspelt name)
+
+    def __getattr__(name: str) -> _typing.Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'stridex' has no attribute {name!r}")
+        from importlib import import_module
+
+        value = import_module(f"stridex.{name}") if module == "stridex" else getattr(import_module(module), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_LAZY))
+
 
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"

@@ -39,7 +39,8 @@ def test_quick_report_writes_markdown_and_plots(tmp_path):
 
     text = output.read_text()
     for heading in ("# Benchmarks", "## Environment", "## Headline ratios", "## 1. Eager overhead",
-                    "## 2. Time against array size", "## 3. jit", "## 4. Peak memory", "## 5. GPU", "## Method"):
+                    "## 2. Time against array size", "## 3. jit", "## 4. Peak memory", "## 5. GPU", "## 6. Tracing",
+                    "## Method"):
         assert heading in text, heading
     assert "quiet machine" in text and "--quick" in text
     assert "jax.numpy" in text and "array-api-strict" in text
@@ -56,7 +57,9 @@ def test_quick_report_writes_markdown_and_plots(tmp_path):
         assert data.startswith(PNG_MAGIC) and len(data) > 5000, name
         assert f"](img/{name})" in text, name
 
-    gpu = text.split("## 5. GPU")[1].split("## Method")[0]
+    gpu = text.split("## 5. GPU")[1].split("## 6. Tracing")[0]
+    costs = text.split("## 6. Tracing")[1].split("## Method")[0]
+    assert all(name in costs for name in ("jax.make_jaxpr", "divisions", "import numpy", "import stridex")), costs
     assert "Devices: cpu:0, cpu:1" in gpu and "Not run" not in gpu and gpu.count("sx.jit / jax.jit") == 3, gpu
     assert {"gpu_size_sweep.png", "gpu_jit_calls.png"} <= written, written
 

@@ -20,7 +20,7 @@ from stridex._core.device import DEFAULT_DEVICE, KDL_CPU
 from stridex._core.dtypes import DType
 from stridex._core.state import current_trace
 from stridex._core.storage import aligned_copy, aligned_empty
-from stridex._core.view import normalize_shape
+from stridex._core.view import View, normalize_shape
 from stridex._lax import creation as _p
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -152,6 +152,15 @@ def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | in
     dev = None if device is None else _device.resolve(device)
     trace = current_trace()
     if trace is None or (not isinstance(obj, Array) and _values_are_eager(trace)):
+        if _device.is_jax_array(obj) and not copy and (dev is None or dev.is_host) and _device.is_host_jax_array(obj):
+            jax_array: Any = obj
+            own = _dtypes.from_numpy(jax_array.dtype) if isinstance(jax_array.dtype, np.dtype) else None
+            if own is not None and (dtype is None or dtype is own):
+                # A JAX array on the host is kept as a jit call's result is (`adopt_out`): handed to JAX again as
+                # it is, so that a steady jit loop over it takes the memo's direct call (through DLPack it was
+                # a read-only NumPy buffer that every call converted back, 10-20 µs); read through NumPy without
+                # a copy, copied on the first write.
+                return _device.adopt_out(jax_array, View.contiguous(tuple(jax_array.shape)), own)
         if _device.is_jax_array(obj) and (not _device.is_host_jax_array(obj) or (dev is not None and not dev.is_host)):
             out = _device.from_jax(obj, dev, copy)
             if dtype is None or out._dtype is dtype:

@@ -18,7 +18,7 @@ from stridex._core.array import (Array, AnyBinaryFunction, BinaryFunction, Bitwi
                                  UnaryFunction)
 from stridex._lax import elementwise as _p
 from stridex._lax import ops
-from stridex._transforms.tracing import note_scalar_store
+from stridex._transforms.tracing import Tracer, note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -158,7 +158,7 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
     # arrays take the slow path, which converts operands of different dtypes first (see `_common_dtype`).
     names = frozenset(d.name for d in allowed if d not in _HALF)
     scalar_ok = frozenset((d.name, kind) for d, kind in _scalar_pairs(allowed))
-    bind, array = prim.bind, Array  # closure cells: cheaper than global and attribute lookups
+    bind, array, tracer = prim.bind, Array, Tracer  # closure cells: cheaper than global and attribute lookups
 
     def function(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         if type(x1) is array:
@@ -167,7 +167,14 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
                     return bind(x1, x2)
             elif (x1._dtype.name, type(x2)) in scalar_ok:
                 return bind(x1, x2)
-        elif type(x2) is array and (x2._dtype.name, type(x1)) in scalar_ok:
+        elif type(x1) is tracer:  # (the same under tracing, unless one stands for a Python scalar argument)
+            if type(x2) is tracer:
+                if x1._dtype.name in names and x2._dtype.name in names \
+                        and not x1._aval.weak_type and not x2._aval.weak_type:
+                    return bind(x1, x2)
+            elif (x1._dtype.name, type(x2)) in scalar_ok:
+                return bind(x1, x2)
+        elif (type(x2) is array or type(x2) is tracer) and (x2._dtype.name, type(x1)) in scalar_ok:
             return bind(x1, x2)
         return _binary_slow(prim, allowed, category, x1, x2)
 

@@ -21,7 +21,14 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, bfloat16_scalars, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, correctly_rounded_float32, ieee_divide, lax
+from stridex._lax.jax_bridge import (
+    as_dtype,
+    broadcast_to_aval,
+    correctly_rounded_float32,
+    ieee_divide,
+    lax,
+    program_true,
+)
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_elementwise, linear_jvp, scaled, sum_terms
 
@@ -83,12 +90,16 @@ def binary_abstract(result_dtype=None, dtype_rule=None):
 
     def abstract_eval(x1, x2):
         a1, a2 = aval_of(x1), aval_of(x2)
-        dtype, weak = promote_avals(a1, a2)
+        if a1.dtype is a2.dtype and a1.weak_type == a2.weak_type:  # (what promotion gives for one dtype)
+            dtype, weak = a1.dtype, a1.weak_type
+        else:
+            dtype, weak = promote_avals(a1, a2)
         if dtype_rule is not None:
             dtype = dtype_rule(dtype)
         if result_dtype is not None:
             dtype, weak = result_dtype, False
-        return ShapedArray(broadcast_shapes(a1.shape, a2.shape), dtype, weak)
+        shape = a1.shape if a1.shape == a2.shape else broadcast_shapes(a1.shape, a2.shape)
+        return ShapedArray(shape, dtype, weak)
 
     return abstract_eval
 
@@ -406,9 +417,14 @@ _div = correctly_rounded_float32(lambda a, b: lax().div(a, b))
 def _lower_divide(ctx, x1, x2):
     if ctx.avals_in[1].shape == ctx.aval_out.shape and ctx.aval_out.shape:
         return _div(*operands(ctx, (x1, x2)))
-    # (a divisor broadcast to the result, or a 0-d one: kept a division, see ieee_divide)
+    # (a divisor broadcast to the result, or a 0-d one: kept a division, see ieee_divide, whose predicate is
+    # taken here, outside platform_dependent's branches)
     a = broadcast_to_aval(x1, ctx.aval_out)
-    return correctly_rounded_float32(ieee_divide)(a, as_dtype(x2, ctx.aval_out.dtype))
+    b = as_dtype(x2, ctx.aval_out.dtype)
+    true = program_true() if ctx.aval_out.dtype.kind == "real floating" else None
+    if true is None:
+        return correctly_rounded_float32(ieee_divide)(a, b)
+    return correctly_rounded_float32(ieee_divide)(a, b, true)
 
 
 divide = Primitive(

@@ -7,6 +7,9 @@ convert to the exact result dtype itself (lax does not promote). JAX is imported
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
@@ -49,43 +52,113 @@ def x64():
 
 
 def as_dtype(x, dtype):
-    """`x` (JAX value or Python scalar) as a JAX array of stridex dtype `dtype`."""
-    j = jnp()
+    """`x` (JAX value or Python scalar) as an array of stridex dtype `dtype`: a Python scalar becomes a 0-d
+    NumPy constant (a literal of the program, about 100x cheaper to make than `jnp.asarray`'s device array,
+    which a first call paid for every scalar operand), a JAX value is converted when its dtype differs."""
     if not hasattr(x, "dtype"):
-        return j.asarray(x, dtype=dtype.np)
+        with np.errstate(over="ignore"):  # (a float beyond float16's range is inf, as jnp.asarray made it)
+            return np.asarray(x, dtype=dtype.np)
     return x if x.dtype == dtype.np else lax().convert_element_type(x, dtype.np)
+
+
+def broadcast_to(x, shape):
+    """JAX value or NumPy constant `x` broadcast to `shape` (NumPy's rule, trailing axes aligned)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    return lax().broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
 
 
 def broadcast_to_aval(x, aval):
     """`x` converted to `aval.dtype` and broadcast to `aval.shape`."""
-    x = as_dtype(x, aval.dtype)
-    if x.shape != aval.shape:
-        x = jnp().broadcast_to(x, aval.shape)
-    return x
+    return broadcast_to(as_dtype(x, aval.dtype), aval.shape)
 
 
-def ieee_divide(a, b):
+class _ProgramTruth:
+    """The inputs of the program being lowered, and the opaque `True` made from them on first request."""
+
+    __slots__ = ("inputs", "value")
+
+    def __init__(self, inputs):
+        self.inputs = inputs
+        self.value = None
+
+
+_LOWERING = contextvars.ContextVar("stridex_lowering_program", default=None)
+
+
+@contextlib.contextmanager
+def lowering_program(inputs):
+    """The scope of one program's lowering (`lowering.lower_program`): `program_true` draws on `inputs`, the
+    program's JAX inputs, in it. Sub-programs (branches, loop bodies) open their own scope in their own trace."""
+    token = _LOWERING.set(_ProgramTruth(inputs))
+    try:
+        yield
+    finally:
+        _LOWERING.reset(token)
+
+
+def program_true():
+    """A JAX boolean scalar that is always true but that XLA cannot prove true, for `ieee_divide`'s selects,
+    or None outside a program's lowering (or when all its inputs are empty).
+
+    One per program, made on first request from one element of the program's first non-empty input:
+    `v == v | v != v` of a floating-point value, which the simplifier does not fold (NaN) and which no
+    compile-time constant feeds. Ask for it in the trace the division is recorded in, not inside
+    `lax.platform_dependent`'s branches: it is cached for the program, and a value made in a nested trace
+    would escape that trace."""
+    scope = _LOWERING.get()
+    if scope is None:
+        return None
+    if scope.value is None:
+        scope.value = _true_from_inputs(lax(), scope.inputs)
+    return scope.value if scope.value is not False else None
+
+
+def _true_from_inputs(L, inputs):
+    for x in inputs:
+        if not getattr(x, "size", 0) or not isinstance(getattr(x, "dtype", None), np.dtype):
+            continue  # (an empty input, a Python scalar, or a dtype of JAX's own such as a key: the next one)
+        element = L.reshape(L.slice(x, (0,) * x.ndim, (1,) * x.ndim), ())
+        if _dtypes.np_kind(element.dtype) not in "fc":  # (x == x of an integer is folded to true)
+            element = L.convert_element_type(element, np.float32)
+        return L.bitwise_or(L.eq(element, element), L.ne(element, element))
+    return False
+
+
+def ieee_divide(a, b, true=None):
     """`lax.div(a, b)`, kept a division where `b` is broadcast to `a`'s shape (a smaller or 0-d JAX array).
 
     XLA's algebraic simplifier rewrites x / broadcast(y) into x * broadcast(1 / y), and x / constant into
     x * (1 / constant), whatever the optimisation flags: two roundings, so under `jit` x / 3.7, x / y[0] or a
     division by a column differed from the correctly rounded quotient (which the standard requires, and eager
     gives) in 30-70% of elements. So the operands reach such a division through a select on a predicate that
-    is always true but that the simplifier cannot see through (v == v | v != v, of both operands, as either
-    may be a constant it folds): no pattern matches a select, and LLVM, which folds the predicate and the
-    select away, keeps an IEEE division. Where both operands are constants, XLA evaluates the division itself,
-    exactly. The select costs nothing in an elementwise pass, but XLA does not fuse it into the library kernel
-    (YNNPACK) it gives large sums: `sx.jit` of `sx.sum(x / 3.7)` on 10^7 float32 writes x / 3.7 out first
-    and took 2.3x longer (46 against 20 ms). Divisions of arrays of one shape stay plain, and so XLA's
-    rewrites of x / sqrt(y), x / exp(y) and (x / y) / z remain (docs/semantics.md)."""
+    is always true but that the simplifier cannot see through (`program_true`, made once per program from
+    an input): no pattern matches a select (the numerator's select also hides an (x / y) / z from the rewrite
+    into x / (y * z)), and LLVM, which folds the predicate and the select away, keeps an IEEE division. Where
+    both operands are constants and the program has no input, XLA evaluates the division itself, exactly.
+
+    One scalar predicate per program costs the first call little: ten divisions by a Python scalar in a
+    40-op program made its first call 1.2x slower with an elementwise predicate per division (eight more
+    JAX operations each), 1.1x with this one (two selects each; measured on a 2-core machine, interleaved
+    with the same program without divisions). The select costs nothing in an elementwise pass, but XLA does
+    not fuse it into the library kernel (YNNPACK) it gives large sums: `sx.jit` of `sx.sum(x / 3.7)` on 10^7
+    float32 writes x / 3.7 out first (2.3x the time of the sum alone when measured). Divisions of arrays of
+    one shape stay plain, and so XLA's rewrites of x / sqrt(y), x / exp(y) and (x / y) / z remain
+    (docs/semantics.md).
+
+    `true` is `program_true()` taken by a caller that divides inside `lax.platform_dependent`."""
     L = lax()
     if b.ndim and b.shape == a.shape:
         return L.div(a, b)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    a, b = jnp().broadcast_to(a, shape), jnp().broadcast_to(b, shape)
+    a, b = broadcast_to(a, shape), broadcast_to(b, shape)
     if _dtypes.np_kind(a.dtype) != "f":
         return L.div(a, b)
-    true = L.bitwise_and(L.bitwise_or(L.eq(a, a), L.ne(a, a)), L.bitwise_or(L.eq(b, b), L.ne(b, b)))
+    if true is None:
+        true = program_true()
+    if true is None:  # (the predicate elementwise, of both operands, as either may be a constant XLA folds)
+        true = L.bitwise_and(L.bitwise_or(L.eq(a, a), L.ne(a, a)), L.bitwise_or(L.eq(b, b), L.ne(b, b)))
     return L.div(L.select(true, a, b), L.select(true, b, a))
 
 

@@ -12,6 +12,10 @@ thread writing elsewhere in the same storage meanwhile keeps its write.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import warnings
+from types import FrameType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,12 +24,14 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
-from stridex._core.storage import JaxAlias, Snapshot, Storage
+from stridex._core.storage import ALIGNMENT, JaxAlias, Snapshot, Storage, address_of, is_aligned
 from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._lax.jax_bridge import jax, x64
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # stridex/
 
 
 def shared_memory(leaves, alias) -> tuple[dict, bool]:
@@ -279,7 +285,42 @@ def _alias(storage, view, w):
         converted = jax().device_put(w)
     if converted.unsafe_buffer_pointer() == w.ctypes.data:  # zero-copy: JAX reads this very memory
         storage.jax_alias = JaxAlias(view, converted)
+    elif w.nbytes >= MISALIGNED_WARNING_BYTES and not is_aligned(w):
+        _warn_misaligned(w)
     return converted
+
+
+class MisalignedArrayWarning(RuntimeWarning):
+    """A large host array handed to a jitted call is not 64-byte aligned, so JAX copies it on every call."""
+
+
+MISALIGNED_WARNING_BYTES = 1 << 20
+"""From this size a misaligned argument's copy on every call is worth a warning (about 0.1 ms a copy and up)."""
+
+_misaligned_warned = False
+
+
+def _warn_misaligned(w: np.ndarray) -> None:
+    """Warn, once per process, that JAX copies window `w` on every call because of where its memory starts.
+
+    NumPy's own large allocations start 16 bytes past a 64-byte boundary (glibc's), and JAX takes host memory
+    without a copy only at a 64-byte boundary: a jitted program on 10^7 float64 elements adopted from NumPy
+    ran 125 ms against 76 ms on the same values in stridex memory (docs/jit.md, "Alignment")."""
+    global _misaligned_warned
+    if _misaligned_warned:
+        return
+    _misaligned_warned = True
+    level = 1
+    frame: FrameType | None = sys._getframe(0)  # (None past the outermost frame)
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+                                 or frame.f_code.co_filename.startswith("<stridex")):
+        frame, level = frame.f_back, level + 1  # (the warning points at the user's call)
+    warnings.warn(
+        f"stridex.jit: a {w.dtype}{list(w.shape)} argument ({w.nbytes / 2**20:.0f} MiB of NumPy memory starting "
+        f"{address_of(w) % ALIGNMENT} bytes past a {ALIGNMENT}-byte boundary) is copied by JAX on every call. "
+        "Take it into stridex memory once (`x = sx.asarray(a, copy=True)`), or make it with stridex "
+        "(`sx.empty`, `sx.zeros`, ... and write into it); see docs/jit.md, \"Alignment\". Warned once.",
+        MisalignedArrayWarning, stacklevel=level)
 
 
 # --- writing back what a call wrote into its inputs ----------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stridex._lax.jax_bridge import LoweringContext
+from stridex._lax.jax_bridge import LoweringContext, lowering_program
 from stridex._transforms.ir import InternalError, Literal, Program
 
 
@@ -17,8 +17,13 @@ def lower_program(program: Program):
         if eqn.prim.lower is None:
             raise LoweringError(f"primitive {eqn.prim.name} has no JAX lowering yet")
     binders = [v for v, _ in program.constants] + list(program.inputs)
+    n_constants = len(program.constants)
 
     def run(*args):
+        with lowering_program(args[n_constants:]):
+            return evaluate(args)
+
+    def evaluate(args):
         env = {id(v): a for v, a in zip(binders, args)}
 
         def read(v):

@@ -268,7 +268,10 @@ class Trace:
             return self._process_write(prim, args, params)
         if prim.data_dependent and not self.concrete_shapes:
             return self.data_dependent(prim, args, params)
-        outputs = self.apply(prim, [self.read(a) for a in args], params)
+        # (`read`, inlined for this trace's own tracers whose buffer was not written since: the common case)
+        payloads = [a._var if type(a) is Tracer and a._trace is self and a._version == a._buffer.version
+                    else self.read(a) for a in args]
+        outputs = self.apply(prim, payloads, params)
         if prim.kind == "view":
             x = self.to_tracer(args[0])
             (payload,) = outputs

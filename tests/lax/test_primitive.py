@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import stridex  # noqa: F401  (registers every primitive)
+import stridex  # noqa: F401  (registers the primitives of every family in stridex/_lax)
+import stridex._transforms.control_flow  # noqa: F401  (and the higher-order ones, which `import stridex` defers
+import stridex._transforms.custom  # noqa: F401  to the first use of cond, scan, custom_jvp, ...)
 from stridex._lax.primitive import KINDS, PRIMITIVES
 
 ALL = sorted(PRIMITIVES)

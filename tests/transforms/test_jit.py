@@ -1017,3 +1017,29 @@ def test_jit_of_a_jitted_function_keeps_its_own_arguments_and_cache():
     assert_same(outer(x, 4), x * 4)
     assert outer.stats["traces"] == 2  # one trace per value of the static argument
     assert outer.__name__ == inner.__name__ == "<lambda>"
+
+
+def test_a_large_misaligned_numpy_argument_warns_once(monkeypatch):
+    # JAX takes host memory without a copy only at a 64-byte boundary; NumPy's large arrays start 16 bytes
+    # past one. Such an argument is copied on every call: jit says so once, and not for aligned memory.
+    import warnings
+
+    from stridex._core.storage import aligned_empty
+    from stridex._transforms import handover
+
+    monkeypatch.setattr(handover, "_misaligned_warned", False)
+    n = handover.MISALIGNED_WARNING_BYTES // 8
+    raw = aligned_empty((n + 8,), np.float64)
+    raw[:] = np.arange(n + 8.0)
+    misaligned = raw[2:2 + n]  # (16 bytes past the boundary, as NumPy allocates)
+    f = sx.jit(lambda x: x * 2.0)
+    with pytest.warns(handover.MisalignedArrayWarning, match=r"float64\[131072\].*16 bytes past.*copy=True"):
+        out = f(sx.asarray(misaligned))
+    np.testing.assert_array_equal(np.asarray(out), misaligned * 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(sx.asarray(misaligned))  # (once per process)
+        monkeypatch.setattr(handover, "_misaligned_warned", False)
+        aligned = sx.asarray(misaligned, copy=True)  # the way out: stridex memory, aligned
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(f(aligned)), misaligned * 2.0)

@@ -103,6 +103,33 @@ def test_a_steady_loop_calls_the_executable_directly_from_the_fourth_call():
     assert len(runs) == 0  # JAX results are ready at once: the memo calls directly
 
 
+@pytest.mark.parametrize("read_first", [False, True], ids=["not-read", "read-through-numpy"])
+def test_a_host_jax_array_taken_by_asarray_is_called_directly(read_first):
+    # `sx.asarray(jax_array)` on the host keeps the JAX array as a jit result does (a DLPack-shared read-only
+    # NumPy buffer missed the direct call and was converted on every call): a steady loop over it goes to the
+    # executable from the memo, neither running the entry nor reaching the general call.
+    jnp = pytest.importorskip("jax.numpy")
+    f = lambda a, b: a * b + a  # (exact in float32, which JAX arrays are without 64-bit mode)
+    g = sx.jit(f)
+    data = [np.array([0.5, 1.5, -2.0], dtype=np.float32), np.array([2.0, 3.0, 0.25], dtype=np.float32)]
+    jx, jy = (jnp.asarray(d) for d in data)
+    x, y = sx.asarray(jx), sx.asarray(jy)
+    want = f(*(sx.asarray(d) for d in data))
+    if read_first:
+        want = f(x, y)  # (an eager read first: the arrays get their JaxResultStorage then)
+    for _ in range(3):
+        assert_same(g(x, y), want)
+    dispatches, runs = counting_dispatches(g), counting_runs(g)
+    for _ in range(3):
+        assert_same(g(x, y), want)
+    assert (len(dispatches), len(runs)) == (0, 0)
+    assert set(memo_of(g).key[0]) <= {BUFFER, RESULT}  # (passed as JAX arrays, not as NumPy windows)
+    assert np.shares_memory(np.asarray(x), np.asarray(jx))  # (shared, not copied)
+    x[0] = 1.0  # (copied on the first write: the JAX array keeps its values, the call sees the new ones)
+    assert (np.asarray(x)[0], np.asarray(jx)[0]) == (1.0, 0.5)
+    assert_same(g(x, y), f(x, y))
+
+
 def test_fresh_numpy_data_on_every_call_makes_no_memo():
     """A window a memo would know by its identity, never seen twice: no memo is made for it."""
     f = lambda w, batch: w * 0.5 + batch
