@@ -142,14 +142,14 @@ def ufunc_binary(name: str, ufunc, **rules) -> Primitive:
     """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless `rules` give an
     abstract_eval); it batches elementwise."""
     rules.setdefault("abstract_eval", binary_abstract())
-    return Primitive(name, impl=ufunc_binary_impl(ufunc), batch=batch_elementwise, **rules)
+    return Primitive(name, impl=ufunc_binary_impl(ufunc), batch=batch_elementwise, elementwise=True, **rules)
 
 
 def ufunc_unary(name: str, ufunc, **rules) -> Primitive:
     """A unary primitive whose eager rule is exactly `ufunc` (the input's dtype unless `rules` give an
     abstract_eval); it batches elementwise."""
     rules.setdefault("abstract_eval", unary_abstract())
-    return Primitive(name, impl=ufunc_unary_impl(ufunc), batch=batch_elementwise, **rules)
+    return Primitive(name, impl=ufunc_unary_impl(ufunc), batch=batch_elementwise, elementwise=True, **rules)
 
 
 # --- lowering helpers --------------------------------------------------------------------------------
@@ -419,6 +419,7 @@ divide = Primitive(
     jvp=_divide_jvp,
     vjp=_divide_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -476,6 +477,7 @@ floor_divide = Primitive(
     jvp=_constant_jvp,
     vjp=_zero_vjp(2),
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -520,6 +522,7 @@ remainder = Primitive(
     jvp=_remainder_jvp,
     vjp=_remainder_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -757,6 +760,7 @@ reciprocal = Primitive(
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -836,6 +840,7 @@ sign = Primitive(
     jvp=_sign_jvp,
     vjp=_sign_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1001,6 +1006,7 @@ real = Primitive(
     jvp=linear_jvp,
     vjp=_real_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1032,6 +1038,7 @@ imag = Primitive(
     jvp=_imag_jvp,
     vjp=_imag_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1091,6 +1098,7 @@ clip = Primitive(
     jvp=_clip_jvp,
     vjp=_clip_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 

@@ -222,7 +222,7 @@ def _unary(name: str, impl, complex_lower, derivative, real_lower=None):
         return (ops.multiply(ct, derivative(x, out)),)
 
     prim = Primitive(name, impl=impl, abstract_eval=unary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
-                     vjp=vjp, batch=batch_elementwise)
+                     vjp=vjp, batch=batch_elementwise, elementwise=True)
     return prim
 
 
@@ -242,7 +242,7 @@ def _binary(name: str, impl, lower, partials):
         return tuple(None if d is None else ops.multiply(ct, d) for d in (d1, d2))
 
     prim = Primitive(name, impl=impl, abstract_eval=binary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
-                     vjp=vjp, batch=batch_elementwise)
+                     vjp=vjp, batch=batch_elementwise, elementwise=True)
     return prim
 
 
