@@ -75,6 +75,14 @@ def _quiet(impl):
     return quiet_impl
 
 
+def same_as_ufunc(impl, ufunc, quiet: bool = False, complex_results: bool = True):
+    """Mark eager rule `impl` as giving exactly `ufunc(*operands)` when no operand is bfloat16 (and, unless
+    `complex_results`, when the result is not complex), with NumPy's warnings silenced if `quiet`: eager fusion
+    (`stridex._lax.fusion`) then calls the ufunc itself into its scratch memory, block by block."""
+    impl.same_as_ufunc = (ufunc, quiet, complex_results)
+    return impl
+
+
 # --- factories: abstract evaluation, eager rules and records of ufunc primitives ---------------------
 
 
@@ -122,7 +130,7 @@ def ufunc_binary_impl(ufunc):
             return ufunc(x1, x2, out=...)
         return call_ufunc(ufunc, x1, x2)
 
-    return impl
+    return same_as_ufunc(impl, ufunc)
 
 
 def ufunc_unary_impl(ufunc):
@@ -135,7 +143,7 @@ def ufunc_unary_impl(ufunc):
             return ufunc(x, out=...)
         return call_ufunc(ufunc, x)
 
-    return impl
+    return same_as_ufunc(impl, ufunc)
 
 
 def ufunc_binary(name: str, ufunc, **rules) -> Primitive:
@@ -413,7 +421,7 @@ def _lower_divide(ctx, x1, x2):
 
 divide = Primitive(
     "divide",
-    impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
+    impl=same_as_ufunc(_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)), np.divide, quiet=True),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
     lower=_lower_divide,
     jvp=_divide_jvp,
@@ -516,7 +524,7 @@ def _remainder_vjp(ct, x1, x2, *, out):
 # would also evaluate x2 * floor(x1 / x2) and the subtraction, and loses the spec's sign-of-zero fix-ups.
 remainder = Primitive(
     "remainder",
-    impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
+    impl=same_as_ufunc(_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)), np.remainder, quiet=True),
     abstract_eval=binary_abstract(),
     lower=lower_in_float32(_lower_remainder),  # (half types: one rounding, as NumPy's kernel)
     jvp=_remainder_jvp,

@@ -28,14 +28,19 @@ import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from math import prod
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from stridex._core.array import Array
-from stridex._core.avals import aval_of
+from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._core.storage import HostStorage, JaxResultStorage, Storage, output_buffer
+from stridex._core.storage import HostStorage, JaxResultStorage, Storage, aligned_empty, output_buffer
 from stridex._core.view import View
+from stridex._lax import device as _device
+from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._lax.precision import matmul_key
+from stridex._lax.strided import read_view
 
 # --- the thresholds (measured: see docs/fusion.md and benchmarks/fusion.py) ---------------------------------
 
@@ -161,10 +166,11 @@ class Group:
     """Records that feed each other, in the order they were made (a topological order), held weakly: a record
     lives as long as its array or a later record that reads it. Run as one pass."""
 
-    __slots__ = ("__weakref__", "done", "errors", "leaves", "members", "storages")
+    __slots__ = ("__weakref__", "device", "done", "errors", "leaves", "members", "storages")
 
-    def __init__(self, errors: dict):
+    def __init__(self, errors: dict, device=None):
         self.errors = errors  # NumPy's error state when its records were made (one per group)
+        self.device = device  # the JAX device its records run on, or None (the host)
         self.members: list = []  # weak references to the Records
         self.leaves: dict = {}  # id(window) -> the window broadcast to the record's shape (the inputs it reads)
         self.storages: list = []  # the storages whose memory the leaves view (their `readers` name this group)
@@ -200,18 +206,26 @@ def record(prim, args, params):
     if not _ENABLED.get():
         return None
     large = False
+    dev = None
     for a in args:
         t = type(a)
         if t is Array:
             st = a._storage
             if not st.is_host:
-                return None  # (on a JAX device: see `stridex._lax.device`)
-            if type(st) is PendingStorage or a.size >= DEFER_MIN_ELEMENTS:
+                if st.sharded or (dev is not None and st.device is not dev):
+                    return None  # (several devices: the op-by-op path raises; a mesh: op by op)
+                dev = st.device
+                large = True
+            elif dev is not None:
+                return None
+            elif type(st) is PendingStorage or a.size >= DEFER_MIN_ELEMENTS:
                 large = True
         elif t not in _PY_SCALARS:
             return None
     if not large:
         return None
+    if dev is not None:
+        return _record_on_device(prim, args, params, dev)
     try:
         aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
     except Exception:
@@ -400,12 +414,13 @@ def _merge(group: Group, other: Group) -> None:
 # --- forcing -----------------------------------------------------------------------------------------------
 
 
-def force(storage: PendingStorage) -> None:
+def force(storage) -> None:
     """Compute a pending storage (with every live record of its group, in one pass)."""
     with LOCK:
-        if type(storage) is not PendingStorage:
-            return  # (another thread ran it meanwhile)
-        run_group(storage.owner.group)
+        if type(storage) is PendingStorage:
+            run_group(storage.owner.group)
+        elif type(storage) is PendingDeviceStorage:
+            run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
 
 
 def evaluate(*arrays) -> None:
@@ -415,7 +430,7 @@ def evaluate(*arrays) -> None:
         x = stack.pop()
         if isinstance(x, Array):
             st = x._storage
-            if type(st) is PendingStorage:
+            if type(st) in _PENDING:
                 force(st)
         elif isinstance(x, (list, tuple)):
             stack.extend(x)
@@ -445,7 +460,7 @@ def run_group(group: Group) -> None:
     needed = set()
     for rec in reversed(members):
         st = rec.storage()
-        if st is not None and type(st) is PendingStorage:
+        if st is not None and type(st) in _PENDING:
             outputs[id(rec)] = st
             needed.add(id(rec))
         if id(rec) in needed:
@@ -453,6 +468,9 @@ def run_group(group: Group) -> None:
                 if type(x) is Record:
                     needed.add(id(x))
     steps = [rec for rec in members if id(rec) in needed]
+    if group.device is not None:
+        _run_on_device(group, members, steps, outputs)
+        return
     shape = steps[-1].shape
     results = {}
     for rec in steps:
@@ -490,10 +508,10 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def block_keys(shape: tuple, block: int) -> list:
-    """Index keys that split an array of `shape` into blocks of about `block` elements (whole trailing axes,
-    a slice of one axis, single indices before it), in C order."""
+    """(key, shape) of the blocks that split an array of `shape` into about `block` elements each (whole
+    trailing axes, a slice of one axis, single indices before it), in C order."""
     if not shape:
-        return [(Ellipsis,)]
+        return [((Ellipsis,), ())]
     inner = 1
     k = len(shape) - 1
     while k > 0 and inner * shape[k] <= block:
@@ -501,58 +519,123 @@ def block_keys(shape: tuple, block: int) -> list:
         k -= 1
     step = max(1, block // inner)
     n = shape[k]
+    rest = shape[k + 1:]
     # (the Ellipsis keeps a block an ndarray: a key of ints alone would give NumPy scalars)
-    return [outer + (slice(start, min(start + step, n)), Ellipsis)
+    return [(outer + (slice(start, min(start + step, n)), Ellipsis), (min(step, n - start),) + rest)
             for outer in itertools.product(*[range(m) for m in shape[:k]])
             for start in range(0, n, step)]
 
 
+# How a step runs: its impl (which returns fresh memory), the ufunc it is the same as (into scratch memory), or
+# `where` as its impl computes it (two copies into scratch memory).
+_IMPL, _UFUNC, _WHERE = 0, 1, 2
+
+
 class _Program:
-    """A pass compiled from its records: for each step, the impl, its params and where each input comes from."""
+    """A pass compiled from its records. Each step reads leaves (windows, sliced per block), constants (Python
+    scalars, 0-D windows) or earlier steps' block values; a step that calls a ufunc (or is `where`) writes into
+    a scratch buffer of its own dtype, reused once the values it held are read for the last time, or into its
+    record's result when the record's array is alive."""
 
-    __slots__ = ("errors", "flagged", "lock", "steps")
+    __slots__ = ("errors", "flagged", "leaves", "lock", "scratch", "steps")
 
-    def __init__(self, steps, results):
+    def __init__(self, steps, results, block: int):
         index = {id(rec): i for i, rec in enumerate(steps)}
-        last_use = {}
+        leaves: list = []
+        leaf_index: dict = {}
+        last_use: dict = {}
         compiled = []
         for i, rec in enumerate(steps):
             sources = []
+            half = rec.dtype.kind == "V"
             for x in rec.inputs:
                 if type(x) is Record:
                     j = index.get(id(x))
                     if j is None:  # (computed by an earlier pass: its result is a leaf)
-                        sources.append((0, x.result))
+                        x = x.result
                     else:
                         sources.append((1, j))
                         last_use[j] = i
-                elif type(x) is np.ndarray:
-                    sources.append((0, x) if x.ndim or not rec.shape else (2, x))  # (a 0-D operand: as it is)
+                        half = half or steps[j].dtype.kind == "V"
+                        continue
+                if type(x) is np.ndarray:
+                    half = half or x.dtype.kind == "V"
+                    if x.ndim or not rec.shape:
+                        k = leaf_index.get(id(x))
+                        if k is None:
+                            k = leaf_index[id(x)] = len(leaves)
+                            leaves.append(x)
+                        sources.append((0, k))
+                    else:
+                        sources.append((2, x))  # (a 0-D operand: as it is)
                 else:
                     sources.append((2, x))
-            compiled.append([rec.prim, rec.params, sources, results.get(id(rec)), []])
-        for j, i in last_use.items():
-            compiled[i][4].append(j)
+            mode, fn, quiet = _IMPL, rec.prim.impl, False
+            same = getattr(fn, "same_as_ufunc", None)
+            if not half and rec.params == {}:
+                if same is not None and (same[2] or rec.dtype.kind != "c"):
+                    mode, fn, quiet = _UFUNC, same[0], same[1]
+                elif rec.prim.name == "where" and not any(type(s[1]) is float for s in sources if s[0] == 2):
+                    mode = _WHERE
+            compiled.append([mode, fn, rec.params, sources, results.get(id(rec)), quiet, None, []])
+        # scratch buffers: a step that writes into one takes a free one of its dtype (freed at last use)
+        free: dict = {}
+        scratch: list = []
+        for i, step in enumerate(compiled):
+            for j in [j for j, last in last_use.items() if last == i]:
+                step[7].append(j)
+            if step[0] != _IMPL and step[4] is None:
+                dtype = steps[i].dtype
+                pool = free.setdefault(dtype, [])
+                if pool:
+                    step[6] = pool.pop()
+                else:
+                    step[6] = len(scratch)
+                    scratch.append(dtype)
+            for j in step[7]:  # (read for the last time here: its buffer is free for the steps after this one)
+                b = compiled[j][6]
+                if b is not None:
+                    free.setdefault(steps[j].dtype, []).append(b)
         self.steps = compiled
+        self.leaves = leaves
+        self.scratch = [(dtype, block) for dtype in scratch]
         self.flagged: dict = {}  # step -> {category: the inputs of a block that raised it}
         self.lock = threading.Lock()
 
-    def run(self, keys) -> None:
+    def run(self, blocks) -> None:
         flags: list = []
 
         def note(kind, flag):
             flags.append(kind)
 
+        buffers = [aligned_empty((n,), dtype) for dtype, n in self.scratch]
+        leaves = self.leaves
+        steps = self.steps
+        values: list = [None] * len(steps)
         with np.errstate(**{k: ("call" if v == "warn" else v) for k, v in self.errors.items()}, call=note):
-            values: list = [None] * len(self.steps)
-            for key in keys:
-                for i, (prim, params, sources, out, free) in enumerate(self.steps):
-                    args = [s[key] if kind == 0 else values[s] if kind == 1 else s for kind, s in sources]
-                    r = prim.impl(*args, **params) if params else prim.impl(*args)
+            for key, bshape in blocks:
+                size = prod(bshape)
+                views = [b[:size].reshape(bshape) for b in buffers]
+                lv = [w[key] for w in leaves]
+                for i, (mode, fn, params, sources, out, quiet, buf, free) in enumerate(steps):
+                    args = [lv[s] if kind == 0 else values[s] if kind == 1 else s for kind, s in sources]
+                    if mode == _IMPL:
+                        r = fn(*args, **params) if params else fn(*args)
+                        if out is not None:
+                            out[key] = r
+                    else:
+                        r = out[key] if out is not None else views[buf]
+                        if mode == _UFUNC:
+                            fn(*args, out=r)
+                        else:  # where, as its impl computes it on large arrays
+                            np.copyto(r, args[2])
+                            c = args[0]
+                            np.copyto(r, args[1], where=c if c.dtype == np.bool_ else c.astype(bool))
                     if flags:
-                        self._flagged(i, flags, args)
-                    if out is not None:
-                        out[key] = r
+                        if quiet:
+                            flags.clear()
+                        else:
+                            self._flagged(i, flags, args)
                     values[i] = r
                     for j in free:
                         values[j] = None
@@ -562,21 +645,21 @@ class _Program:
             seen = self.flagged.setdefault(i, {})
             for kind in flags:
                 if kind not in seen:
-                    seen[kind] = list(args)
+                    seen[kind] = [a.copy() if type(a) is np.ndarray else a for a in args]
         flags.clear()
 
 
 def execute(steps, results, shape, errors: dict) -> None:
     """Run records `steps` (in order) over `shape`, block by block, writing the results of those in `results`,
     with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
-    program = _Program(steps, results)
+    blocks = block_keys(shape, BLOCK_ELEMENTS)
+    program = _Program(steps, results, max(prod(b[1]) for b in blocks))
     program.errors = errors
-    keys = block_keys(shape, BLOCK_ELEMENTS)
     size = prod(shape)
-    if size >= THREADED_MIN_ELEMENTS and _THREADS > 1 and len(keys) > 1:
-        parts = min(_THREADS, len(keys))
-        chunk = -(-len(keys) // parts)
-        chunks = [keys[i:i + chunk] for i in range(0, len(keys), chunk)]
+    if size >= THREADED_MIN_ELEMENTS and _THREADS > 1 and len(blocks) > 1:
+        parts = min(_THREADS, len(blocks))
+        chunk = -(-len(blocks) // parts)
+        chunks = [blocks[i:i + chunk] for i in range(0, len(blocks), chunk)]
         futures = [_pool().submit(program.run, c) for c in chunks[1:]]
         try:
             program.run(chunks[0])
@@ -584,19 +667,204 @@ def execute(steps, results, shape, errors: dict) -> None:
             for f in futures:
                 f.result()
     else:
-        program.run(keys)
+        program.run(blocks)
     if program.flagged:
         # NumPy warns once per ufunc call: each flagged step is run again on a block that raised each flag,
         # under the caller's error state, so that NumPy itself warns as the op-by-op call would.
         with np.errstate(**errors):
             for i in sorted(program.flagged):
-                prim, params = program.steps[i][0], program.steps[i][1]
+                step = program.steps[i]
+                prim = steps[i].prim
                 done: list = []
                 for args in program.flagged[i].values():
                     if any(a is args for a in done):
                         continue
                     done.append(args)
-                    prim.impl(*args, **params)
+                    prim.impl(*args, **step[2])
+
+
+# --- on a JAX device --------------------------------------------------------------------------------------
+# The same records, whose leaves are device buffers (JAX arrays, immutable: a storage pending work reads is
+# marked `readonly`, so that a write copies its buffer instead of donating it), run as one executable made of
+# the records' own lowerings, compiled once per structure (the primitives, params, scalars and layouts).
+
+
+class DeviceLeaf(NamedTuple):
+    """A device array as pending work reads it: its storage's buffer when recorded, its View, its dtype."""
+
+    buffer: Any
+    view: View
+    dtype: Any  # (a stridex DType)
+
+
+def _pending_owner(self):
+    force(self)
+    return _OWNER_SLOT.__get__(self)
+
+
+def _set_owner(self, value):
+    _OWNER_SLOT.__set__(self, value)
+
+
+_OWNER_SLOT = Storage.__dict__["owner"]
+
+
+class PendingDeviceStorage(_device.DeviceStorage):
+    """The memory of a pending array on a JAX device: `buf` holds the `Record` that computes it, and reading
+    `owner` (the buffer, which every device path reads) runs it first, after which the storage is a
+    `DeviceStorage` holding the result."""
+
+    __slots__ = ()
+    owner = property(_pending_owner, _set_owner)  # type: ignore[assignment]
+
+    def block_until_ready(self, a) -> None:
+        force(self)
+        self.block_until_ready(a)
+
+    def copy(self):
+        force(self)
+        return self.copy()
+
+
+_PENDING = (PendingStorage, PendingDeviceStorage)
+# (structure key) -> the compiled executable of a pass on a device
+_DEVICE_PASSES: dict = {}
+
+
+def _record_on_device(prim, args, params, dev):
+    try:
+        aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
+    except Exception:
+        return None  # (the op-by-op path raises its own error, at this line)
+    shape = aval.shape
+    if prim.lower is None or prod(shape) == 0:
+        return None
+    with LOCK, _device.OWNERS:
+        pending = []
+        for a in args:
+            if type(a) is Array and type(a._storage) is PendingDeviceStorage:
+                rec = a._storage.buf
+                if a._view is rec.view and rec.shape == shape and not rec.group.done:
+                    pending.append(rec)
+                else:
+                    force(a._storage)
+        pending = [rec for rec in pending if not rec.group.done]
+        group = None
+        if pending:
+            groups = []
+            for rec in pending:
+                if rec.group not in groups:
+                    groups.append(rec.group)
+            group = max(groups, key=lambda g: len(g.members))
+            for other in groups:
+                if other is not group:
+                    if len(group.members) + len(other.members) < MAX_RECORDS and \
+                            len(group.leaves) + len(other.leaves) <= MAX_LEAVES:
+                        _merge(group, other)
+                    else:
+                        run_group(other)
+        n_leaves = sum(1 for a in args if type(a) is Array and type(a._storage) is not PendingDeviceStorage)
+        if group is not None and (len(group.members) + 1 >= MAX_RECORDS or
+                                  len(group.leaves) + n_leaves > MAX_LEAVES):
+            run_group(group)
+            group = None
+        if group is None:
+            group = Group({}, dev)
+        inputs = []
+        for a in args:
+            if type(a) is not Array:
+                inputs.append(a)
+                continue
+            st = a._storage
+            if type(st) is PendingDeviceStorage:
+                inputs.append(st.buf)
+                continue
+            st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
+            leaf = DeviceLeaf(st.owner, a._view, a._dtype)
+            group.leaves.setdefault(id(leaf.buffer), leaf)
+            inputs.append(leaf)
+        rec = Record(prim, params, tuple(inputs), shape, aval.dtype.np, group)
+        group.members.append(weakref.ref(rec))
+        storage = PendingDeviceStorage()
+        storage.buf = rec  # type: ignore[assignment]  # (see PendingDeviceStorage)
+        storage.device = dev
+        storage.readonly = False
+        storage.jax_view = rec.view
+        storage.jax_alias = storage.jax_copy = storage.readers = None
+        rec.storage = weakref.ref(storage)
+        return Array._make(storage, rec.view, aval.dtype)
+
+
+def _run_on_device(group, members, steps, outputs) -> None:
+    """Run records `steps` on their group's device as one executable (compiled once per structure)."""
+    dev = group.device
+    index = {id(rec): i for i, rec in enumerate(steps)}
+    buffers: list = []
+    buffer_index: dict = {}
+    leaf_reads: list = []  # (buffer position, View)
+    leaf_index: dict = {}
+    key: list = [dev.name, matmul_key()]
+    plan = []
+    for rec in steps:
+        sources = []
+        avals_in = []
+        for x in rec.inputs:
+            if type(x) is Record:
+                j = index.get(id(x))
+                if j is not None:
+                    sources.append((1, j))
+                    avals_in.append(ShapedArray(x.shape, FROM_NUMPY[x.dtype]))
+                    continue
+                x = DeviceLeaf(x.result, x.view, FROM_NUMPY[x.dtype])  # (computed by an earlier pass)
+            if type(x) is DeviceLeaf:
+                k = leaf_index.get((id(x.buffer), x.view))
+                if k is None:
+                    b = buffer_index.get(id(x.buffer))
+                    if b is None:
+                        b = buffer_index[id(x.buffer)] = len(buffers)
+                        buffers.append(x.buffer)
+                        key.append((tuple(x.buffer.shape), str(x.buffer.dtype)))
+                    k = leaf_index[(id(x.buffer), x.view)] = len(leaf_reads)
+                    leaf_reads.append((b, x.view))
+                    key.append(("read", b, x.view.shape, x.view.strides, x.view.offset))
+                sources.append((0, k))
+                avals_in.append(ShapedArray(x.view.shape, x.dtype))
+            else:
+                sources.append((2, x))
+                avals_in.append(aval_of(x))
+        aval_out = ShapedArray(rec.shape, FROM_NUMPY[rec.dtype])
+        plan.append((rec.prim, rec.params, tuple(sources), LoweringContext(avals_in, [aval_out])))
+        key.append((rec.prim, _device._params_key(rec.params) if rec.params else (),
+                     tuple((kind, (type(v), repr(v)) if kind == 2 else v) for kind, v in sources), rec.dtype))
+    out_steps = [i for i, rec in enumerate(steps) if id(rec) in outputs]
+    key.append(tuple(out_steps))
+    key = tuple(key)
+    compiled = _DEVICE_PASSES.get(key)
+    if compiled is None:
+        def program(*bufs):
+            reads = [read_view(bufs[b], view, None) for b, view in leaf_reads]
+            values: list = []
+            for prim, params, sources, ctx in plan:
+                args = [reads[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
+                values.append(prim.lower(ctx, *args, **params))
+            return tuple(values[i] for i in out_steps)
+
+        with x64():
+            compiled = jax().jit(program, keep_unused=True).lower(*buffers).compile()
+        if len(_DEVICE_PASSES) > 1024:
+            _DEVICE_PASSES.clear()
+        _DEVICE_PASSES[key] = compiled
+    with _device.OWNERS:
+        results = compiled(*buffers)
+    for i, buffer in zip(out_steps, results):
+        rec = steps[i]
+        st = outputs[id(rec)]
+        rec.result = buffer
+        st.buf = None  # type: ignore[assignment]
+        _OWNER_SLOT.__set__(st, buffer)
+        st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
+    for rec in steps:
+        rec.inputs = ()
 
 
 # --- what was fused ----------------------------------------------------------------------------------------
@@ -605,12 +873,12 @@ def execute(steps, results, shape, errors: dict) -> None:
 def pending(x: Array) -> str | None:
     """The pending work behind array `x`, printed one record a line, or None when `x` is computed."""
     st = x._storage
-    if type(st) is not PendingStorage:
+    if type(st) not in _PENDING:
         return None
     with LOCK:
-        if type(st) is not PendingStorage:
+        if type(st) not in _PENDING:
             return None
-        target = st.owner
+        target = st.owner if type(st) is PendingStorage else st.buf
         members = [rec for ref in target.group.members if (rec := ref()) is not None and rec.result is None]
     names = {}
     lines = []
@@ -620,8 +888,8 @@ def pending(x: Array) -> str | None:
         for x_ in rec.inputs:
             if type(x_) is Record:
                 parts.append(names.get(id(x_), "?"))
-            elif type(x_) is np.ndarray:
-                name = leaves.setdefault(id(x_), f"in{len(leaves)}")
+            elif type(x_) in (np.ndarray, DeviceLeaf):
+                name = leaves.setdefault(id(x_.buffer if type(x_) is DeviceLeaf else x_), f"in{len(leaves)}")
                 parts.append(name)
             else:
                 parts.append(repr(x_))

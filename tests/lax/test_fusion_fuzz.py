@@ -232,6 +232,26 @@ def thresholds(defer: int, block: int, threaded: int):
 SETTINGS = [(1, 7, 1 << 40), (2048, 2048, 1 << 40), (1, 1000, 1), (4096, 16384, 1 << 40), (300, 64, 2049)]
 
 
+DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+
+
+@pytest.mark.parametrize("seed", range(6 * SCALE))
+def test_fused_equals_op_by_op_on_a_device(seed):
+    """On a JAX device every elementwise operation defers; a pass is one executable of the records' lowerings.
+    It must give the op-by-op device values."""
+    pytest.importorskip("jax")
+    input_specs, steps = draw_program(seed * 7919 + 101, 16)
+    with sx.default_device(DEV):
+        with sx.fusion(False):
+            expected = run_program(input_specs, steps)
+        with sx.fusion(True):
+            got = run_program(input_specs, steps)
+    assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
+    assert got[1] == expected[1], "forced values differ"
+    for k, (g, e) in enumerate(zip(got[0], expected[0])):
+        assert g == e, f"pool entry {k} differs"
+
+
 @pytest.mark.parametrize("setting", SETTINGS, ids=[f"defer{d}-block{b}-threads{t}" for d, b, t in SETTINGS])
 @pytest.mark.parametrize("seed", range(8 * SCALE))
 def test_fused_equals_op_by_op(seed, setting):
