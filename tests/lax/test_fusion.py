@@ -330,3 +330,50 @@ def test_environment_switch():
            "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_on_a_device_a_pass_is_the_jit_of_its_chain():
+    """On a JAX device the fused values are those `sx.jit` gives for the same chain, bit for bit (XLA optimises
+    the one program as it does a jitted function); they are close to the op-by-op device values."""
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    rng = np.random.default_rng(3)
+    with sx.default_device(dev):
+        s = sx.asarray(rng.uniform(50, 150, 1000))
+        t = sx.asarray(rng.uniform(0.1, 2, 1000))
+
+    def program(s, t):
+        d = (sx.log(s / 100.0) + 0.065 * t) / (0.3 * sx.sqrt(t))
+        return s * sx.exp(-d * d / 2) - sx.tanh(d) * 3.0
+
+    fused = program(s, t)
+    assert fused.device.name == dev and pending(fused)
+    assert "exp" in sx.fusion.pending(fused)
+    jitted = sx.jit(program)(s, t)
+    same(fused, jitted)
+    with sx.fusion(False):
+        op_by_op = program(s, t)
+    np.testing.assert_allclose(np.asarray(fused), np.asarray(op_by_op), rtol=1e-12)
+    # a loop compiles its pass once: the second run finds the executable
+    before = len(fusion._DEVICE_PASSES)
+    again = program(s, t)
+    sx.eval(again)
+    assert len(fusion._DEVICE_PASSES) == before
+    same(again, fused)
+
+
+def test_a_write_into_a_device_array_pending_work_reads():
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    with sx.default_device(dev):
+        x = sx.asarray(np.arange(1000.0))
+    y = sx.exp(x / 1000.0)
+    x[:10] = -1.0  # the buffer y reads is not donated
+    x += 1.0
+    z = y * 1.0
+    v = z[::3]
+    z[0] = 5.0  # a write into a pending device array runs it first
+    expected = np.exp(np.arange(1000.0) / 1000.0)
+    np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-14)
+    assert float(v[0]) == 5.0 and float(z[1]) == float(y[1])
+    assert float(x[0]) == 0.0 and float(x[20]) == 21.0

@@ -247,9 +247,27 @@ def test_fused_equals_op_by_op_on_a_device(seed):
         with sx.fusion(True):
             got = run_program(input_specs, steps)
     assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
-    assert got[1] == expected[1], "forced values differ"
-    for k, (g, e) in enumerate(zip(got[0], expected[0])):
-        assert g == e, f"pool entry {k} differs"
+    assert len(got[1]) == len(expected[1])
+    for k, (g, e) in enumerate(zip(got[1] + got[0], expected[1] + expected[0])):
+        _close(g, e, f"value {k}")
+
+
+# On a device a pass is one XLA program, which XLA optimises across operations as it does a jitted function's
+# (its exp and tanh, for one, differ in the last bits from the op-by-op executables'): the values are compared
+# as jit's are with eager's, floating values to a tolerance of their dtype, the others exactly.
+_RTOL = {"float64": 1e-9, "complex128": 1e-9, "float32": 1e-4, "complex64": 1e-4, "float16": 2e-2, "bfloat16": 5e-2}
+
+
+def _close(got, want, what):
+    assert got[0] == want[0] and got[1] == want[1], what
+    rtol = _RTOL.get(got[1])
+    if rtol is None:
+        assert got == want, what
+        return
+    dtype = {"float16": np.float16, "bfloat16": np.float32, "float32": np.float32, "complex64": np.float32}.get(
+        got[1], np.float64)  # (as `_bits` lays them out)
+    g, w = np.frombuffer(got[2], dtype), np.frombuffer(want[2], dtype)
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * 1e-3, equal_nan=True, err_msg=what)
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=[f"defer{d}-block{b}-threads{t}" for d, b, t in SETTINGS])
