@@ -226,24 +226,57 @@ def record(prim, args, params):
         return None
     if dev is not None:
         return _record_on_device(prim, args, params, dev)
+    key = [prim]
+    ints = False
+    for a in args:
+        if type(a) is Array:
+            key.append(a._dtype)
+            key.append(a.shape)
+        else:
+            key.append(type(a))
+            ints = ints or type(a) is int
+    if params:
+        key.append(tuple(params.items()))
     try:
-        aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
-    except Exception:
-        return None  # (the op-by-op path raises its own error, at this line)
-    shape = aval.shape
-    if prod(shape) < DEFER_MIN_ELEMENTS or not _scalars_fit(args):
+        signature = _SIGNATURES.get(tuple(key))
+    except TypeError:  # (unhashable params)
         return None
-    if prim.name == "convert_element_type" and args[0].dtype.kind == "complex floating" \
-            and params["new_dtype"].kind != "complex floating":
-        return None  # (NumPy warns ComplexWarning once per call: a pass would warn once per block)
+    if signature is None:
+        signature = _signature(prim, args, params)
+        if len(_SIGNATURES) > 4096:
+            _SIGNATURES.clear()
+        _SIGNATURES[tuple(key)] = signature
+    if signature is False:
+        return None
+    shape, dtype, size = signature
+    if size < DEFER_MIN_ELEMENTS or (ints and not _scalars_fit(args)):
+        return None
     errors = np.geterr()
     for mode in errors.values():
         if mode not in _DEFERRABLE_ERRORS:
             return None  # (errors that raise or print must do so at this line)
-    if not _runs(prim, args, params):
-        return None
     with LOCK:
-        return _record(prim, args, params, shape, aval.dtype, errors)
+        return _record(prim, args, params, shape, dtype, errors)
+
+
+# (primitive, operand dtypes and shapes or scalar types, params) -> (shape, dtype, size) of the result, or False
+# where the operation is not deferred
+_SIGNATURES: dict = {}
+
+
+def _signature(prim, args, params):
+    """The result's (shape, dtype, size) by the primitive's abstract evaluation, or False where the operation
+    must run at once: an error to raise at this line, or a warning NumPy gives once per call."""
+    try:
+        aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
+    except Exception:  # noqa: BLE001
+        return False  # (the op-by-op path raises its own error, at this line)
+    if prim.name == "convert_element_type" and args[0].dtype.kind == "complex floating" \
+            and params["new_dtype"].kind != "complex floating":
+        return False  # (NumPy warns ComplexWarning once per call: a pass would warn once per block)
+    if not _runs(prim, args, params):
+        return False
+    return aval.shape, aval.dtype, prod(aval.shape)
 
 
 # (primitive, params, operand kinds) -> whether the impl runs on such operands (see `_runs`)
@@ -608,37 +641,77 @@ class _Program:
         def note(kind, flag):
             flags.append(kind)
 
-        buffers = [aligned_empty((n,), dtype) for dtype, n in self.scratch]
-        leaves = self.leaves
+        buffers = _take_scratch(self.scratch)
+        try:
+            self._run(blocks, buffers, note, flags)
+        finally:
+            _give_scratch(self.scratch, buffers)
+
+    def _run(self, blocks, buffers, note, flags) -> None:
+        # Each step's argument list is kept and patched in place: a leaf's block and an output's block change
+        # with every block, a scratch buffer's view only with the block's shape, an impl's result after each
+        # call (a step's own work per block is then one call).
         steps = self.steps
-        values: list = [None] * len(steps)
+        n = len(steps)
+        args = [[None if kind != 2 else s for kind, s in sources] for _, _, _, sources, _, _, _, _ in steps]
+        readers: list = [[] for _ in range(n)]  # step j -> (step, position) reading its value
+        leaf_readers: list = [[] for _ in self.leaves]
+        for i, step in enumerate(steps):
+            for pos, (kind, s) in enumerate(step[3]):
+                if kind == 0:
+                    leaf_readers[s].append((i, pos))
+                elif kind == 1:
+                    readers[s].append((i, pos))
+        outputs = [i for i, step in enumerate(steps) if step[4] is not None]
+        scratch = [i for i, step in enumerate(steps) if step[6] is not None]
+        dest: list = [None] * n
+        plan = [(i, step[0], step[1], step[2], args[i], step[5]) for i, step in enumerate(steps)]
+        leaves = self.leaves
+        shape = None
         with np.errstate(**{k: ("call" if v == "warn" else v) for k, v in self.errors.items()}, call=note):
             for key, bshape in blocks:
-                size = prod(bshape)
-                views = [b[:size].reshape(bshape) for b in buffers]
-                lv = [w[key] for w in leaves]
-                for i, (mode, fn, params, sources, out, quiet, buf, free) in enumerate(steps):
-                    args = [lv[s] if kind == 0 else values[s] if kind == 1 else s for kind, s in sources]
-                    if mode == _IMPL:
-                        r = fn(*args, **params) if params else fn(*args)
+                if bshape != shape:
+                    shape = bshape
+                    size = prod(bshape)
+                    views = [b[:size].reshape(bshape) for b in buffers]
+                    for i in scratch:
+                        d = dest[i] = views[steps[i][6]]
+                        for c, pos in readers[i]:
+                            args[c][pos] = d
+                for k, w in enumerate(leaves):
+                    v = w[key]
+                    for c, pos in leaf_readers[k]:
+                        args[c][pos] = v
+                for i in outputs:
+                    if steps[i][0] != _IMPL:
+                        d = dest[i] = steps[i][4][key]
+                        for c, pos in readers[i]:
+                            args[c][pos] = d
+                for i, mode, fn, params, a, quiet in plan:
+                    if mode == _UFUNC:
+                        fn(*a, out=dest[i])
+                    elif mode == _IMPL:
+                        r = fn(*a, **params) if params else fn(*a)
+                        out = steps[i][4]
                         if out is not None:
                             out[key] = r
-                    else:
-                        r = out[key] if out is not None else views[buf]
-                        if mode == _UFUNC:
-                            fn(*args, out=r)
-                        else:  # where, as its impl computes it on large arrays
-                            np.copyto(r, args[2])
-                            c = args[0]
-                            np.copyto(r, args[1], where=c if c.dtype == np.bool_ else c.astype(bool))
+                        for c, pos in readers[i]:
+                            args[c][pos] = r
+                    else:  # where, as its impl computes it on large arrays: x2, then x1 where the condition holds
+                        r = dest[i]
+                        np.copyto(r, a[2])
+                        c, x1 = a[0], a[1]
+                        if c.dtype != np.bool_:
+                            c = c.astype(bool)
+                        if type(x1) is np.ndarray and x1.dtype == r.dtype and x1.shape == r.shape:
+                            np.putmask(r, c, x1)  # (the same copy, 5-8x faster than copyto's masked loop)
+                        else:
+                            np.copyto(r, x1, where=c)
                     if flags:
                         if quiet:
                             flags.clear()
                         else:
-                            self._flagged(i, flags, args)
-                    values[i] = r
-                    for j in free:
-                        values[j] = None
+                            self._flagged(i, flags, a)
 
     def _flagged(self, i, flags, args) -> None:
         with self.lock:
@@ -649,11 +722,34 @@ class _Program:
         flags.clear()
 
 
+_SCRATCH = threading.local()  # .free: {(dtype, elements): [buffers]}, kept between passes (no page faults)
+
+
+def _take_scratch(specs) -> list:
+    free = getattr(_SCRATCH, "free", None)
+    if free is None:
+        free = _SCRATCH.free = {}
+    out = []
+    for spec in specs:
+        pool = free.get(spec)
+        out.append(pool.pop() if pool else aligned_empty((spec[1],), spec[0]))
+    return out
+
+
+def _give_scratch(specs, buffers) -> None:
+    free = _SCRATCH.free
+    for spec, b in zip(specs, buffers):
+        if spec[1] == BLOCK_ELEMENTS:  # (kept: the usual size, up to 16 buffers of each dtype per thread)
+            pool = free.setdefault(spec, [])
+            if len(pool) < 16:
+                pool.append(b)
+
+
 def execute(steps, results, shape, errors: dict) -> None:
     """Run records `steps` (in order) over `shape`, block by block, writing the results of those in `results`,
     with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
     blocks = block_keys(shape, BLOCK_ELEMENTS)
-    program = _Program(steps, results, max(prod(b[1]) for b in blocks))
+    program = _Program(steps, results, max(BLOCK_ELEMENTS, max(prod(b[1]) for b in blocks)))
     program.errors = errors
     size = prod(shape)
     if size >= THREADED_MIN_ELEMENTS and _THREADS > 1 and len(blocks) > 1:
