@@ -224,8 +224,6 @@ def record(prim, args, params):
             return None
     if not large:
         return None
-    if dev is not None:
-        return _record_on_device(prim, args, params, dev)
     key = [prim]
     ints = False
     for a in args:
@@ -249,6 +247,8 @@ def record(prim, args, params):
     if signature is False:
         return None
     shape, dtype, size = signature
+    if dev is not None:
+        return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
     if size < DEFER_MIN_ELEMENTS or (ints and not _scalars_fit(args)):
         return None
     errors = np.geterr()
@@ -325,7 +325,10 @@ def _scalars_fit(args) -> bool:
                         info = np.iinfo(d)
                         if not info.min <= s <= info.max:
                             return False
-                    elif d.kind != "b" and not -65504 <= s <= 65504:
+                    elif d == np.float16:
+                        if not -65504 <= s <= 65504:
+                            return False
+                    elif d.kind != "b" and not -(1 << 63) <= s < (1 << 63):
                         return False
     return True
 
@@ -827,13 +830,8 @@ _PENDING = (PendingStorage, PendingDeviceStorage)
 _DEVICE_PASSES: dict = {}
 
 
-def _record_on_device(prim, args, params, dev):
-    try:
-        aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
-    except Exception:
-        return None  # (the op-by-op path raises its own error, at this line)
-    shape = aval.shape
-    if prim.lower is None or prod(shape) == 0:
+def _record_on_device(prim, args, params, dev, shape, dtype):
+    if prim.lower is None:
         return None
     with LOCK, _device.OWNERS:
         pending = []
@@ -879,7 +877,7 @@ def _record_on_device(prim, args, params, dev):
             leaf = DeviceLeaf(st.owner, a._view, a._dtype)
             group.leaves.setdefault(id(leaf.buffer), leaf)
             inputs.append(leaf)
-        rec = Record(prim, params, tuple(inputs), shape, aval.dtype.np, group)
+        rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
         group.members.append(weakref.ref(rec))
         storage = PendingDeviceStorage()
         storage.buf = rec  # type: ignore[assignment]  # (see PendingDeviceStorage)
@@ -888,7 +886,7 @@ def _record_on_device(prim, args, params, dev):
         storage.jax_view = rec.view
         storage.jax_alias = storage.jax_copy = storage.readers = None
         rec.storage = weakref.ref(storage)
-        return Array._make(storage, rec.view, aval.dtype)
+        return Array._make(storage, rec.view, dtype)
 
 
 def _run_on_device(group, members, steps, outputs) -> None:
@@ -952,6 +950,9 @@ def _run_on_device(group, members, steps, outputs) -> None:
         _DEVICE_PASSES[key] = compiled
     with _device.OWNERS:
         results = compiled(*buffers)
+    fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
+    if fast is not None and fast is not compiled:
+        _DEVICE_PASSES[key] = fast
     for i, buffer in zip(out_steps, results):
         rec = steps[i]
         st = outputs[id(rec)]
