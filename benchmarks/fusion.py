@@ -191,6 +191,37 @@ def row(name: str, n: int, repeats: int, device: str | None) -> dict:
     return {k: (v.min if v.ok else None) for k, v in stats.items()}
 
 
+def crossover(repeats: int) -> list:
+    """Where deferral starts to pay on the host: the 10-op chain and Black-Scholes timed fused (every operation
+    deferred: the threshold set to 1) and op by op, side by side, at sizes around the threshold."""
+    import stridex as sx
+    from stridex._lax import fusion
+
+    out = []
+    saved = fusion.DEFER_MIN_ELEMENTS
+    try:
+        for n in (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072):
+            for name in ("10-op chain", "Black-Scholes"):
+                fn, count = WORKLOADS[name]
+                arrays = [sx.asarray(a, copy=True) for a in inputs(n, count)]
+
+                def fused():
+                    fusion.DEFER_MIN_ELEMENTS = 1
+                    o = fn(sx, *arrays)
+                    sx.eval(o)
+
+                def op_by_op():
+                    fusion.DEFER_MIN_ELEMENTS = 1 << 62
+                    fn(sx, *arrays)
+
+                stats = measure({"fused": fused, "op by op": op_by_op}, repeats=repeats, target_s=0.02)
+                out.append((name, n, stats["fused"].min / stats["op by op"].min))
+                print(out[-1], flush=True)
+    finally:
+        fusion.DEFER_MIN_ELEMENTS = saved
+    return out
+
+
 def memory_probe(method: str, n: int) -> dict:
     """Peak resident memory above the inputs while Black-Scholes runs once (after a warm-up call)."""
     import stridex as sx
@@ -292,17 +323,26 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--memory", nargs=2, metavar=("METHOD", "N"))
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--crossover", action="store_true", help="only measure the deferral threshold")
+    parser.add_argument("--device-only", action="store_true", help="only the device rows")
     args = parser.parse_args(argv)
     if args.memory:
         print(json.dumps(memory_probe(args.memory[0], int(args.memory[1]))))
+        return 0
+    if args.crossover:
+        rows = crossover(args.repeats)
+        print("| workload | n | fused / op by op |\n|---|---:|---:|")
+        for name, n, ratio in rows:
+            print(f"| {name} | {n} | {ratio:.2f}x |")
         return 0
     t0 = time.time()
     rows = []
     for name in WORKLOADS:
         for exponent in (int(e) for e in args.sizes.split(",")):
             n = 10**exponent
-            rows.append((name, n, "host", row(name, n, args.repeats, None)))
-            print(rows[-1], flush=True)
+            if not args.device_only:
+                rows.append((name, n, "host", row(name, n, args.repeats, None)))
+                print(rows[-1], flush=True)
             if n <= 10**5 and args.device:
                 rows.append((name, n, args.device, row(name, n, args.repeats, args.device)))
                 print(rows[-1], flush=True)
