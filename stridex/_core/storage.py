@@ -321,8 +321,8 @@ class BorrowedWindow(NoStorage):
 
 
 NO_STORAGE = NoStorage()
-NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None
-NO_STORAGE.readers = None  # type: ignore[assignment]
+NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None  # type: ignore[assignment]
+NO_STORAGE.readers = None
 BORROWED_WINDOW = BorrowedWindow()
 BORROWED_WINDOW.buf = BORROWED_WINDOW.owner = BORROWED_WINDOW.jax_view = None  # type: ignore[assignment]
 BORROWED_WINDOW.jax_alias = BORROWED_WINDOW.jax_copy = BORROWED_WINDOW.readers = None
@@ -381,8 +381,8 @@ class JaxResultNotAdopted(Storage):
 
 
 JAX_RESULT = JaxResultNotAdopted()
-JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias = JAX_RESULT.jax_copy = None
-JAX_RESULT.readers = None  # type: ignore[assignment]
+JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias = JAX_RESULT.jax_copy = None  # type: ignore[assignment]
+JAX_RESULT.readers = None
 
 
 def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:

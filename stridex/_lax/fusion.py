@@ -395,7 +395,7 @@ def _record(prim, args, params, shape, dtype, errors):
     rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
     group.members.append(weakref.ref(rec))
     storage = PendingStorage()
-    storage.buf = None  # type: ignore[assignment]  # (not computed yet)
+    storage.buf = None  # (not computed yet)
     storage.owner = rec
     storage.jax_view = storage.jax_alias = storage.jax_copy = None
     storage.readers = None
@@ -430,7 +430,7 @@ def _add_reader(st: Storage, group: Group) -> None:
         readers[:] = [r for r in readers if (g := r()) is not None and not g.done]
     readers.append(weakref.ref(group))
     if type(st) is HostStorage:
-        st.__class__ = ReadStorage  # type: ignore[assignment]  # (the host kinds share one layout)
+        st.__class__ = ReadStorage  # (the host kinds share one layout)
     group.storages.append(st)
 
 
@@ -530,7 +530,7 @@ def run_group(group: Group) -> None:
             rec.result = out
             st.buf = out.reshape(-1)
             st.owner = None
-            st.__class__ = ReadStorage if st.readers else HostStorage  # type: ignore[assignment]
+            st.__class__ = ReadStorage if st.readers else HostStorage
         rec.inputs = ()
 
 
@@ -586,7 +586,7 @@ class _Program:
         last_use: dict = {}
         compiled = []
         for i, rec in enumerate(steps):
-            sources = []
+            sources: list[tuple[int, Any]] = []
             half = rec.dtype.kind == "V"
             for x in rec.inputs:
                 if type(x) is Record:
@@ -641,6 +641,7 @@ class _Program:
         self.scratch = [(dtype, block) for dtype in scratch]
         self.flagged: dict = {}  # step -> {category: the inputs of a block that raised it}
         self.lock = threading.Lock()
+        self.errors: dict = {}  # NumPy's error state of the records (set by `execute`)
 
     def run(self, blocks) -> None:
         flags: list = []
@@ -660,7 +661,8 @@ class _Program:
         # call (a step's own work per block is then one call).
         steps = self.steps
         n = len(steps)
-        args = [[None if kind != 2 else s for kind, s in sources] for _, _, _, sources, _, _, _, _ in steps]
+        args: list[list[Any]] = [[None if kind != 2 else s for kind, s in sources]
+                                 for _, _, _, sources, _, _, _, _ in steps]
         readers: list = [[] for _ in range(n)]  # step j -> (step, position) reading its value
         leaf_readers: list = [[] for _ in self.leaves]
         for i, step in enumerate(steps):
@@ -818,7 +820,7 @@ class PendingDeviceStorage(_device.DeviceStorage):
     `DeviceStorage` holding the result."""
 
     __slots__ = ()
-    owner = property(_pending_owner, _set_owner)  # type: ignore[assignment]
+    owner = property(_pending_owner, _set_owner)
 
     def block_until_ready(self, a) -> None:
         force(self)
@@ -884,7 +886,7 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
         rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
         group.members.append(weakref.ref(rec))
         storage = PendingDeviceStorage()
-        storage.buf = rec  # type: ignore[assignment]  # (see PendingDeviceStorage)
+        storage.buf = rec  # (see PendingDeviceStorage)
         storage.device = dev
         storage.readonly = False
         storage.jax_view = rec.view
@@ -936,8 +938,8 @@ def _run_on_device(group, members, steps, outputs) -> None:
                      tuple((kind, (type(v), repr(v)) if kind == 2 else v) for kind, v in sources), rec.dtype))
     out_steps = [i for i, rec in enumerate(steps) if id(rec) in outputs]
     key.append(tuple(out_steps))
-    key = tuple(key)
-    compiled = _DEVICE_PASSES.get(key)
+    structure = tuple(key)
+    compiled = _DEVICE_PASSES.get(structure)
     if compiled is None:
         def program(*bufs):
             reads = [read_view(bufs[b], view, None) for b, view in leaf_reads]
@@ -951,19 +953,19 @@ def _run_on_device(group, members, steps, outputs) -> None:
             compiled = jax().jit(program, keep_unused=True).lower(*buffers).compile()
         if len(_DEVICE_PASSES) > 1024:
             _DEVICE_PASSES.clear()
-        _DEVICE_PASSES[key] = compiled
+        _DEVICE_PASSES[structure] = compiled
     with _device.OWNERS:
         results = compiled(*buffers)
     fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
     if fast is not None and fast is not compiled:
-        _DEVICE_PASSES[key] = fast
+        _DEVICE_PASSES[structure] = fast
     for i, buffer in zip(out_steps, results):
         rec = steps[i]
         st = outputs[id(rec)]
         rec.result = buffer
-        st.buf = None  # type: ignore[assignment]
+        st.buf = None
         _OWNER_SLOT.__set__(st, buffer)
-        st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
+        st.__class__ = _device.DeviceStorage  # (one layout)
     for rec in steps:
         rec.inputs = ()
 
@@ -979,11 +981,11 @@ def pending(x: Array) -> str | None:
     with LOCK:
         if type(st) not in _PENDING:
             return None
-        target = st.owner if type(st) is PendingStorage else st.buf
+        target: Any = st.owner if type(st) is PendingStorage else st.buf
         members = [rec for ref in target.group.members if (rec := ref()) is not None and rec.result is None]
-    names = {}
+    names: dict = {}
     lines = []
-    leaves = {}
+    leaves: dict = {}
     for rec in members:
         parts = []
         for x_ in rec.inputs:
