@@ -904,16 +904,14 @@ def _run_on_device(group, members, steps, outputs) -> None:
     leaf_reads: list = []  # (buffer position, View)
     leaf_index: dict = {}
     key: list = [dev.name, matmul_key()]
-    plan = []
+    step_sources = []
     for rec in steps:
         sources = []
-        avals_in = []
         for x in rec.inputs:
             if type(x) is Record:
                 j = index.get(id(x))
                 if j is not None:
                     sources.append((1, j))
-                    avals_in.append(ShapedArray(x.shape, FROM_NUMPY[x.dtype]))
                     continue
                 x = DeviceLeaf(x.result, x.view, FROM_NUMPY[x.dtype])  # (computed by an earlier pass)
             if type(x) is DeviceLeaf:
@@ -925,24 +923,29 @@ def _run_on_device(group, members, steps, outputs) -> None:
                         buffers.append(x.buffer)
                         key.append((tuple(x.buffer.shape), str(x.buffer.dtype)))
                     k = leaf_index[(id(x.buffer), x.view)] = len(leaf_reads)
-                    leaf_reads.append((b, x.view))
+                    leaf_reads.append((b, x.view, x.dtype))
                     key.append(("read", b, x.view.shape, x.view.strides, x.view.offset))
                 sources.append((0, k))
-                avals_in.append(ShapedArray(x.view.shape, x.dtype))
             else:
                 sources.append((2, x))
-                avals_in.append(aval_of(x))
-        aval_out = ShapedArray(rec.shape, FROM_NUMPY[rec.dtype])
-        plan.append((rec.prim, rec.params, tuple(sources), LoweringContext(avals_in, [aval_out])))
+        step_sources.append(sources)
         key.append((rec.prim, _device._params_key(rec.params) if rec.params else (),
                      tuple((kind, (type(v), repr(v)) if kind == 2 else v) for kind, v in sources), rec.dtype))
     out_steps = [i for i, rec in enumerate(steps) if id(rec) in outputs]
     key.append(tuple(out_steps))
     structure = tuple(key)
     compiled = _DEVICE_PASSES.get(structure)
-    if compiled is None:
+    if compiled is None:  # (the plan and its abstract values are made only to compile)
+        plan = []
+        for rec, sources in zip(steps, step_sources):
+            avals_in = [ShapedArray(leaf_reads[v][1].shape, leaf_reads[v][2]) if kind == 0 else
+                        ShapedArray(steps[v].shape, FROM_NUMPY[steps[v].dtype]) if kind == 1 else aval_of(v)
+                        for kind, v in sources]
+            aval_out = ShapedArray(rec.shape, FROM_NUMPY[rec.dtype])
+            plan.append((rec.prim, rec.params, tuple(sources), LoweringContext(avals_in, [aval_out])))
+
         def program(*bufs):
-            reads = [read_view(bufs[b], view, None) for b, view in leaf_reads]
+            reads = [read_view(bufs[b], view, None) for b, view, _ in leaf_reads]
             values: list = []
             for prim, params, sources, ctx in plan:
                 args = [reads[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
