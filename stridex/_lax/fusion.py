@@ -5,15 +5,19 @@ storage is a `PendingStorage`: the record of the primitive, its params and its i
 input arrays' memory, Python scalars, or other pending records). Shape and dtype come from the primitive's
 abstract evaluation at the call. Records that feed each other form a `Group`; forcing any member (asking its
 storage for memory: a window, a buffer, a write) runs every live member of the group in one pass: the
-blocks of the result (`BLOCK_ELEMENTS` each) go through every record's own eager impl in turn, in scratch
-memory, and the records whose arrays are still alive write their block into their result. The values are
-those of the op-by-op eager path, bit for bit, because every impl is elementwise (a block's result is the
-whole result's block; the records flagged elementwise are audited for that) and runs on the same values.
+blocks of the result (`BLOCK_ELEMENTS` each) go through every record in turn, each running the NumPy ufunc
+its eager impl is (`same_as_ufunc`) into scratch memory, or the impl itself, and the records whose arrays are
+still alive write their block into their result. The values are those of the op-by-op eager path, bit for
+bit: every such impl is elementwise (a block's result is the whole result's block) and sees the same values
+in the same layout (strided windows are not deferred: NumPy picks its kernels by layout).
 
 Writes are never reordered: a storage that pending records read becomes a `ReadStorage` (writes ask it
 first, and it runs its readers before the write), and a write into a pending array runs it first. Memory
 foreign code may write behind stridex's back (borrowed NumPy memory, a window handed out by `__array__` or
 DLPack) is never read later: an operation reading it runs now.
+
+On a JAX device the records' leaves are device buffers and a pass is one executable made of their lowerings
+(`PendingDeviceStorage`, `_run_on_device`).
 
 The switch: `fusion(False)` (a context manager) or `STRIDEX_FUSION=0` in the environment.
 """
@@ -461,6 +465,10 @@ def force(storage) -> None:
             run_group(storage.owner.group)
         elif type(storage) is PendingDeviceStorage:
             run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
+        else:
+            return
+        if type(storage) in _PENDING:  # (a pass must leave its live records computed: never loop on one)
+            raise RuntimeError("stridex internal error: a pending array's pass left it pending")
 
 
 def evaluate(*arrays) -> None:
