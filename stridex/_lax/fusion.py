@@ -720,7 +720,7 @@ class _Program:
                         c, x1 = a[0], a[1]
                         if c.dtype != np.bool_:
                             c = c.astype(bool)
-                        if type(x1) is np.ndarray and x1.dtype == r.dtype and x1.shape == r.shape:
+                        if type(x1) is np.ndarray and x1.dtype == r.dtype and x1.shape == r.shape == c.shape:
                             np.putmask(r, c, x1)  # (the same copy, 5-8x faster than copyto's masked loop)
                         else:
                             np.copyto(r, x1, where=c)
