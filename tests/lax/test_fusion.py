@@ -377,3 +377,21 @@ def test_a_write_into_a_device_array_pending_work_reads():
     np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-14)
     assert float(v[0]) == 5.0 and float(z[1]) == float(y[1])
     assert float(x[0]) == 0.0 and float(x[20]) == 21.0
+
+
+def test_where_with_0d_and_broadcast_operands():
+    x = data()
+    c0 = sx.asarray(True)
+    row = sx.reshape(data(1000, seed=7), (1, 1000))
+    grid = sx.reshape(x, (100, 1000))
+
+    def program():
+        a = sx.where(c0, grid * 2.0, grid)  # a 0-D condition
+        b = sx.where(grid > 0, row, a)  # a broadcast operand
+        return sx.where(sx.reshape(x > 0, (100, 1000)), 1.5, b - 1.0)  # a Python scalar
+
+    fused = program()
+    assert pending(fused)
+    with sx.fusion(False):
+        expected = program()
+    same(fused, expected)
