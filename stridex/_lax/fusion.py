@@ -200,7 +200,7 @@ def enable(on: bool = True):
     try:
         yield
     finally:
-        _ENABLED.set(token.old_value if token.old_value is not contextvars.Token.MISSING else _ENABLED_BY_DEFAULT)
+        _ENABLED.reset(token)
 
 
 # --- recording ---------------------------------------------------------------------------------------------
