@@ -28,6 +28,7 @@ from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
 from stridex._lax.device import default_device
+from stridex._lax.fusion import eval, fusion  # eager fusion's switch, inspector and forcing call (beyond the spec)
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
@@ -100,9 +101,9 @@ __all__ = [
     "bool", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "can_cast", "ceil", "checkpoint",
     "checkpoint_name", "checkpoint_policies", "clip", "complex128", "complex64", "concat", "cond", "conj",
     "copysign", "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
-    "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "exp", "expand_dims", "expm1", "eye",
+    "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "eval", "exp", "expand_dims", "expm1", "eye",
     "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "fori_loop", "from_dlpack",
-    "full", "full_like", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian", "hypot", "iinfo",
+    "full", "full_like", "fusion", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian", "hypot", "iinfo",
     "imag", "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "jacfwd",
     "jacrev", "jit", "jvp", "less", "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2",
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",

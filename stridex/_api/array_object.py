@@ -204,6 +204,7 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
         raise BufferError("stridex's host arrays take no DLPack stream")
     st = self._storage
     if st.is_host:
+        self._storage_view()[0].export(self)  # (the consumer may write the memory: see Storage.export)
         return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
     if dl_device is not None and dl_device[0] == KDL_CPU and self.__dlpack_device__()[0] != KDL_CPU:
         if copy is False:

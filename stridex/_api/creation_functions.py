@@ -269,8 +269,8 @@ def _from_ndarray(a: np.ndarray, dtype: DType | None, copy: bool | None) -> Arra
         return _cast(adopt(a), dtype)
     if not copy and a.flags.writeable and _whole_element_strides(a):
         # Writable memory needs no copy-on-write bookkeeping: the ndarray itself is the array's window,
-        # and its Storage is made only if a view of it is taken.
-        return Array._from_numpy(a)
+        # and its Storage is made only if a view of it is taken (one that knows the memory is the caller's).
+        return Array._borrow(a)
     return adopt(a, copy=bool(copy))
 
 

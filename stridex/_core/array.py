@@ -21,7 +21,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.device import HOST, Device
 from stridex._core.dtypes import FROM_NUMPY, DType, from_numpy
-from stridex._core.storage import NO_STORAGE, Storage, aligned_copy, storage_from_ndarray
+from stridex._core.storage import BORROWED_WINDOW, NO_STORAGE, Storage, aligned_copy, storage_from_ndarray
 from stridex._core.view import View
 
 
@@ -49,6 +49,16 @@ class Array:
         self = cls()
         self._np = a
         self._storage = NO_STORAGE
+        self._view = None
+        self._dtype = FROM_NUMPY[a.dtype]
+        return self
+
+    @classmethod
+    def _borrow(cls, a: np.ndarray) -> Array:
+        """Take writable ndarray `a` as it is, its memory shared with the caller both ways (no copy)."""
+        self = cls()
+        self._np = a
+        self._storage = BORROWED_WINDOW
         self._view = None
         self._dtype = FROM_NUMPY[a.dtype]
         return self
@@ -172,6 +182,8 @@ class Array:
         return int(self._scalar("__index__"))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if not copy and self._storage.is_host:
+            self._storage_view()[0].export(self)  # (NumPy may write the window it gets: see Storage.export)
         w = host_window(self)
         if dtype is not None and np.dtype(dtype) != w.dtype:
             if copy is False:

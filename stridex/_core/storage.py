@@ -120,7 +120,7 @@ class Storage:
     # Slots only (no instance dict, no weak references): cheaper to make and to free. `jax_alias` and
     # `jax_copy` are set on few storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset
     # (two stores less), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
-    __slots__ = ("buf", "jax_alias", "jax_copy", "jax_view", "owner")
+    __slots__ = ("__weakref__", "buf", "jax_alias", "jax_copy", "jax_view", "owner", "readers")
     buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
@@ -129,6 +129,9 @@ class Storage:
     jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
     jax_copy: Snapshot | None
+    # The pending expressions (eager fusion, `stridex._lax.fusion`) that read this memory, as weak references to
+    # their groups, or None: a write runs them first. Set only while the storage is a `fusion.ReadStorage`.
+    readers: list | None
 
     # --- what a kind is (class-level constants) ---
     is_host: ClassVar[bool] = True  # whether NumPy reaches the memory (else the primitive runs on `device`)
@@ -151,7 +154,18 @@ class Storage:
         self.jax_view = None
         self.jax_alias = None
         self.jax_copy = None
+        self.readers = None
         return self
+
+    def private(self) -> bool:
+        """Whether only stridex writes this memory, through paths that ask `writable()` or the eager fast
+        paths (which `fast_views` gates): then eager fusion may read it later, and a write runs the pending
+        reads first. Memory NumPy or a DLPack consumer also reaches (borrowed, or handed out) is not."""
+        return False
+
+    def export(self, a) -> None:
+        """Array `a`'s memory is about to be handed to foreign code (`__array__`, `__dlpack__`), which may write
+        it at any time: nothing may read it later expecting today's values (see `private`)."""
 
     def numpy_buffer(self) -> np.ndarray:
         """The 1-D NumPy buffer (on a device: OnDevice, see DeviceStorage)."""
@@ -203,6 +217,13 @@ class HostStorage(Storage):
         w = a._np = _window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
         return w
 
+    def private(self) -> bool:
+        return self.owner is None  # (owned by stridex, and never handed out: see `export`)
+
+    def export(self, a) -> None:
+        if self.owner is None:
+            self.owner = self.window(a)  # (the memory is shared from now on: `private` says no)
+
     def storage_view(self, a) -> tuple[Storage, View]:
         view = a._view
         if view is None:  # an eager fast-path view: its View derived from its window now
@@ -247,6 +268,9 @@ class JaxResultStorage(ReadOnlyStorage):
                     buf = self.buf = np.asarray(self.owner).reshape(-1)
         return buf
 
+    def private(self) -> bool:
+        return True  # (JAX's memory is immutable; a write copies it first, the old buffer staying intact)
+
     def jax_argument(self, a) -> Any:
         # (the owner first: a copy-on-write in another thread clears it after making this a HostStorage, so an
         # owner read here is the buffer as it was before that write)
@@ -283,8 +307,25 @@ class NoStorage(Storage):
         raise TypeError("an array with no storage (a traced value) cannot be written eagerly")
 
 
+class BorrowedWindow(NoStorage):
+    """As `NoStorage`, for a writable NumPy array `asarray` took as it is (its window `a._np` is the caller's
+    ndarray): the storage `storage_view` makes keeps that ndarray as its `owner`, so it says it is not private
+    (the caller may write it at any time). One object, `BORROWED_WINDOW`."""
+
+    __slots__ = ()
+
+    def storage_view(self, a) -> tuple[Storage, View]:
+        made = storage_from_ndarray(a._np, owner=a._np)
+        a._storage, a._view = made  # type: ignore[misc]
+        return made  # type: ignore[return-value]
+
+
 NO_STORAGE = NoStorage()
 NO_STORAGE.buf = NO_STORAGE.owner = NO_STORAGE.jax_view = NO_STORAGE.jax_alias = NO_STORAGE.jax_copy = None  # type: ignore[assignment]
+NO_STORAGE.readers = None
+BORROWED_WINDOW = BorrowedWindow()
+BORROWED_WINDOW.buf = BORROWED_WINDOW.owner = BORROWED_WINDOW.jax_view = None  # type: ignore[assignment]
+BORROWED_WINDOW.jax_alias = BORROWED_WINDOW.jax_copy = BORROWED_WINDOW.readers = None
 
 _ADOPTING = threading.Lock()  # (see JaxResultNotAdopted.storage_view)
 
@@ -341,6 +382,7 @@ class JaxResultNotAdopted(Storage):
 
 JAX_RESULT = JaxResultNotAdopted()
 JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias = JAX_RESULT.jax_copy = None  # type: ignore[assignment]
+JAX_RESULT.readers = None
 
 
 def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:

@@ -137,4 +137,5 @@ convert_element_type = Primitive(
     jvp=_convert_jvp,
     vjp=_convert_vjp,
     batch=_convert_batch,
+    elementwise=True,
 )

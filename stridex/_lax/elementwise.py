@@ -82,6 +82,14 @@ def _quiet(impl):
     return quiet_impl
 
 
+def same_as_ufunc(impl, ufunc, quiet: bool = False, complex_results: bool = True):
+    """Mark eager rule `impl` as giving exactly `ufunc(*operands)` when no operand is bfloat16 (and, unless
+    `complex_results`, when the result is not complex), with NumPy's warnings silenced if `quiet`: eager fusion
+    (`stridex._lax.fusion`) then calls the ufunc itself into its scratch memory, block by block."""
+    impl.same_as_ufunc = (ufunc, quiet, complex_results)
+    return impl
+
+
 # --- factories: abstract evaluation, eager rules and records of ufunc primitives ---------------------
 
 
@@ -133,7 +141,7 @@ def ufunc_binary_impl(ufunc):
             return ufunc(x1, x2, out=...)
         return call_ufunc(ufunc, x1, x2)
 
-    return impl
+    return same_as_ufunc(impl, ufunc)
 
 
 def ufunc_unary_impl(ufunc):
@@ -146,21 +154,21 @@ def ufunc_unary_impl(ufunc):
             return ufunc(x, out=...)
         return call_ufunc(ufunc, x)
 
-    return impl
+    return same_as_ufunc(impl, ufunc)
 
 
 def ufunc_binary(name: str, ufunc, **rules) -> Primitive:
     """A binary primitive whose eager rule is exactly `ufunc` (dtype by promotion unless `rules` give an
     abstract_eval); it batches elementwise."""
     rules.setdefault("abstract_eval", binary_abstract())
-    return Primitive(name, impl=ufunc_binary_impl(ufunc), batch=batch_elementwise, **rules)
+    return Primitive(name, impl=ufunc_binary_impl(ufunc), batch=batch_elementwise, elementwise=True, **rules)
 
 
 def ufunc_unary(name: str, ufunc, **rules) -> Primitive:
     """A unary primitive whose eager rule is exactly `ufunc` (the input's dtype unless `rules` give an
     abstract_eval); it batches elementwise."""
     rules.setdefault("abstract_eval", unary_abstract())
-    return Primitive(name, impl=ufunc_unary_impl(ufunc), batch=batch_elementwise, **rules)
+    return Primitive(name, impl=ufunc_unary_impl(ufunc), batch=batch_elementwise, elementwise=True, **rules)
 
 
 # --- lowering helpers --------------------------------------------------------------------------------
@@ -429,12 +437,13 @@ def _lower_divide(ctx, x1, x2):
 
 divide = Primitive(
     "divide",
-    impl=_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)),
+    impl=same_as_ufunc(_quiet(lambda x1, x2: call_ufunc(np.divide, x1, x2)), np.divide, quiet=True),
     abstract_eval=binary_abstract(dtype_rule=_dtypes.default_float_for),
     lower=_lower_divide,
     jvp=_divide_jvp,
     vjp=_divide_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -492,6 +501,7 @@ floor_divide = Primitive(
     jvp=_constant_jvp,
     vjp=_zero_vjp(2),
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -530,12 +540,13 @@ def _remainder_vjp(ct, x1, x2, *, out):
 # would also evaluate x2 * floor(x1 / x2) and the subtraction, and loses the spec's sign-of-zero fix-ups.
 remainder = Primitive(
     "remainder",
-    impl=_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)),
+    impl=same_as_ufunc(_quiet(lambda x1, x2: call_ufunc(np.remainder, x1, x2)), np.remainder, quiet=True),
     abstract_eval=binary_abstract(),
     lower=lower_in_float32(_lower_remainder),  # (half types: one rounding, as NumPy's kernel)
     jvp=_remainder_jvp,
     vjp=_remainder_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -773,6 +784,7 @@ reciprocal = Primitive(
     jvp=_chain_jvp(_reciprocal_derivative),
     vjp=_chain_vjp(_reciprocal_derivative),
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -852,6 +864,7 @@ sign = Primitive(
     jvp=_sign_jvp,
     vjp=_sign_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1017,6 +1030,7 @@ real = Primitive(
     jvp=linear_jvp,
     vjp=_real_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1048,6 +1062,7 @@ imag = Primitive(
     jvp=_imag_jvp,
     vjp=_imag_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 
@@ -1107,6 +1122,7 @@ clip = Primitive(
     jvp=_clip_jvp,
     vjp=_clip_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )
 
 

@@ -21,6 +21,7 @@ from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
 from stridex._core.storage import NO_STORAGE
 from stridex._lax import device as _device
+from stridex._lax import fusion as _fusion
 
 # --- primitives --------------------------------------------------------------------------------
 
@@ -64,6 +65,7 @@ class Primitive:
         "data_dependent",
         "differentiable",
         "eager",
+        "elementwise",
         "impl",
         "is_identity",
         "jvp",
@@ -82,6 +84,7 @@ class Primitive:
     abstract_eval: Callable[..., Any]
     eager: Callable[..., Any]
     differentiable: bool
+    elementwise: bool
     multiple_results: bool
     data_dependent: bool
     # the optional rules (None where the primitive has none; see __init__)
@@ -97,7 +100,8 @@ class Primitive:
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
-                 output_size=None, differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False):
+                 output_size=None, differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False,
+                 elementwise: bool = False):
         """The rules, each `None` where the primitive has none:
 
         abstract_eval(*avals, **params) -> aval (a tuple of avals with `multiple_results`)
@@ -115,6 +119,10 @@ class Primitive:
         output_size(*args, **params) -> an int64 array: the data-dependent length(s) of the result
             (data-dependent primitives only: what `jit` guards when it compiles one with a known length;
             written in internal operations, so it is traced into the program like any other rule)
+
+        `elementwise`: each element of the result depends only on the same element of the (broadcast) inputs,
+        and `impl` computes it the same whatever block of the arrays it is given (so eager fusion may defer it
+        and run it block by block: see `stridex._lax.fusion`). Only single-result compute primitives.
         """
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is registered twice")
@@ -124,11 +132,14 @@ class Primitive:
             raise ValueError(f"primitive {name!r}: only views have write-back and folding rules")
         if output_size is not None and not data_dependent:
             raise ValueError(f"primitive {name!r}: only data-dependent primitives have an output_size rule")
+        if elementwise and (kind != "compute" or multiple_results):
+            raise ValueError(f"primitive {name!r}: only single-result compute primitives are elementwise")
         fields = {"name": name, "kind": kind, "impl": impl, "abstract_eval": abstract_eval, "lower": lower,
                   "jvp": jvp, "transpose": transpose, "vjp": vjp, "batch": batch, "write_back": write_back,
                   "compose": compose, "is_identity": is_identity, "output_size": output_size, "differentiable": differentiable,
-                  "multiple_results": multiple_results, "data_dependent": data_dependent,
-                  "eager": _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind]}
+                  "multiple_results": multiple_results, "data_dependent": data_dependent, "elementwise": elementwise,
+                  "eager": (_eager_elementwise if elementwise else
+                            _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind])}
         for slot, value in fields.items():
             object.__setattr__(self, slot, value)
         for slot in _RULES:  # rule shapes are completed with this record
@@ -195,6 +206,48 @@ def _eager_compute(prim, args, params):
     if type(out) is np.ndarray and out.base is None:
         return Array._from_numpy(out)
     return _wrap(out, wins)
+
+
+def _eager_elementwise(prim, args, params):
+    """The eager rule of an elementwise primitive: `_eager_compute`'s, deferred (`stridex._lax.fusion`) when an
+    operand is large enough or pending. (The two-operand path is `_eager_compute`'s, inline: a call less on the
+    one-element operations whose dispatch cost this path keeps.)"""
+    if len(args) == 2:
+        a, b = args
+        if type(a) is Array:
+            wa = a._np
+            if wa is None or wa.size >= _fusion.DEFER_MIN_ELEMENTS:
+                return _deferred(prim, args, params)
+        else:
+            wa = _eager_operand(prim, a)
+        if type(b) is Array:
+            wb = b._np
+            if wb is None or wb.size >= _fusion.DEFER_MIN_ELEMENTS:
+                return _deferred(prim, args, params)
+        else:
+            wb = _eager_operand(prim, b)
+        out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
+        if type(out) is np.ndarray and out.base is None:
+            result = Array()
+            result._np = out
+            result._storage = NO_STORAGE
+            result._view = None
+            result._dtype = FROM_NUMPY[out.dtype]
+            return result
+        return _wrap(out, (wa, wb))
+    for a in args:
+        if type(a) is Array:
+            w = a._np
+            if w is None or w.size >= _fusion.DEFER_MIN_ELEMENTS:
+                return _deferred(prim, args, params)
+    return _eager_compute(prim, args, params)
+
+
+def _deferred(prim, args, params):
+    """`prim` recorded as pending work, or run now where fusion declines (small, on a device, memory foreign
+    code shares, an error to raise at this line)."""
+    out = _fusion.record(prim, args, params)
+    return out if out is not None else _eager_compute(prim, args, params)
 
 
 def _eager_compute_many(prim, args, params):

@@ -296,4 +296,5 @@ where = Primitive(
     jvp=_where_jvp,
     vjp=_where_vjp,
     batch=batch_elementwise,
+    elementwise=True,
 )

@@ -17,7 +17,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.storage import output_buffer
 from stridex._lax import ops
-from stridex._lax.elementwise import binary_abstract, call_ufunc, unary_abstract
+from stridex._lax.elementwise import binary_abstract, call_ufunc, same_as_ufunc, unary_abstract
 from stridex._lax.half import lower_in_float32
 from stridex._lax.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax
 from stridex._lax.primitive import Primitive
@@ -46,14 +46,14 @@ def _unary_impl(ufunc, complex_fix=None):
                 if out.dtype.kind == "c":
                     complex_fix(x, out)
             return out
-    return impl
+    return same_as_ufunc(impl, ufunc, quiet=True, complex_results=complex_fix is None)
 
 
 def _binary_impl(ufunc):
     def impl(x1, x2):
         with np.errstate(all="ignore"):
             return call_ufunc(ufunc, x1, x2)
-    return impl
+    return same_as_ufunc(impl, ufunc, quiet=True)
 
 
 # --- lowering rules ----------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ def _unary(name: str, impl, complex_lower, derivative, real_lower=None):
         return (ops.multiply(ct, derivative(x, out)),)
 
     prim = Primitive(name, impl=impl, abstract_eval=unary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
-                     vjp=vjp, batch=batch_elementwise)
+                     vjp=vjp, batch=batch_elementwise, elementwise=True)
     return prim
 
 
@@ -242,7 +242,7 @@ def _binary(name: str, impl, lower, partials):
         return tuple(None if d is None else ops.multiply(ct, d) for d in (d1, d2))
 
     prim = Primitive(name, impl=impl, abstract_eval=binary_abstract(), lower=lower_in_float32(lower), jvp=jvp,
-                     vjp=vjp, batch=batch_elementwise)
+                     vjp=vjp, batch=batch_elementwise, elementwise=True)
     return prim
 
 

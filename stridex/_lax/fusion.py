@@ -1,0 +1,1068 @@
+"""Eager fusion: elementwise work recorded instead of run, and run later as one pass, block by block.
+
+An eager elementwise primitive (`Primitive(elementwise=True)`) on large enough arrays returns an Array whose
+storage is a `PendingStorage`: the record of the primitive, its params and its inputs (NumPy windows of the
+input arrays' memory, Python scalars, or other pending records). Shape and dtype come from the primitive's
+abstract evaluation at the call. Records that feed each other form a `Group`; forcing any member (asking its
+storage for memory: a window, a buffer, a write) runs every live member of the group in one pass: the
+blocks of the result (`BLOCK_ELEMENTS` each) go through every record in turn, each running the NumPy ufunc
+its eager impl is (`same_as_ufunc`) into scratch memory, or the impl itself, and the records whose arrays are
+still alive write their block into their result. The values are those of the op-by-op eager path, bit for
+bit: every such impl is elementwise (a block's result is the whole result's block) and sees the same values
+in the same layout (strided windows are not deferred: NumPy picks its kernels by layout).
+
+Writes are never reordered: a storage that pending records read becomes a `ReadStorage` (writes ask it
+first, and it runs its readers before the write), and a write into a pending array runs it first. Memory
+foreign code may write behind stridex's back (borrowed NumPy memory, a window handed out by `__array__` or
+DLPack) is never read later: an operation reading it runs now.
+
+On a JAX device the records' leaves are device buffers and a pass is one executable made of their lowerings
+(`PendingDeviceStorage`, `_run_on_device`).
+
+The switch: `fusion(False)` (a context manager) or `STRIDEX_FUSION=0` in the environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+import os
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from math import prod
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from stridex._core.array import Array
+from stridex._core.avals import ShapedArray, aval_of
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.storage import HostStorage, JaxResultStorage, Storage, aligned_empty, output_buffer
+from stridex._core.view import View
+from stridex._lax import device as _device
+from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._lax.precision import matmul_key
+from stridex._lax.strided import read_view
+
+# --- the thresholds (measured: see docs/fusion.md and benchmarks/fusion.py) ---------------------------------
+
+# An elementwise operation whose operands have fewer elements than this runs at once. Measured with
+# `python -m benchmarks.fusion --crossover` (every operation deferred against op by op, side by side, on a
+# loaded 2-core machine, 2026-11-28): the 10-op chain 1.56x at 8192 elements, 1.43x at 16384, 0.36x at 32768;
+# Black-Scholes 1.51x, 0.95x, 0.67x. Recording costs some 5-10 us an operation, which small arrays do not repay.
+# (STRIDEX_FUSION_MIN_ELEMENTS overrides it: a test suite run with 1 defers everything it can.)
+DEFER_MIN_ELEMENTS = int(os.environ.get("STRIDEX_FUSION_MIN_ELEMENTS", "32768"))
+# Elements per block of a pass: each block goes through the whole expression in scratch memory that stays in
+# the cache.
+BLOCK_ELEMENTS = 16384
+# A pass with at least this many elements runs its blocks on a thread pool as well as the calling thread.
+# Measured (two threads against one, minimums of interleaved runs, loaded machine): Black-Scholes 1.01x faster
+# at 10^5, 1.17x at 10^7; the 10-op chain 1.03x and 1.04x. Below 2^20 the pool's hand-over is not worth it.
+THREADED_MIN_ELEMENTS = 1 << 20
+# A group holds at most this many records and reads at most this many distinct input windows; a record that
+# would exceed either runs the group first (and starts a new one), so memory held by pending work is bounded.
+MAX_RECORDS = 512
+MAX_LEAVES = 32
+
+_ENABLED_BY_DEFAULT = os.environ.get("STRIDEX_FUSION", "1").strip().lower() not in ("0", "false", "off", "no")
+_ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("stridex_fusion", default=_ENABLED_BY_DEFAULT)
+
+# One lock orders recording and forcing across threads: a group is run once, by one thread, and its
+# members' storages change kind under it. (The blocks of a pass run on the pool without it.)
+LOCK = threading.RLock()
+
+
+class PendingStorage(Storage):
+    """The memory of a pending array: not computed yet. Its `owner` is the `Record` that computes it; every
+    request for the memory (a window, a buffer, a write, a hand-over to JAX) runs the record's group first,
+    after which the storage is a `HostStorage` (or a `ReadStorage`, while later records read it) holding the
+    result. Views of a pending array share this storage, as views do, without running it."""
+
+    __slots__ = ()
+    readonly = True  # (a write asks `writable()`, which runs it first)
+
+    def window(self, a) -> np.ndarray:
+        force(self)
+        return self.window(a)  # (its class is a host one now)
+
+    def host_values(self, a) -> np.ndarray:
+        force(self)
+        return self.window(a)
+
+    def numpy_buffer(self) -> np.ndarray:
+        force(self)
+        return self.buf
+
+    def shared_buffer(self) -> np.ndarray | None:
+        return None  # (no NumPy array has reached memory not computed yet)
+
+    def jax_argument(self, a):
+        force(self)
+        return self.jax_argument(a)
+
+    def writable(self) -> np.ndarray:
+        force(self)
+        return self.writable()
+
+    def block_until_ready(self, a) -> None:
+        force(self)
+
+    def copy(self) -> Storage:
+        force(self)
+        return self.copy()
+
+    def private(self) -> bool:
+        return True
+
+    def export(self, a) -> None:
+        force(self)
+        self.export(a)
+
+
+class ReadStorage(HostStorage):
+    """Host memory that pending records read (`readers`): a write asks `writable()`, which runs them first and
+    makes the storage a `HostStorage` again. The eager fast paths (which write windows directly) are off."""
+
+    __slots__ = ()
+    readonly = True
+    fast_views = False
+
+    def writable(self) -> np.ndarray:
+        run_readers(self)
+        return self.buf
+
+    def export(self, a) -> None:
+        run_readers(self)
+        HostStorage.export(self, a)
+
+
+def run_readers(storage: Storage) -> None:
+    """Run the pending groups that read `storage` (before a write into it), and make it a plain host storage."""
+    with LOCK:
+        readers = storage.readers
+        storage.readers = None
+        if readers:
+            for ref in readers:
+                group = ref()
+                if group is not None and not group.done:
+                    run_group(group)
+        if type(storage) is ReadStorage:
+            storage.__class__ = HostStorage  # type: ignore[assignment]  # (the host kinds share one layout)
+
+
+class Record:
+    """One pending primitive application: `prim.impl(*inputs, **params)` where each input is a NumPy window
+    already broadcast to `shape` (a leaf), a Python scalar, or an earlier `Record` of the same group and shape."""
+
+    __slots__ = ("__weakref__", "dtype", "group", "inputs", "params", "prim", "result", "shape", "storage", "view")
+
+    def __init__(self, prim, params, inputs, shape, dtype, group):
+        self.prim = prim
+        self.params = params
+        self.inputs = inputs
+        self.shape = shape
+        self.dtype = dtype
+        self.group = group
+        self.view = View.contiguous(shape)
+        self.result = None
+        self.storage = None  # a weak reference to the PendingStorage, set by `record`
+
+
+class Group:
+    """Records that feed each other, in the order they were made (a topological order), held weakly: a record
+    lives as long as its array or a later record that reads it. Run as one pass."""
+
+    __slots__ = ("__weakref__", "device", "done", "errors", "leaves", "members", "storages")
+
+    def __init__(self, errors: dict, device=None):
+        self.errors = errors  # NumPy's error state when its records were made (one per group)
+        self.device = device  # the JAX device its records run on, or None (the host)
+        self.members: list = []  # weak references to the Records
+        self.leaves: dict = {}  # id(window) -> the window broadcast to the record's shape (the inputs it reads)
+        self.storages: list = []  # the storages whose memory the leaves view (their `readers` name this group)
+        self.done = False
+
+
+# --- the switch --------------------------------------------------------------------------------------------
+
+
+def enabled() -> bool:
+    """Whether eager elementwise work may be deferred in this context."""
+    return _ENABLED.get()
+
+
+@contextlib.contextmanager
+def enable(on: bool = True):
+    """Within the block, eager fusion is on (`on` True) or off, in this thread (a context variable)."""
+    token = _ENABLED.set(bool(on))
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+# --- recording ---------------------------------------------------------------------------------------------
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
+_DEFERRABLE_ERRORS = frozenset({"warn", "ignore"})
+
+
+def record(prim, args, params):
+    """A pending Array for `prim.bind(*args, **params)`, or None: then the caller runs it now."""
+    if not _ENABLED.get():
+        return None
+    large = False
+    dev = None
+    for a in args:
+        t = type(a)
+        if t is Array:
+            st = a._storage
+            if not st.is_host:
+                if st.sharded or (dev is not None and st.device is not dev):
+                    return None  # (several devices: the op-by-op path raises; a mesh: op by op)
+                dev = st.device
+                large = True
+            elif dev is not None:
+                return None
+            elif type(st) is PendingStorage or a.size >= DEFER_MIN_ELEMENTS:
+                large = True
+        elif t not in _PY_SCALARS:
+            return None
+    if not large:
+        return None
+    key = [prim]
+    ints = False
+    for a in args:
+        if type(a) is Array:
+            key.append(a._dtype)
+            key.append(a.shape)
+        else:
+            key.append(type(a))
+            ints = ints or type(a) is int
+    if params:
+        key.append(tuple(params.items()))
+    try:
+        signature = _SIGNATURES.get(tuple(key))
+    except TypeError:  # (unhashable params)
+        return None
+    if signature is None:
+        signature = _signature(prim, args, params)
+        if len(_SIGNATURES) > 4096:
+            _SIGNATURES.clear()
+        _SIGNATURES[tuple(key)] = signature
+    if signature is False:
+        return None
+    shape, dtype, size = signature
+    if dev is not None:
+        return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
+    if size < DEFER_MIN_ELEMENTS or (ints and not _scalars_fit(args)):
+        return None
+    errors = np.geterr()
+    for mode in errors.values():
+        if mode not in _DEFERRABLE_ERRORS:
+            return None  # (errors that raise or print must do so at this line)
+    with LOCK:
+        return _record(prim, args, params, shape, dtype, errors)
+
+
+# (primitive, operand dtypes and shapes or scalar types, params) -> (shape, dtype, size) of the result, or False
+# where the operation is not deferred
+_SIGNATURES: dict = {}
+
+
+def _signature(prim, args, params):
+    """The result's (shape, dtype, size) by the primitive's abstract evaluation, or False where the operation
+    must run at once: an error to raise at this line, or a warning NumPy gives once per call."""
+    try:
+        aval = prim.abstract_eval(*[aval_of(a) for a in args], **params)
+    except Exception:  # noqa: BLE001
+        return False  # (the op-by-op path raises its own error, at this line)
+    if prim.name == "convert_element_type" and args[0].dtype.kind == "complex floating" \
+            and params["new_dtype"].kind != "complex floating":
+        return False  # (NumPy warns ComplexWarning once per call: a pass would warn once per block)
+    if not _runs(prim, args, params):
+        return False
+    return aval.shape, aval.dtype, prod(aval.shape)
+
+
+# (primitive, params, operand kinds) -> whether the impl runs on such operands (see `_runs`)
+_RUNS: dict = {}
+
+
+def _runs(prim, args, params) -> bool:
+    """Whether `prim`'s impl runs on operands of these dtypes (NumPy has a loop for them): tried once per
+    signature on one element of each operand, so that an error that does not depend on the values (no loop
+    for bfloat16 in some kernel) is raised at the call by the op-by-op path, not later by a pass."""
+    kinds = tuple((a._dtype, a.ndim == 0) if type(a) is Array else type(a) for a in args)
+    try:
+        key = (prim, tuple(params.items()), kinds)
+        known = _RUNS.get(key)
+    except TypeError:  # (unhashable params)
+        return False
+    if known is not None:
+        return known
+    samples = []
+    for a, kind in zip(args, kinds):
+        if type(a) is Array:
+            samples.append(np.zeros((1,) * a.ndim if a.ndim else (), a._dtype.np))
+        else:
+            samples.append(a)
+    try:
+        with np.errstate(all="ignore"):
+            prim.impl(*samples, **params)
+        known = True
+    except Exception:  # noqa: BLE001  (whatever it raises, the op-by-op path raises it at the call)
+        known = False
+    if len(_RUNS) > 4096:
+        _RUNS.clear()
+    _RUNS[key] = known
+    return known
+
+
+def _scalars_fit(args) -> bool:
+    """Whether every Python int operand converts to the arrays' dtypes without error (NumPy raises
+    OverflowError at the call otherwise, which must happen at this line)."""
+    for s in args:
+        if type(s) is int:
+            for a in args:
+                if type(a) is Array:
+                    d = a._dtype.np
+                    if d.kind in "iu":
+                        info = np.iinfo(d)
+                        if not info.min <= s <= info.max:
+                            return False
+                    elif d == np.float16:
+                        if not -65504 <= s <= 65504:
+                            return False
+                    elif d.kind != "b" and not -(1 << 63) <= s < (1 << 63):
+                        return False
+    return True
+
+
+def _record(prim, args, params, shape, dtype, errors):
+    # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
+    # are run first and read as windows.
+    pending = []
+    for a in args:
+        if type(a) is Array and type(a._storage) is PendingStorage:
+            rec = a._storage.owner
+            if a._view is rec.view and rec.shape == shape and rec.group.done is False:
+                pending.append(rec)
+            else:
+                force(a._storage)
+    pending = [rec for rec in pending if not rec.group.done]  # (a force above may have run their group)
+    group = None
+    if pending:
+        groups = []
+        for rec in pending:
+            if rec.group not in groups:
+                groups.append(rec.group)
+        group = max(groups, key=lambda g: len(g.members))
+        for other in groups:
+            if other is not group:
+                if len(group.members) + len(other.members) < MAX_RECORDS and \
+                        len(group.leaves) + len(other.leaves) <= MAX_LEAVES and other.errors == group.errors:
+                    _merge(group, other)
+                else:
+                    run_group(other)
+    leaves = []
+    for a in args:
+        if type(a) is Array and type(a._storage) is not PendingStorage:
+            st, _ = a._storage_view()
+            if not st.is_host or not st.private() or a.size == 0:
+                return None
+            w = a._np
+            if w is None:
+                w = st.window(a)
+            if w.ndim and not w.flags.c_contiguous:
+                # NumPy picks a ufunc's inner loop by the operands' layout, and its loops for strided operands
+                # can round otherwise than its contiguous ones (exp, log, sin: scalar libm against SIMD): a
+                # block would not always see the layout the whole window has, so strided windows are read now.
+                return None
+            leaves.append(a)
+    if group is not None and (len(group.members) + 1 >= MAX_RECORDS or len(group.leaves) + len(leaves) > MAX_LEAVES
+                              or group.errors != errors):
+        run_group(group)
+        return _record(prim, args, params, shape, dtype, errors)  # (its pending inputs are windows now)
+    if group is None:
+        group = Group(errors)
+    inputs = []
+    for a in args:
+        if type(a) is not Array:
+            inputs.append(a)
+        elif type(a._storage) is PendingStorage:
+            inputs.append(a._storage.owner)
+        else:
+            inputs.append(_leaf(group, a, shape))
+    rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
+    group.members.append(weakref.ref(rec))
+    storage = PendingStorage()
+    storage.buf = None  # (not computed yet)
+    storage.owner = rec
+    storage.jax_view = storage.jax_alias = storage.jax_copy = None
+    storage.readers = None
+    rec.storage = weakref.ref(storage)
+    return Array._make(storage, rec.view, dtype)
+
+
+def _leaf(group: Group, a: Array, shape: tuple) -> np.ndarray:
+    """Array `a`'s window as `group` reads it (broadcast to `shape`), its storage told that the group reads it."""
+    st = a._storage
+    w = a._np
+    if w is None:
+        w = st.window(a)
+    key = id(w)
+    held = group.leaves.get(key)
+    if held is not None and held[0] is w:
+        return held[1]
+    # (a 0-D operand stays 0-D, as the impl sees it op by op: pow's x ** 0.5 fix-up, for one, asks)
+    b = w if w.shape == shape or w.ndim == 0 else np.broadcast_to(w, shape)
+    group.leaves[key] = (w, b)
+    _add_reader(st, group)
+    return b
+
+
+def _add_reader(st: Storage, group: Group) -> None:
+    if type(st) is JaxResultStorage:
+        return  # (immutable memory: a write copies it first)
+    readers = st.readers
+    if readers is None:
+        readers = st.readers = []
+    elif len(readers) > 64:
+        readers[:] = [r for r in readers if (g := r()) is not None and not g.done]
+    readers.append(weakref.ref(group))
+    if type(st) is HostStorage:
+        st.__class__ = ReadStorage  # (the host kinds share one layout)
+    group.storages.append(st)
+
+
+def _merge(group: Group, other: Group) -> None:
+    """Move `other`'s records into `group` (after its own: no record of one reads the other's yet)."""
+    for ref in other.members:
+        rec = ref()
+        if rec is not None:
+            rec.group = group
+            group.members.append(ref)
+    for key, held in other.leaves.items():
+        group.leaves.setdefault(key, held)
+    for st in other.storages:
+        _add_reader(st, group)
+    other.members = []
+    other.leaves = {}
+    other.storages = []
+    other.done = True
+
+
+# --- forcing -----------------------------------------------------------------------------------------------
+
+
+def force(storage) -> None:
+    """Compute a pending storage (with every live record of its group, in one pass)."""
+    with LOCK:
+        if type(storage) is PendingStorage:
+            run_group(storage.owner.group)
+        elif type(storage) is PendingDeviceStorage:
+            run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
+        else:
+            return
+        if type(storage) in _PENDING:  # (a pass must leave its live records computed: never loop on one)
+            raise RuntimeError("stridex internal error: a pending array's pass left it pending")
+
+
+def evaluate(*arrays) -> None:
+    """Run the pending work of every array in `arrays` (nested lists, tuples and dicts too)."""
+    stack = list(arrays)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Array):
+            st = x._storage
+            if type(st) in _PENDING:
+                force(st)
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+
+
+def run_group(group: Group) -> None:
+    """Run every live record of `group` in one pass (holding LOCK)."""
+    if group.done:
+        return
+    members = [rec for ref in group.members if (rec := ref()) is not None and rec.result is None]
+    storages = group.storages
+    group.done = True
+    group.members = []
+    group.leaves = {}
+    group.storages = []
+    for st in storages:  # (the group no longer reads them: drop it from their readers)
+        readers = st.readers
+        if readers is not None:
+            readers[:] = [r for r in readers if (g := r()) is not None and not g.done]
+    if not members:
+        return
+    # The records to compute: those whose arrays are alive (outputs), and the records they read, walked back
+    # in reverse record order (no recursion).
+    outputs = {}
+    needed = set()
+    for rec in reversed(members):
+        st = rec.storage()
+        if st is not None and type(st) in _PENDING:
+            outputs[id(rec)] = st
+            needed.add(id(rec))
+        if id(rec) in needed:
+            for x in rec.inputs:
+                if type(x) is Record:
+                    needed.add(id(x))
+    steps = [rec for rec in members if id(rec) in needed]
+    if group.device is not None:
+        _run_on_device(group, members, steps, outputs)
+        return
+    shape = steps[-1].shape
+    results = {}
+    for rec in steps:
+        if id(rec) in outputs:
+            results[id(rec)] = output_buffer(shape, rec.dtype)
+    try:
+        execute(steps, results, shape, group.errors)
+    except BaseException:
+        # (an impl raised: the group stays pending, and every request for its values raises again)
+        group.done = False
+        group.members = [weakref.ref(rec) for rec in members]
+        raise
+    for rec in steps:
+        out = results.get(id(rec))
+        if out is not None:
+            st = outputs[id(rec)]
+            rec.result = out
+            st.buf = out.reshape(-1)
+            st.owner = None
+            st.__class__ = ReadStorage if st.readers else HostStorage
+        rec.inputs = ()
+
+
+# --- the host executor -------------------------------------------------------------------------------------
+
+_POOL: ThreadPoolExecutor | None = None
+_THREADS = max(1, min(os.cpu_count() or 1, 8))
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=_THREADS - 1, thread_name_prefix="stridex-fusion")
+    return _POOL
+
+
+def block_keys(shape: tuple, block: int) -> list:
+    """(key, shape) of the blocks that split an array of `shape` into about `block` elements each (whole
+    trailing axes, a slice of one axis, single indices before it), in C order."""
+    if not shape:
+        return [((Ellipsis,), ())]
+    inner = 1
+    k = len(shape) - 1
+    while k > 0 and inner * shape[k] <= block:
+        inner *= shape[k]
+        k -= 1
+    step = max(1, block // inner)
+    n = shape[k]
+    rest = shape[k + 1:]
+    # (the Ellipsis keeps a block an ndarray: a key of ints alone would give NumPy scalars)
+    return [(outer + (slice(start, min(start + step, n)), Ellipsis), (min(step, n - start),) + rest)
+            for outer in itertools.product(*[range(m) for m in shape[:k]])
+            for start in range(0, n, step)]
+
+
+# How a step runs: its impl (which returns fresh memory), the ufunc it is the same as (into scratch memory), or
+# `where` as its impl computes it (two copies into scratch memory).
+_IMPL, _UFUNC, _WHERE = 0, 1, 2
+
+
+class _Program:
+    """A pass compiled from its records. Each step reads leaves (windows, sliced per block), constants (Python
+    scalars, 0-D windows) or earlier steps' block values; a step that calls a ufunc (or is `where`) writes into
+    a scratch buffer of its own dtype, reused once the values it held are read for the last time, or into its
+    record's result when the record's array is alive."""
+
+    __slots__ = ("errors", "flagged", "leaves", "lock", "scratch", "steps")
+
+    def __init__(self, steps, results, block: int):
+        index = {id(rec): i for i, rec in enumerate(steps)}
+        leaves: list = []
+        leaf_index: dict = {}
+        last_use: dict = {}
+        compiled = []
+        for i, rec in enumerate(steps):
+            sources: list[tuple[int, Any]] = []
+            half = rec.dtype.kind == "V"
+            for x in rec.inputs:
+                if type(x) is Record:
+                    j = index.get(id(x))
+                    if j is None:  # (computed by an earlier pass: its result is a leaf)
+                        x = x.result
+                    else:
+                        sources.append((1, j))
+                        last_use[j] = i
+                        half = half or steps[j].dtype.kind == "V"
+                        continue
+                if type(x) is np.ndarray:
+                    half = half or x.dtype.kind == "V"
+                    if x.ndim or not rec.shape:
+                        k = leaf_index.get(id(x))
+                        if k is None:
+                            k = leaf_index[id(x)] = len(leaves)
+                            leaves.append(x)
+                        sources.append((0, k))
+                    else:
+                        sources.append((2, x))  # (a 0-D operand: as it is)
+                else:
+                    sources.append((2, x))
+            mode, fn, quiet = _IMPL, rec.prim.impl, False
+            same = getattr(fn, "same_as_ufunc", None)
+            if not half and rec.params == {}:
+                if same is not None and (same[2] or rec.dtype.kind != "c"):
+                    mode, fn, quiet = _UFUNC, same[0], same[1]
+                elif rec.prim.name == "where" and not any(type(s[1]) is float for s in sources if s[0] == 2):
+                    mode = _WHERE
+            compiled.append([mode, fn, rec.params, sources, results.get(id(rec)), quiet, None, []])
+        # scratch buffers: a step that writes into one takes a free one of its dtype (freed at last use)
+        free: dict = {}
+        scratch: list = []
+        for i, step in enumerate(compiled):
+            for j in [j for j, last in last_use.items() if last == i]:
+                step[7].append(j)
+            if step[0] != _IMPL and step[4] is None:
+                dtype = steps[i].dtype
+                pool = free.setdefault(dtype, [])
+                if pool:
+                    step[6] = pool.pop()
+                else:
+                    step[6] = len(scratch)
+                    scratch.append(dtype)
+            for j in step[7]:  # (read for the last time here: its buffer is free for the steps after this one)
+                b = compiled[j][6]
+                if b is not None:
+                    free.setdefault(steps[j].dtype, []).append(b)
+        self.steps = compiled
+        self.leaves = leaves
+        self.scratch = [(dtype, block) for dtype in scratch]
+        self.flagged: dict = {}  # step -> {category: the inputs of a block that raised it}
+        self.lock = threading.Lock()
+        self.errors: dict = {}  # NumPy's error state of the records (set by `execute`)
+
+    def run(self, blocks) -> None:
+        flags: list = []
+
+        def note(kind, flag):
+            flags.append(kind)
+
+        buffers = _take_scratch(self.scratch)
+        try:
+            self._run(blocks, buffers, note, flags)
+        finally:
+            _give_scratch(self.scratch, buffers)
+
+    def _run(self, blocks, buffers, note, flags) -> None:
+        # Each step's argument list is kept and patched in place: a leaf's block and an output's block change
+        # with every block, a scratch buffer's view only with the block's shape, an impl's result after each
+        # call (a step's own work per block is then one call).
+        steps = self.steps
+        n = len(steps)
+        args: list[list[Any]] = [[None if kind != 2 else s for kind, s in sources]
+                                 for _, _, _, sources, _, _, _, _ in steps]
+        readers: list = [[] for _ in range(n)]  # step j -> (step, position) reading its value
+        leaf_readers: list = [[] for _ in self.leaves]
+        for i, step in enumerate(steps):
+            for pos, (kind, s) in enumerate(step[3]):
+                if kind == 0:
+                    leaf_readers[s].append((i, pos))
+                elif kind == 1:
+                    readers[s].append((i, pos))
+        outputs = [i for i, step in enumerate(steps) if step[4] is not None]
+        scratch = [i for i, step in enumerate(steps) if step[6] is not None]
+        dest: list = [None] * n
+        plan = [(i, step[0], step[1], step[2], args[i], step[5]) for i, step in enumerate(steps)]
+        leaves = self.leaves
+        shape = None
+        with np.errstate(**{k: ("call" if v == "warn" else v) for k, v in self.errors.items()}, call=note):
+            for key, bshape in blocks:
+                if bshape != shape:
+                    shape = bshape
+                    size = prod(bshape)
+                    views = [b[:size].reshape(bshape) for b in buffers]
+                    for i in scratch:
+                        d = dest[i] = views[steps[i][6]]
+                        for c, pos in readers[i]:
+                            args[c][pos] = d
+                for k, w in enumerate(leaves):
+                    v = w[key]
+                    for c, pos in leaf_readers[k]:
+                        args[c][pos] = v
+                for i in outputs:
+                    if steps[i][0] != _IMPL:
+                        d = dest[i] = steps[i][4][key]
+                        for c, pos in readers[i]:
+                            args[c][pos] = d
+                for i, mode, fn, params, a, quiet in plan:
+                    if mode == _UFUNC:
+                        fn(*a, out=dest[i])
+                    elif mode == _IMPL:
+                        r = fn(*a, **params) if params else fn(*a)
+                        out = steps[i][4]
+                        if out is not None:
+                            out[key] = r
+                        for c, pos in readers[i]:
+                            args[c][pos] = r
+                    else:  # where, as its impl computes it on large arrays: x2, then x1 where the condition holds
+                        r = dest[i]
+                        np.copyto(r, a[2])
+                        c, x1 = a[0], a[1]
+                        if c.dtype != np.bool_:
+                            c = c.astype(bool)
+                        if type(x1) is np.ndarray and x1.dtype == r.dtype and x1.shape == r.shape == c.shape:
+                            np.putmask(r, c, x1)  # (the same copy, 5-8x faster than copyto's masked loop)
+                        else:
+                            np.copyto(r, x1, where=c)
+                    if flags:
+                        if quiet:
+                            flags.clear()
+                        else:
+                            self._flagged(i, flags, a)
+
+    def _flagged(self, i, flags, args) -> None:
+        with self.lock:
+            seen = self.flagged.setdefault(i, {})
+            for kind in flags:
+                if kind not in seen:
+                    seen[kind] = [a.copy() if type(a) is np.ndarray else a for a in args]
+        flags.clear()
+
+
+_SCRATCH = threading.local()  # .free: {(dtype, elements): [buffers]}, kept between passes (no page faults)
+
+
+def _take_scratch(specs) -> list:
+    free = getattr(_SCRATCH, "free", None)
+    if free is None:
+        free = _SCRATCH.free = {}
+    out = []
+    for spec in specs:
+        pool = free.get(spec)
+        out.append(pool.pop() if pool else aligned_empty((spec[1],), spec[0]))
+    return out
+
+
+def _give_scratch(specs, buffers) -> None:
+    free = _SCRATCH.free
+    for spec, b in zip(specs, buffers):
+        if spec[1] == BLOCK_ELEMENTS:  # (kept: the usual size, up to 16 buffers of each dtype per thread)
+            pool = free.setdefault(spec, [])
+            if len(pool) < 16:
+                pool.append(b)
+
+
+def execute(steps, results, shape, errors: dict) -> None:
+    """Run records `steps` (in order) over `shape`, block by block, writing the results of those in `results`,
+    with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
+    blocks = block_keys(shape, BLOCK_ELEMENTS)
+    program = _Program(steps, results, max(BLOCK_ELEMENTS, max(prod(b[1]) for b in blocks)))
+    program.errors = errors
+    size = prod(shape)
+    if size >= THREADED_MIN_ELEMENTS and _THREADS > 1 and len(blocks) > 1:
+        parts = min(_THREADS, len(blocks))
+        chunk = -(-len(blocks) // parts)
+        chunks = [blocks[i:i + chunk] for i in range(0, len(blocks), chunk)]
+        futures = [_pool().submit(program.run, c) for c in chunks[1:]]
+        try:
+            program.run(chunks[0])
+        finally:
+            for f in futures:
+                f.result()
+    else:
+        program.run(blocks)
+    if program.flagged:
+        # NumPy warns once per ufunc call: each flagged step is run again on a block that raised each flag,
+        # under the caller's error state, so that NumPy itself warns as the op-by-op call would.
+        with np.errstate(**errors):
+            for i in sorted(program.flagged):
+                step = program.steps[i]
+                prim = steps[i].prim
+                done: list = []
+                for args in program.flagged[i].values():
+                    if any(a is args for a in done):
+                        continue
+                    done.append(args)
+                    prim.impl(*args, **step[2])
+
+
+# --- on a JAX device --------------------------------------------------------------------------------------
+# The same records, whose leaves are device buffers (JAX arrays, immutable: a storage pending work reads is
+# marked `readonly`, so that a write copies its buffer instead of donating it), run as one executable made of
+# the records' own lowerings, compiled once per structure (the primitives, params, scalars and layouts).
+
+
+class DeviceLeaf(NamedTuple):
+    """A device array as pending work reads it: its storage's buffer when recorded, its View, its dtype."""
+
+    buffer: Any
+    view: View
+    dtype: Any  # (a stridex DType)
+
+
+def _pending_owner(self):
+    force(self)
+    return _OWNER_SLOT.__get__(self)
+
+
+def _set_owner(self, value):
+    _OWNER_SLOT.__set__(self, value)
+
+
+_OWNER_SLOT = Storage.__dict__["owner"]
+
+
+class PendingDeviceStorage(_device.DeviceStorage):
+    """The memory of a pending array on a JAX device: `buf` holds the `Record` that computes it, and reading
+    `owner` (the buffer, which every device path reads) runs it first, after which the storage is a
+    `DeviceStorage` holding the result."""
+
+    __slots__ = ()
+    owner = property(_pending_owner, _set_owner)
+
+    def block_until_ready(self, a) -> None:
+        force(self)
+        self.block_until_ready(a)
+
+    def copy(self):
+        force(self)
+        return self.copy()
+
+
+_PENDING = (PendingStorage, PendingDeviceStorage)
+# (structure key) -> the compiled executable of a pass on a device
+_DEVICE_PASSES: dict = {}
+
+
+def _record_on_device(prim, args, params, dev, shape, dtype):
+    if prim.lower is None:
+        return None
+    with LOCK, _device.OWNERS:
+        pending = []
+        for a in args:
+            if type(a) is Array and type(a._storage) is PendingDeviceStorage:
+                rec = a._storage.buf
+                if a._view is rec.view and rec.shape == shape and not rec.group.done:
+                    pending.append(rec)
+                else:
+                    force(a._storage)
+        pending = [rec for rec in pending if not rec.group.done]
+        group = None
+        if pending:
+            groups = []
+            for rec in pending:
+                if rec.group not in groups:
+                    groups.append(rec.group)
+            group = max(groups, key=lambda g: len(g.members))
+            for other in groups:
+                if other is not group:
+                    if len(group.members) + len(other.members) < MAX_RECORDS and \
+                            len(group.leaves) + len(other.leaves) <= MAX_LEAVES:
+                        _merge(group, other)
+                    else:
+                        run_group(other)
+        n_leaves = sum(1 for a in args if type(a) is Array and type(a._storage) is not PendingDeviceStorage)
+        if group is not None and (len(group.members) + 1 >= MAX_RECORDS or
+                                  len(group.leaves) + n_leaves > MAX_LEAVES):
+            run_group(group)
+            group = None
+        if group is None:
+            group = Group({}, dev)
+        inputs = []
+        for a in args:
+            if type(a) is not Array:
+                inputs.append(a)
+                continue
+            st = a._storage
+            if type(st) is PendingDeviceStorage:
+                inputs.append(st.buf)
+                continue
+            st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
+            leaf = DeviceLeaf(st.owner, a._view, a._dtype)
+            group.leaves.setdefault(id(leaf.buffer), leaf)
+            inputs.append(leaf)
+        rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
+        group.members.append(weakref.ref(rec))
+        storage = PendingDeviceStorage()
+        storage.buf = rec  # (see PendingDeviceStorage)
+        storage.device = dev
+        storage.readonly = False
+        storage.jax_view = rec.view
+        storage.jax_alias = storage.jax_copy = storage.readers = None
+        rec.storage = weakref.ref(storage)
+        return Array._make(storage, rec.view, dtype)
+
+
+def _run_on_device(group, members, steps, outputs) -> None:
+    """Run records `steps` on their group's device as one executable (compiled once per structure)."""
+    dev = group.device
+    index = {id(rec): i for i, rec in enumerate(steps)}
+    buffers: list = []
+    buffer_index: dict = {}
+    leaf_reads: list = []  # (buffer position, View)
+    leaf_index: dict = {}
+    key: list = [dev.name, matmul_key()]
+    step_sources = []
+    for rec in steps:
+        sources = []
+        for x in rec.inputs:
+            if type(x) is Record:
+                j = index.get(id(x))
+                if j is not None:
+                    sources.append((1, j))
+                    continue
+                x = DeviceLeaf(x.result, x.view, FROM_NUMPY[x.dtype])  # (computed by an earlier pass)
+            if type(x) is DeviceLeaf:
+                k = leaf_index.get((id(x.buffer), x.view))
+                if k is None:
+                    b = buffer_index.get(id(x.buffer))
+                    if b is None:
+                        b = buffer_index[id(x.buffer)] = len(buffers)
+                        buffers.append(x.buffer)
+                        key.append((tuple(x.buffer.shape), str(x.buffer.dtype)))
+                    k = leaf_index[(id(x.buffer), x.view)] = len(leaf_reads)
+                    leaf_reads.append((b, x.view, x.dtype))
+                    key.append(("read", b, x.view.shape, x.view.strides, x.view.offset))
+                sources.append((0, k))
+            else:
+                sources.append((2, x))
+        step_sources.append(sources)
+        key.append((rec.prim, _device._params_key(rec.params) if rec.params else (),
+                     tuple((kind, (type(v), repr(v)) if kind == 2 else v) for kind, v in sources), rec.dtype))
+    out_steps = [i for i, rec in enumerate(steps) if id(rec) in outputs]
+    key.append(tuple(out_steps))
+    structure = tuple(key)
+    compiled = _DEVICE_PASSES.get(structure)
+    if compiled is None:  # (the plan and its abstract values are made only to compile)
+        plan = []
+        for rec, sources in zip(steps, step_sources):
+            avals_in = [ShapedArray(leaf_reads[v][1].shape, leaf_reads[v][2]) if kind == 0 else
+                        ShapedArray(steps[v].shape, FROM_NUMPY[steps[v].dtype]) if kind == 1 else aval_of(v)
+                        for kind, v in sources]
+            aval_out = ShapedArray(rec.shape, FROM_NUMPY[rec.dtype])
+            plan.append((rec.prim, rec.params, tuple(sources), LoweringContext(avals_in, [aval_out])))
+
+        def program(*bufs):
+            reads = [read_view(bufs[b], view, None) for b, view, _ in leaf_reads]
+            values: list = []
+            for prim, params, sources, ctx in plan:
+                args = [reads[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
+                values.append(prim.lower(ctx, *args, **params))
+            return tuple(values[i] for i in out_steps)
+
+        with x64():
+            compiled = jax().jit(program, keep_unused=True).lower(*buffers).compile()
+        if len(_DEVICE_PASSES) > 1024:
+            _DEVICE_PASSES.clear()
+        _DEVICE_PASSES[structure] = compiled
+    with _device.OWNERS:
+        results = compiled(*buffers)
+    fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
+    if fast is not None and fast is not compiled:
+        _DEVICE_PASSES[structure] = fast
+    for i, buffer in zip(out_steps, results):
+        rec = steps[i]
+        st = outputs[id(rec)]
+        rec.result = buffer
+        st.buf = None
+        _OWNER_SLOT.__set__(st, buffer)
+        st.__class__ = _device.DeviceStorage  # (one layout)
+    for rec in steps:
+        rec.inputs = ()
+
+
+# --- what was fused ----------------------------------------------------------------------------------------
+
+
+def pending(x: Array) -> str | None:
+    """The pending work behind array `x`, printed one record a line, or None when `x` is computed."""
+    st = x._storage
+    if type(st) not in _PENDING:
+        return None
+    with LOCK:
+        if type(st) not in _PENDING:
+            return None
+        target: Any = st.owner if type(st) is PendingStorage else st.buf
+        members = [rec for ref in target.group.members if (rec := ref()) is not None and rec.result is None]
+    names: dict = {}
+    lines = []
+    leaves: dict = {}
+    for rec in members:
+        parts = []
+        for x_ in rec.inputs:
+            if type(x_) is Record:
+                parts.append(names.get(id(x_), "?"))
+            elif type(x_) in (np.ndarray, DeviceLeaf):
+                name = leaves.setdefault(id(x_.buffer if type(x_) is DeviceLeaf else x_), f"in{len(leaves)}")
+                parts.append(name)
+            else:
+                parts.append(repr(x_))
+        names[id(rec)] = f"r{len(names)}"
+        dtype = FROM_NUMPY[rec.dtype].name
+        params = "".join(f", {k}={getattr(v, 'name', v)}" for k, v in rec.params.items())
+        mark = "  <- x" if rec is target else ""
+        lines.append(f"{names[id(rec)]}:{dtype}{list(rec.shape)} = {rec.prim.name}({', '.join(parts)}{params}){mark}")
+    return "\n".join(lines)
+
+
+# --- the public surface: `stridex.fusion` and `stridex.eval` -----------------------------------------------
+
+
+class Fusion:
+    """Eager fusion's switch and inspector (`stridex.fusion`).
+
+    `with stridex.fusion(False): ...` runs every eager operation in the block at once (op by op), as
+    `STRIDEX_FUSION=0` does for the whole process; `stridex.fusion(True)` turns it back on inside such a block.
+    `stridex.fusion.enabled()` says whether it is on here, and `stridex.fusion.pending(x)` prints the pending work
+    behind `x` (None once it is computed).
+
+    >>> import stridex as sx
+    >>> x = sx.linspace(0.0, 1.0, 100_000)
+    >>> with sx.fusion(False):
+    ...     y = sx.sin(x) + 1.0
+    >>> sx.fusion.pending(y) is None
+    True
+    """
+
+    def __call__(self, enabled: bool = True) -> contextlib.AbstractContextManager[None]:
+        return enable(enabled)
+
+    def enabled(self) -> bool:
+        """Whether eager elementwise work may be deferred in this context."""
+        return _ENABLED.get()
+
+    def pending(self, x: Array) -> str | None:
+        """The pending work that computes `x`, one record a line (`<- x` marks x's), or None when x is computed."""
+        return pending(x)
+
+    def __repr__(self) -> str:
+        return f"stridex.fusion(enabled={_ENABLED.get()})"
+
+
+fusion = Fusion()
+
+
+def eval(*arrays: object) -> None:  # noqa: A001  (named as MLX's `mx.eval`, which it is)
+    """Compute every pending array among `arrays` (arrays, or lists, tuples and dicts of them) now.
+
+    Eager elementwise work on large arrays may be deferred and fused (see `stridex.fusion`); it runs when a value
+    is needed anyway (printing, `float(x)`, NumPy, a reduction, `jit`). This forces it at a chosen point, as
+    `mx.eval` does in MLX; `x.block_until_ready()` forces `x` too, as in JAX.
+
+    >>> import stridex as sx
+    >>> y = sx.sin(sx.linspace(0.0, 1.0, 100_000)) * 2.0
+    >>> sx.eval(y)
+    >>> sx.fusion.pending(y) is None
+    True
+    """
+    evaluate(*arrays)

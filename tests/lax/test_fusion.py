@@ -1,0 +1,397 @@
+"""Eager fusion's semantics: what defers, what forces, write ordering, views, threads, bounds, warnings and errors.
+
+Values are compared with the same program run with fusion off (`sx.fusion(False)`), the op-by-op path;
+tests/lax/test_fusion_fuzz.py draws random programs for the same comparison.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import stridex as sx
+from stridex._lax import fusion
+
+N = 100_000  # above the deferral threshold
+
+
+def data(n=N, seed=0, dtype=np.float64):
+    return sx.asarray(np.random.default_rng(seed).standard_normal(n).astype(dtype), copy=True)
+
+
+def pending(x) -> bool:
+    return sx.fusion.pending(x) is not None
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+def test_large_elementwise_work_is_deferred_and_small_work_is_not():
+    x = data()
+    y = sx.sin(x) * 2.0 + x
+    assert pending(y)
+    assert y.shape == (N,) and y.dtype == sx.float64 and y.device == x.device
+    text = sx.fusion.pending(y)
+    assert "sin(in0)" in text and "multiply(r0, 2.0)" in text and text.endswith("<- x")
+    small = data(fusion.DEFER_MIN_ELEMENTS - 1)
+    assert not pending(sx.sin(small))
+    with sx.fusion(False):
+        assert not pending(sx.sin(x))
+        assert not sx.fusion.enabled()
+    assert sx.fusion.enabled()
+
+
+def test_fused_values_equal_op_by_op_values():
+    s, k, t = data(seed=1) * 10 + 100, data(seed=2) * 10 + 100, sx.abs(data(seed=3)) + 0.1
+
+    def black_scholes(s, k, t):
+        r, v = 0.02, 0.3
+        d1 = (sx.log(s / k) + (r + 0.5 * v * v) * t) / (v * sx.sqrt(t))
+        d2 = d1 - v * sx.sqrt(t)
+        cdf = lambda z: 0.5 * (1.0 + sx.tanh(0.7978845608 * (z + 0.044715 * z * z * z)))  # noqa: E731
+        return s * cdf(d1) - k * sx.exp(-r * t) * cdf(d2)
+
+    fused = black_scholes(s, k, t)
+    assert pending(fused)
+    with sx.fusion(False):
+        expected = black_scholes(s, k, t)
+    same(fused, expected)
+
+
+def test_errors_raise_at_the_line_that_made_them():
+    x = data()
+    with pytest.raises(ValueError):
+        sx.add(x, data(N - 1))
+    u8 = sx.asarray(np.zeros(N, np.uint8))
+    with pytest.raises(OverflowError):
+        u8 + 300
+    with pytest.raises(TypeError):
+        sx.bitwise_and(x, x)
+
+
+def test_pending_work_sees_its_inputs_as_they_were():
+    x = data()
+    before = np.array(x)
+    y = sx.exp(x) + 1.0
+    x[:10] = 5.0  # a write into the input
+    x[-3:] += 1.0  # an in-place operator on a view of it
+    sx.flip(x)[0] = -1.0  # a write through another view
+    assert not pending(x)
+    same(y, np.exp(before) + 1.0)
+
+
+def test_a_write_into_a_pending_array_lands_on_its_values():
+    x = data()
+    y = sx.cos(x)
+    view = y[::2]
+    y[:5] = 0.0
+    expected = np.cos(np.asarray(x))
+    expected[:5] = 0.0
+    same(y, expected)
+    same(view, expected[::2])
+
+
+def test_views_of_pending_arrays_are_views():
+    x = data()
+    y = sx.sqrt(sx.abs(x))
+    head = y[:100]
+    flipped = sx.flip(y)
+    assert pending(y)  # (taking views runs nothing)
+    flipped[0] = -7.0  # writes through the view into y's storage
+    expected = np.sqrt(np.abs(np.asarray(x)))
+    expected[-1] = -7.0
+    same(y, expected)
+    same(head, expected[:100])
+    z = head + 1.0  # a view's values as an operand
+    same(z, expected[:100] + 1.0)
+
+
+def test_an_intermediate_still_referenced_is_computed_in_the_same_pass():
+    x = data()
+    calls = []
+    original = fusion.execute
+
+    def counting(steps, results, shape, errors):
+        calls.append(len(steps))
+        return original(steps, results, shape, errors)
+
+    fusion.execute = counting
+    try:
+        a = sx.sin(x)
+        b = a * 2.0
+        c = b + a
+        sx.eval(c)
+        assert not pending(a) and not pending(b)  # (all three in one pass)
+        same(a, np.sin(np.asarray(x)))
+        same(b, np.sin(np.asarray(x)) * 2.0)
+    finally:
+        fusion.execute = original
+    assert calls == [3]
+
+
+@pytest.mark.parametrize("force", ["float", "repr", "asarray", "dlpack", "sum", "jit", "grad", "vmap", "eval",
+                                   "block_until_ready", "to_device", "bool", "index", "pickle"])
+def test_forcing_points(force):
+    x = data()
+    y = sx.tanh(x) * 3.0
+    expected = np.tanh(np.asarray(x)) * 3.0
+    if force == "float":
+        assert float(y[0]) == expected[0]
+    elif force == "repr":
+        assert "Array(" in repr(y)
+        assert not pending(y)
+    elif force == "asarray":
+        same(np.asarray(y), expected)
+    elif force == "dlpack":
+        same(np.from_dlpack(y), expected)
+    elif force == "sum":
+        assert float(sx.sum(y)) == float(np.sum(expected))
+    elif force == "jit":
+        same(sx.jit(lambda v: v + 0.0)(y), expected + 0.0)
+    elif force == "grad":
+        g = sx.grad(lambda v: sx.sum(v * v))(y)
+        np.testing.assert_allclose(np.asarray(g), 2 * expected)
+    elif force == "vmap":
+        same(sx.vmap(lambda v: v * 1.0)(sx.reshape(y, (100, -1))), expected.reshape(100, -1) * 1.0)
+    elif force == "eval":
+        sx.eval([y, {"k": (y,)}])
+        assert not pending(y)
+    elif force == "block_until_ready":
+        assert y.block_until_ready() is y and not pending(y)
+    elif force == "to_device":
+        same(y.to_device("cpu"), expected)
+    elif force == "bool":
+        assert bool(y[:1] > -10.0)
+    elif force == "index":
+        n = sx.astype(sx.abs(y[:1]) * 0 + 3, sx.int64)
+        assert [10, 20, 30, 40][int(sx.reshape(n, ()))] == 40
+    elif force == "pickle":
+        import pickle
+
+        same(pickle.loads(pickle.dumps(y)), expected)
+    same(y, expected)
+
+
+def test_memory_handed_to_numpy_is_never_read_later():
+    x = data()
+    y = sx.sin(x)
+    shared = np.asarray(x)  # runs y first (numpy may write `shared` from now on)
+    assert not pending(y)
+    z = sx.sin(x)  # reads x now: foreign code may write it at any time
+    assert not pending(z)
+    before = shared.copy()
+    shared[:] = 0.0
+    same(y, np.sin(before))
+    same(z, np.sin(before))
+    borrowed = np.random.default_rng(5).standard_normal(N)
+    b = sx.asarray(borrowed)  # borrowed memory, shared both ways
+    w = sx.exp(b)
+    assert not pending(w)
+
+
+def test_signbit_and_copysign_fuse_exactly():
+    x = data()
+    x[::7] = -0.0
+    same(sx.copysign(sx.sin(x), -x), np.copysign(np.sin(np.asarray(x)), -np.asarray(x)))
+    same(sx.signbit(sx.sin(x) * 2), np.signbit(np.sin(np.asarray(x)) * 2))
+
+
+def test_floating_point_warnings_as_op_by_op():
+    x = sx.asarray(np.full(N, 1e300))
+
+    def run():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = x * 1e300 - x * 1e300  # overflow, then inf - inf
+            values = np.array(y)
+        return values, sorted({str(w.message) for w in caught}), len(caught)
+
+    fused = run()
+    with sx.fusion(False):
+        expected = run()
+    assert fused[1] == expected[1] and expected[1]
+    assert fused[2] == expected[2]  # (once per operation, as NumPy warns once per call)
+    same(fused[0], expected[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="ignore"):
+            y = x * 1e300  # recorded where NumPy is told to ignore
+        np.asarray(y)  # forced where it would warn
+    assert not caught
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            x * 1e300  # raised at the line, not deferred
+
+
+def test_a_long_loop_neither_recurses_nor_grows():
+    x = data(40_000)
+    tracemalloc.start()
+    try:
+        y = x
+        for _ in range(20_000):
+            y = y * 0.999 + 0.001
+        tracemalloc.reset_peak()
+        for _ in range(20_000):
+            y = y * 0.999 + 0.001
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 40_000 * 8  # (a few arrays' worth, whatever the loop's length)
+    with sx.fusion(False):
+        z = x
+        for _ in range(40_000):
+            z = z * 0.999 + 0.001
+    same(y, z)
+
+
+def test_several_threads_forcing_one_pending_array_compute_it_once():
+    x = data(1 << 21)
+    calls = []
+    original = fusion.execute
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    fusion.execute = counting
+    try:
+        y = sx.sin(x) * sx.cos(x) + 1.0
+        barrier = threading.Barrier(4)
+        out = [None] * 4
+
+        def force(i):
+            barrier.wait()
+            out[i] = np.asarray(y)
+
+        threads = [threading.Thread(target=force, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        fusion.execute = original
+    assert len(calls) == 1
+    expected = np.sin(np.asarray(x)) * np.cos(np.asarray(x)) + 1.0
+    for o in out:
+        same(o, expected)
+
+
+def test_threads_writing_disjoint_blocks_of_an_input_pending_work_reads():
+    x = data(1 << 20)
+    before = np.array(x)
+    y = sx.exp(x) - 1.0
+    barrier = threading.Barrier(4)
+    quarter = x.shape[0] // 4
+
+    def write(i):
+        barrier.wait()
+        x[i * quarter:(i + 1) * quarter] = float(i)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    same(y, np.exp(before) - 1.0)
+    same(x, np.repeat(np.arange(4.0), quarter))
+
+
+def test_half_types_and_mixed_dtypes():
+    for dtype in (sx.float16, sx.bfloat16, sx.float32, sx.int32, sx.uint8, sx.complex64):
+        x = sx.astype(data(seed=4) * 4, dtype)
+
+        def program(x):
+            y = x * 2 + 1
+            if dtype.kind != "complex floating":
+                y = sx.where(y > 0, y, -y)
+            return (sx.real(y) if dtype.kind == "complex floating" else sx.astype(y, sx.float64)) / 3
+
+        fused = program(x)
+        with sx.fusion(False):
+            expected = program(x)
+        same(fused, expected)
+
+
+def test_environment_switch():
+    code = ("import stridex as sx, numpy as np\n"
+            "x = sx.asarray(np.ones(100_000), copy=True)\n"
+            "print(sx.fusion.enabled(), sx.fusion.pending(sx.sin(x)) is None)\n")
+    env = {**os.environ, "STRIDEX_FUSION": "0",
+           "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_on_a_device_a_pass_is_the_jit_of_its_chain():
+    """On a JAX device the fused values are those `sx.jit` gives for the same chain, bit for bit (XLA optimises
+    the one program as it does a jitted function); they are close to the op-by-op device values."""
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    rng = np.random.default_rng(3)
+    with sx.default_device(dev):
+        s = sx.asarray(rng.uniform(50, 150, 1000))
+        t = sx.asarray(rng.uniform(0.1, 2, 1000))
+
+    def program(s, t):
+        d = (sx.log(s / 100.0) + 0.065 * t) / (0.3 * sx.sqrt(t))
+        return s * sx.exp(-d * d / 2) - sx.tanh(d) * 3.0
+
+    fused = program(s, t)
+    assert fused.device.name == dev and pending(fused)
+    assert "exp" in sx.fusion.pending(fused)
+    jitted = sx.jit(program)(s, t)
+    same(fused, jitted)
+    with sx.fusion(False):
+        op_by_op = program(s, t)
+    np.testing.assert_allclose(np.asarray(fused), np.asarray(op_by_op), rtol=1e-12)
+    # a loop compiles its pass once: the second run finds the executable
+    before = len(fusion._DEVICE_PASSES)
+    again = program(s, t)
+    sx.eval(again)
+    assert len(fusion._DEVICE_PASSES) == before
+    same(again, fused)
+
+
+def test_a_write_into_a_device_array_pending_work_reads():
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    with sx.default_device(dev):
+        x = sx.asarray(np.arange(1000.0))
+    y = sx.exp(x / 1000.0)
+    x[:10] = -1.0  # the buffer y reads is not donated
+    x += 1.0
+    z = y * 1.0
+    v = z[::3]
+    z[0] = 5.0  # a write into a pending device array runs it first
+    expected = np.exp(np.arange(1000.0) / 1000.0)
+    np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-14)
+    assert float(v[0]) == 5.0 and float(z[1]) == float(y[1])
+    assert float(x[0]) == 0.0 and float(x[20]) == 21.0
+
+
+def test_where_with_0d_and_broadcast_operands():
+    x = data()
+    c0 = sx.asarray(True)
+    row = sx.reshape(data(1000, seed=7), (1, 1000))
+    grid = sx.reshape(x, (100, 1000))
+
+    def program():
+        a = sx.where(c0, grid * 2.0, grid)  # a 0-D condition
+        b = sx.where(grid > 0, row, a)  # a broadcast operand
+        return sx.where(sx.reshape(x > 0, (100, 1000)), 1.5, b - 1.0)  # a Python scalar
+
+    fused = program()
+    assert pending(fused)
+    with sx.fusion(False):
+        expected = program()
+    same(fused, expected)

@@ -1,0 +1,285 @@
+"""Differential fuzzing of eager fusion: random elementwise programs run with fusion on and off must give the
+same bits, the same errors and the same floating-point warnings.
+
+A program is a list of steps over a pool of arrays (inputs of random dtypes, shapes, strides and special
+values). A step applies an elementwise operation (unary, binary with arrays or Python scalars, `where`,
+`astype`, `clip`), takes a view, writes into an array (an input or a pending result, or a view of either), or
+forces a value (`float`, `np.asarray`, a reduction). The same program runs with fusion off (the op-by-op eager
+path, the reference) and on, with the thresholds set on both sides of each size limit: the deferral
+threshold, the block size (down to a few elements, so that passes have many blocks and ragged last blocks),
+the threaded-pass threshold and the 2048-element aligned-output threshold. Every pool entry is compared bit
+for bit at the end, and so are the values forced in between.
+
+Scaled by STRIDEX_FUZZ_SCALE like tests/transforms/test_fuzz_programs.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import stridex as sx
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._lax import fusion
+
+SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
+BF16 = sx.bfloat16.np
+
+DTYPES = [np.float64, np.float32, np.float16, BF16, np.int64, np.int32, np.int8, np.uint8, np.bool_,
+          np.complex128, np.complex64]
+FLOATS = {np.dtype(d) for d in (np.float64, np.float32, np.float16, BF16)}
+
+UNARY = ["sin", "cos", "exp", "log", "sqrt", "tanh", "abs", "negative", "square", "floor", "ceil", "round",
+         "trunc", "sign", "expm1", "log1p", "isnan", "isfinite", "reciprocal", "logical_not",
+         "bitwise_invert", "atan", "asinh", "real", "imag", "conj", "positive", "cosh", "tan"]
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum", "minimum",
+          "equal", "not_equal", "less", "greater_equal", "logical_and", "logical_or", "bitwise_and",
+          "bitwise_xor", "hypot", "atan2", "logaddexp", "nextafter"]
+# (signbit and copysign are left out: they read the sign of a NaN, which NumPy's loops choose by memory layout;
+# see `_bits`. tests/lax/test_fusion.py checks them on NaN-free values.)
+SCALARS = [0, 1, 2, -1, 3, 0.5, -0.0, 1e300, float("nan"), float("inf"), 2.5, True, 1j, 7]
+
+
+def special_values(rng, dtype, n):
+    """n values of `dtype`, random with NaN, infinities, signed zeros, subnormals and extremes mixed in."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(n) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -100), min(info.max, 100), n, endpoint=True).astype(dt)
+        picks = rng.random(n)
+        v[picks < 0.05] = info.max
+        v[(picks >= 0.05) & (picks < 0.1)] = info.min
+        v[(picks >= 0.1) & (picks < 0.15)] = 0
+        return v
+    base = np.float32 if dt == BF16 else (dt.type if dt.kind == "f" else np.float64)
+    tiny = float(np.finfo(np.float16 if dt == np.float16 else (np.float32 if dt == BF16 else base)).smallest_subnormal)
+    if dt == BF16:
+        tiny = 9.2e-41
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0, tiny, -tiny, 1e30, -1e30, 65504.0, 1.0, -1.0]
+    v = rng.standard_normal(n) * rng.choice([1.0, 10.0, 1e3], n)
+    picks = rng.random(n) < 0.2
+    v[picks] = rng.choice(specials, picks.sum())
+    if dt.kind == "c":
+        w = rng.standard_normal(n)
+        w[rng.random(n) < 0.1] = np.nan
+        return (v + 1j * w).astype(dt)
+    with np.errstate(all="ignore"):
+        return v.astype(dt)
+
+
+def make_input(rng, dtype, shape):
+    """A stridex array of `shape`, sometimes a strided, flipped or transposed view of a larger one."""
+    kind = max(0, int(rng.integers(-2, 4)))  # (half of them contiguous: strided windows are read at once)
+    if kind == 0 or len(shape) == 0:
+        values = special_values(rng, dtype, int(np.prod(shape))).reshape(shape)
+        return sx.asarray(values, copy=True)
+    if kind == 1:  # every other element
+        big = list(shape)
+        big[-1] *= 2
+        values = special_values(rng, dtype, int(np.prod(big))).reshape(big)
+        return sx.asarray(values, copy=True)[..., ::2]
+    if kind == 2:  # flipped
+        values = special_values(rng, dtype, int(np.prod(shape))).reshape(shape)
+        return sx.flip(sx.asarray(values, copy=True), axis=-1)
+    values = special_values(rng, dtype, int(np.prod(shape))).reshape(shape[::-1])
+    return sx.permute_dims(sx.asarray(values, copy=True), tuple(range(len(shape)))[::-1])
+
+
+def draw_program(seed: int, n_steps: int):
+    """The program's steps, drawn once (so that both runs make the same calls)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([5, 40, 300, 2047, 2048, 2049, 5000]))
+    rows = int(rng.choice([1, 3, 7]))
+    shape = (rows, n) if rows > 1 else (n,)
+    input_specs = []
+    for _ in range(int(rng.integers(2, 5))):
+        dtype = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        s = shape
+        r = rng.random()
+        if r < 0.15 and len(shape) == 2:
+            s = (1, shape[1])  # broadcast along rows
+        elif r < 0.25 and len(shape) == 2:
+            s = (shape[0], 1)
+        elif r < 0.3:
+            s = ()
+        input_specs.append((dtype, s, int(rng.integers(0, 2**31))))
+    steps = []
+    for _ in range(n_steps):
+        r = rng.random()
+        pick = lambda: int(rng.integers(0, 10**6))  # noqa: E731  (an index into the pool, taken modulo its size)
+        if r < 0.3:
+            steps.append(("unary", UNARY[int(rng.integers(0, len(UNARY)))], pick()))
+        elif r < 0.6:
+            other = SCALARS[int(rng.integers(0, len(SCALARS)))] if rng.random() < 0.3 else None
+            steps.append(("binary", BINARY[int(rng.integers(0, len(BINARY)))], pick(), pick(), other,
+                          bool(rng.random() < 0.5)))
+        elif r < 0.65:
+            steps.append(("where", pick(), pick(), pick()))
+        elif r < 0.7:
+            steps.append(("astype", pick(), DTYPES[int(rng.integers(0, len(DTYPES)))]))
+        elif r < 0.73:
+            steps.append(("clip", pick(), pick()))
+        elif r < 0.8:
+            steps.append(("view", pick(), int(rng.integers(0, 3))))
+        elif r < 0.88:
+            steps.append(("write", pick(), pick(), int(rng.integers(0, 3))))
+        elif r < 0.93:
+            steps.append(("force", pick(), int(rng.integers(0, 3))))
+        else:
+            steps.append(("drop", pick()))
+    return input_specs, steps
+
+
+def run_program(input_specs, steps):
+    """Run the program; returns (pool values, forced values, outcomes of each step, warnings)."""
+    pool = []
+    for dtype, shape, seed in input_specs:
+        pool.append(make_input(np.random.default_rng(seed), dtype, shape))
+    forced, outcomes = [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for step in steps:
+            try:
+                outcomes.append(_step(pool, forced, step))
+            except Exception as e:  # noqa: BLE001  (both runs must raise the same error at the same step)
+                outcomes.append(type(e).__name__)
+        final = [_bits(x) for x in pool]
+    messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    return final, forced, outcomes, messages
+
+
+def _bits(x):
+    """x's shape, dtype and bytes, with every NaN made one NaN: the sign and payload of a NaN are what NumPy's
+    loops choose by memory layout (`a + b` of two NaNs, or of an invalid operation, can give either sign when
+    the same values are laid out otherwise, and NumPy itself does so), so fusion keeps NaN-ness, not them."""
+    w = np.array(x, copy=True)
+    if w.dtype == BF16:
+        w = w.astype(np.float32)
+    if w.dtype.kind == "c":
+        w = np.stack([w.real, w.imag])
+    if w.dtype.kind == "f":
+        w[np.isnan(w)] = np.nan
+    return (w.shape, str(x.dtype), np.ascontiguousarray(w).view(np.uint8).tobytes())
+
+
+def _step(pool, forced, step):
+    kind = step[0]
+    get = lambda k: pool[k % len(pool)]  # noqa: E731
+    if kind == "unary":
+        pool.append(getattr(sx, step[1])(get(step[2])))
+    elif kind == "binary":
+        _, name, i, j, scalar, scalar_first = step
+        a = get(i)
+        b = get(j) if scalar is None else scalar
+        pool.append(getattr(sx, name)(b, a) if scalar_first and scalar is not None else getattr(sx, name)(a, b))
+    elif kind == "where":
+        c = get(step[1])
+        pool.append(sx.where(c if c.dtype == sx.bool else c > 0, get(step[2]), get(step[3])))
+    elif kind == "astype":
+        pool.append(sx.astype(get(step[1]), FROM_NUMPY[np.dtype(step[2])]))
+    elif kind == "clip":
+        x = get(step[1])
+        if x.dtype in (sx.bool,) or x.dtype.kind == "complex floating":
+            return "skip"
+        pool.append(sx.clip(x, min=-1, max=2))
+    elif kind == "view":
+        x = get(step[1])
+        if x.ndim == 0:
+            return "skip"
+        pool.append(x[..., ::2] if step[2] == 0 else sx.flip(x, axis=-1) if step[2] == 1 else x[..., 1:])
+    elif kind == "write":
+        target, value = get(step[1]), get(step[2])
+        if target.ndim == 0:
+            return "skip"
+        key = (Ellipsis, slice(0, None, 3)) if step[3] == 0 else (Ellipsis, 0) if step[3] == 1 else Ellipsis
+        try:
+            v = sx.astype(value, target.dtype) if value.dtype != target.dtype else value
+            v = sx.broadcast_to(v[..., :1] if v.ndim else v, target[key].shape)
+        except Exception:  # noqa: BLE001
+            return "skip"
+        if step[3] == 2:
+            target += v if target.dtype not in (sx.bool,) else False
+        else:
+            target[key] = v
+    elif kind == "force":
+        x = get(step[1])
+        if step[2] in (0, 1):
+            forced.append(_bits(x))
+        else:
+            forced.append(_bits(sx.sum(x)) if x.dtype != sx.bool else _bits(sx.any(x)))
+    elif kind == "drop" and len(pool) > 3:
+        pool.pop(step[1] % len(pool))
+    return "ok"
+
+
+@contextlib.contextmanager
+def thresholds(defer: int, block: int, threaded: int):
+    saved = fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS
+    fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS = defer, block, threaded
+    try:
+        yield
+    finally:
+        fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS = saved
+
+
+# (deferral threshold, block size, threaded threshold): both sides of each limit
+SETTINGS = [(1, 7, 1 << 40), (2048, 2048, 1 << 40), (1, 1000, 1), (4096, 16384, 1 << 40), (300, 64, 2049)]
+
+
+DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+
+
+@pytest.mark.parametrize("seed", range(6 * SCALE))
+def test_fused_equals_op_by_op_on_a_device(seed):
+    """On a JAX device every elementwise operation defers; a pass is one executable of the records' lowerings.
+    It must give the op-by-op device values."""
+    pytest.importorskip("jax")
+    input_specs, steps = draw_program(seed * 7919 + 101, 16)
+    with sx.default_device(DEV):
+        with sx.fusion(False):
+            expected = run_program(input_specs, steps)
+        with sx.fusion(True):
+            got = run_program(input_specs, steps)
+    assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
+    assert len(got[1]) == len(expected[1])
+    for k, (g, e) in enumerate(zip(got[1] + got[0], expected[1] + expected[0])):
+        _close(g, e, f"value {k}")
+
+
+# On a device a pass is one XLA program, which XLA optimises across operations as it does a jitted function's
+# (its exp and tanh, for one, differ in the last bits from the op-by-op executables'): the values are compared
+# as jit's are with eager's, floating values to a tolerance of their dtype, the others exactly.
+_RTOL = {"float64": 1e-9, "complex128": 1e-9, "float32": 1e-4, "complex64": 1e-4, "float16": 2e-2, "bfloat16": 5e-2}
+
+
+def _close(got, want, what):
+    assert got[0] == want[0] and got[1] == want[1], what
+    rtol = _RTOL.get(got[1])
+    if rtol is None:
+        assert got == want, what
+        return
+    dtype = {"float16": np.float16, "bfloat16": np.float32, "float32": np.float32, "complex64": np.float32}.get(
+        got[1], np.float64)  # (as `_bits` lays them out)
+    g, w = np.frombuffer(got[2], dtype), np.frombuffer(want[2], dtype)
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * 1e-3, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[f"defer{d}-block{b}-threads{t}" for d, b, t in SETTINGS])
+@pytest.mark.parametrize("seed", range(8 * SCALE))
+def test_fused_equals_op_by_op(seed, setting):
+    input_specs, steps = draw_program(seed * 7919 + SETTINGS.index(setting), 24)
+    with sx.fusion(False):
+        expected = run_program(input_specs, steps)
+    with thresholds(*setting), sx.fusion(True):
+        got = run_program(input_specs, steps)
+    assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
+    assert got[3] == expected[3], "floating-point warnings differ"
+    assert got[1] == expected[1], "forced values differ"
+    for k, (g, e) in enumerate(zip(got[0], expected[0])):
+        assert g == e, f"pool entry {k} differs"
