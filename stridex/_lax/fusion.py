@@ -30,9 +30,8 @@ import itertools
 import os
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from math import prod
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +44,9 @@ from stridex._lax import device as _device
 from stridex._lax.jax_bridge import LoweringContext, jax, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import read_view
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 # --- the thresholds (measured: see docs/fusion.md and benchmarks/fusion.py) ---------------------------------
 
@@ -548,11 +550,19 @@ _POOL: ThreadPoolExecutor | None = None
 _THREADS = max(1, min(os.cpu_count() or 1, 8))
 
 
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> ThreadPoolExecutor:
+    """The pool that runs a large pass's blocks beside the calling thread (made on first use: `import stridex`
+    does not pay for concurrent.futures, some 10 ms)."""
     global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=_THREADS - 1, thread_name_prefix="stridex-fusion")
-    return _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL = ThreadPoolExecutor(max_workers=_THREADS - 1, thread_name_prefix="stridex-fusion")
+        return _POOL
 
 
 def block_keys(shape: tuple, block: int) -> list:
