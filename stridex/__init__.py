@@ -22,7 +22,7 @@ from stridex._api import sorting_functions as _sorting
 from stridex._api import statistical_functions as _statistical
 from stridex._api import transcendental_functions as _transcendental
 from stridex._api import utility_functions as _utility
-from stridex import fft, linalg, tree_util
+from stridex import fft, linalg, random, tree_util
 from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
@@ -71,7 +71,7 @@ __all__ = [
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
     "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
-    "positive", "pow", "prod", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
+    "positive", "pow", "prod", "random", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
     "roll", "round", "scan", "searchsorted", "set_matmul_precision", "sign", "signbit", "sin", "sinh", "sort",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
     "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
