@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from stridex._api import creation_functions as _creation
+from stridex._api import data_type_functions as _data_type
 from stridex._api import indexing_functions as _indexing
 from stridex._api import manipulation_functions as _manipulation
 from stridex._core import dtypes as _dtypes
@@ -109,7 +110,7 @@ def _dtype(dtype, allowed: tuple, default: DType, kind: str, what: str) -> DType
     if dtype is None:
         return default
     resolved = _dtypes.as_dtype(dtype)
-    if resolved not in allowed:
+    if resolved is None or resolved not in allowed:
         raise TypeError(f"random.{what}: dtype must be a {kind} dtype ({', '.join(d.name for d in allowed)}), got "
                         f"{getattr(dtype, 'name', dtype)!r}")
     return resolved
@@ -162,17 +163,23 @@ def _sample_shape(what: str, shape, shapes: dict) -> tuple:
     return shape
 
 
-def _bind(name: str, key: Array, static: dict, parameters: dict | None = None) -> Array:
-    """Primitive `random_<name>` on `key` and the array parameters; Python ones go with `static`."""
-    arrays = {n: v for n, v in (parameters or {}).items() if isinstance(v, Array)}
-    static = {**static, **{n: v for n, v in (parameters or {}).items() if not isinstance(v, Array)}}
-    return _p.RANDOM[name].bind(key, *arrays.values(), static=tuple(static.items()), names=("key", *arrays),
-                                vmapped=())
+def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) -> Array:
+    """Primitive `random_<name>` on `key` and the array parameters; Python scalar ones join `static` (as
+    `Scalar`s: exact cache keys)."""
+    if not parameters:
+        return _p.RANDOM[name].bind(key, static=static, names=_KEY_ONLY, vmapped=())
+    arrays = [v for v in parameters.values() if isinstance(v, Array)]
+    static += tuple((n, _p.Scalar(v)) for n, v in parameters.items() if not isinstance(v, Array))
+    names = ("key", *(n for n, v in parameters.items() if isinstance(v, Array)))
+    return _p.RANDOM[name].bind(key, *arrays, static=static, names=names, vmapped=())
+
+
+_KEY_ONLY = ("key",)
 
 
 def _floating_parameters(parameters: dict, dtype: DType) -> dict:
     """Integer and boolean parameter arrays as `dtype` (JAX converts them so too): what carries a derivative."""
-    return {n: v.astype(dtype) if isinstance(v, Array) and not _dtypes.is_floating(v.dtype) else v
+    return {n: _data_type.astype(v, dtype) if isinstance(v, Array) and not _dtypes.is_floating(v.dtype) else v
             for n, v in parameters.items()}
 
 
@@ -228,7 +235,7 @@ def split(key: Array, num: int | tuple[int, ...] = 2) -> Array:
     num = _shape(num, "split") if not isinstance(num, int) else operator.index(num)
     if isinstance(num, int) and num < 0:
         raise ValueError(f"random.split: num must not be negative, got {num}")
-    return _bind("split", key, {"num": num})
+    return _bind("split", key, (("num", num),))
 
 
 def fold_in(key: Array, data: int | Array) -> Array:
@@ -245,7 +252,7 @@ def fold_in(key: Array, data: int | Array) -> Array:
         data = int(data)
         if not 0 <= data < 2**32:
             raise ValueError(f"random.fold_in: data must be in [0, 2**32) (it is taken as uint32), got {data}")
-    return _bind("fold_in", key, {}, {"data": _parameter(data, key, "fold_in", "data")})
+    return _bind("fold_in", key, (), {"data": _parameter(data, key, "fold_in", "data")})
 
 
 def key_data(keys: Array) -> Array:
@@ -274,10 +281,10 @@ def wrap_key_data(key_bits_array: Array, *, impl: str | None = None) -> Array:
 # --- continuous samplers -----------------------------------------------------------------------------------
 
 
-def _plain(name: str, key, shape, dtype, extra: dict | None = None) -> Array:
+def _plain(name: str, key, shape, dtype, extra: tuple = ()) -> Array:
     key = _as_key(key, name)
     dtype = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
-    return _bind(name, key, {"shape": _shape(shape, name), "dtype": dtype.np, **(extra or {})})
+    return _bind(name, key, (("shape", _shape(shape, name)), ("dtype", dtype.np), *extra))
 
 
 def uniform(key: Array, shape: Sequence[int] = (), dtype: DType | None = None, minval: float | Array = 0.0,
@@ -294,7 +301,7 @@ def uniform(key: Array, shape: Sequence[int] = (), dtype: DType | None = None, m
     parameters = {"minval": _parameter(minval, key, "uniform", "minval"),
                   "maxval": _parameter(maxval, key, "uniform", "maxval")}
     shape = _sample_shape("uniform", _shape(shape, "uniform"), _shapes(parameters))
-    return _bind("uniform", key, {"shape": shape, "dtype": dtype.np}, _floating_parameters(parameters, dtype))
+    return _bind("uniform", key, (("shape", shape), ("dtype", dtype.np)), _floating_parameters(parameters, dtype))
 
 
 def normal(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) -> Array:
@@ -324,7 +331,7 @@ def gumbel(key: Array, shape: Sequence[int] = (), dtype: DType | None = None, mo
     >>> sx.random.gumbel(sx.random.key(0), (4,)).shape
     (4,)
     """
-    return _plain("gumbel", key, shape, dtype, {"mode": mode})
+    return _plain("gumbel", key, shape, dtype, (("mode", mode),))
 
 
 def laplace(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) -> Array:
@@ -332,7 +339,7 @@ def laplace(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) -
 
     >>> import stridex as sx
     >>> sx.random.laplace(sx.random.key(0), (4,)).dtype
-    float64
+    stridex.float64
     """
     return _plain("laplace", key, shape, dtype)
 
@@ -342,7 +349,7 @@ def logistic(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) 
 
     >>> import stridex as sx
     >>> sx.random.logistic(sx.random.key(0), (4,), dtype=sx.float32).dtype
-    float32
+    stridex.float32
     """
     return _plain("logistic", key, shape, dtype)
 
@@ -352,7 +359,7 @@ def _with_parameters(name: str, key, parameters: dict, shape, dtype) -> Array:
     dtype = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
     parameters = {n: _parameter(v, key, name, n) for n, v in parameters.items()}
     shape = _sample_shape(name, shape, _shapes(parameters))
-    return _bind(name, key, {"shape": shape, "dtype": dtype.np}, _floating_parameters(parameters, dtype))
+    return _bind(name, key, (("shape", shape), ("dtype", dtype.np)), _floating_parameters(parameters, dtype))
 
 
 def truncated_normal(key: Array, lower: float | Array, upper: float | Array, shape: Sequence[int] | None = None,
@@ -402,7 +409,7 @@ def dirichlet(key: Array, alpha: Array, shape: Sequence[int] | None = None, dtyp
     if not isinstance(alpha, Array) or alpha.ndim < 1:
         raise ValueError(f"random.dirichlet: alpha must have at least one axis, got shape {_shape_of(alpha)}")
     shape = _sample_shape("dirichlet", shape, {"alpha[..., 0]": alpha.shape[:-1]})
-    return _bind("dirichlet", key, {"shape": shape, "dtype": dtype.np},
+    return _bind("dirichlet", key, (("shape", shape), ("dtype", dtype.np)),
                  _floating_parameters({"alpha": alpha}, dtype))
 
 
@@ -428,7 +435,7 @@ def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Sequence[int
                          f"{mean.shape}, got shape {_shape_of(cov)}")
     shape = _sample_shape("multivariate_normal", shape,
                           {"mean[..., 0]": mean.shape[:-1], "cov[..., 0, 0]": cov.shape[:-2]})
-    return _bind("multivariate_normal", key, {"shape": shape, "dtype": dtype.np, "method": method},
+    return _bind("multivariate_normal", key, (("shape", shape), ("dtype", dtype.np), ("method", method)),
                  _floating_parameters({"mean": mean, "cov": cov}, dtype))
 
 
@@ -440,14 +447,14 @@ def bernoulli(key: Array, p: float | Array = 0.5, shape: Sequence[int] | None = 
 
     >>> import stridex as sx
     >>> sx.random.bernoulli(sx.random.key(0), 0.3, (4,)).dtype
-    bool
+    stridex.bool
     """
     key = _as_key(key, "bernoulli")
     p = _parameter(p, key, "bernoulli", "p")
     if isinstance(p, Array) and not _dtypes.is_floating(p.dtype):
-        p = p.astype(_dtypes.float64)
+        p = _data_type.astype(p, _dtypes.float64)
     shape = _sample_shape("bernoulli", shape, _shapes({"p": p}))
-    return _bind("bernoulli", key, {"shape": shape, "mode": mode}, {"p": p})
+    return _bind("bernoulli", key, (("shape", shape), ("mode", mode)), {"p": p})
 
 
 def randint(key: Array, shape: Sequence[int], minval: int | Array, maxval: int | Array,
@@ -468,7 +475,7 @@ def randint(key: Array, shape: Sequence[int], minval: int | Array, maxval: int |
             raise TypeError(f"random.randint: {name} must be an integer, got "
                             f"{getattr(value, 'dtype', type(value).__name__)}")
     shape = _sample_shape("randint", _shape(shape, "randint"), _shapes(parameters))
-    return _bind("randint", key, {"shape": shape, "dtype": dtype.np}, parameters)
+    return _bind("randint", key, (("shape", shape), ("dtype", dtype.np)), parameters)
 
 
 def poisson(key: Array, lam: float | Array, shape: Sequence[int] | None = None, dtype: DType | None = None) -> Array:
@@ -476,13 +483,13 @@ def poisson(key: Array, lam: float | Array, shape: Sequence[int] | None = None, 
 
     >>> import stridex as sx
     >>> sx.random.poisson(sx.random.key(0), 3.0, (4,)).dtype
-    int64
+    stridex.int64
     """
     key = _as_key(key, "poisson")
     dtype = _dtype(dtype, _INTEGER, _dtypes.int64, "integer", "poisson")
     parameters = {"lam": _parameter(lam, key, "poisson", "lam")}
     shape = _sample_shape("poisson", shape, _shapes(parameters))
-    return _bind("poisson", key, {"shape": shape, "dtype": dtype.np}, parameters)
+    return _bind("poisson", key, (("shape", shape), ("dtype", dtype.np)), parameters)
 
 
 def categorical(key: Array, logits: Array, axis: int = -1, shape: Sequence[int] | None = None,
@@ -511,7 +518,7 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Sequence[int] 
         if not replace and math.prod(shape[: len(shape) - len(batch)]) > logits.shape[axis]:
             raise ValueError(f"random.categorical: cannot draw {math.prod(shape[: len(shape) - len(batch)])} "
                              f"categories without replacement from {logits.shape[axis]}")
-    return _bind("categorical", key, {"axis": axis, "shape": shape, "replace": replace, "mode": mode},
+    return _bind("categorical", key, (("axis", axis), ("shape", shape), ("replace", replace), ("mode", mode)),
                  {"logits": logits})
 
 
@@ -554,8 +561,8 @@ def choice(key: Array, a: int | Array, shape: Sequence[int] = (), replace: bool 
         if _shape_of(p) != (n,):
             raise ValueError(f"random.choice: p must have shape ({n},), one probability per element of a "
                              f"(along axis {axis}), got shape {_shape_of(p)}")
-        parameters["p"] = p if _dtypes.is_floating(p.dtype) else p.astype(_dtypes.float64)
-    indices = _bind("choice", key, {"a": n, "shape": shape, "replace": replace, "mode": mode}, parameters)
+        parameters["p"] = p if _dtypes.is_floating(p.dtype) else _data_type.astype(p, _dtypes.float64)
+    indices = _bind("choice", key, (("a", n), ("shape", shape), ("replace", replace), ("mode", mode)), parameters)
     return indices if not isinstance(a, Array) else _take(a, indices, axis)
 
 
@@ -575,13 +582,13 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
     if not isinstance(x, Array):
         if int(x) < 0:
             raise ValueError(f"random.permutation: x must be a non-negative int or an array, got {x}")
-        return _bind("permutation", key, {"x": int(x)})
+        return _bind("permutation", key, (("x", int(x)),))
     axis = normalize_axis(axis, x.ndim)
     if independent and x.ndim > 1:
         # The sort keys depend on x's shape alone: shuffling positions gives the indices the values follow.
         positions = _creation.arange(x.shape[axis], dtype=_dtypes.int64, device=key.device)
         positions = _manipulation.broadcast_to(
             _manipulation.reshape(positions, (x.shape[axis],) + (1,) * (x.ndim - 1 - axis)), x.shape)
-        indices = _bind("permutation", key, {"axis": axis, "independent": True}, {"x": positions})
+        indices = _bind("permutation", key, (("axis", axis), ("independent", True)), {"x": positions})
         return _indexing.take_along_axis(x, indices, axis=axis)
-    return _take(x, _bind("permutation", key, {"x": x.shape[axis]}), axis)
+    return _take(x, _bind("permutation", key, (("x", x.shape[axis]),)), axis)

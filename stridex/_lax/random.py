@@ -33,7 +33,7 @@ import threading
 import numpy as np
 
 from stridex._core.avals import ShapedArray
-from stridex._core.dtypes import from_numpy
+from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax import ops
 from stridex._lax.jax_bridge import jax, x64
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
@@ -77,14 +77,25 @@ _CALLS = {"seed": _seed, "split": _split, "fold_in": _fold_in} | {name: _sampler
 _DIFFERENTIABLE = ("uniform", "truncated_normal", "gamma", "beta", "dirichlet", "multivariate_normal")
 
 
-def _frozen(value):
-    """A hashable stand-in for a static value that keeps apart what `==` confuses (0.0 and -0.0, 1 and 1.0
-    and True): cache keys must not hand one call another's constants."""
-    if type(value) is tuple:
-        return tuple(_frozen(v) for v in value)
-    if type(value) in (bool, int, float, complex):
-        return (type(value), repr(value))
-    return value
+class Scalar:
+    """A Python scalar argument of a call, in `static`: equal to another only with the same type and the same
+    repr (0.0 is not -0.0, 1 is not 1.0, NaN is NaN), so that params are exact cache keys; `value` is what the
+    JAX function receives."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, value):
+        self.value = value
+        self.key = (type(value), repr(value))
+
+    def __eq__(self, other):
+        return type(other) is Scalar and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return repr(self.value)
 
 
 _FUNCTIONS: dict = {}
@@ -97,7 +108,8 @@ def _base(mode: str, name: str, static: tuple, names: tuple):
     """The call (`mode` "call") on its array inputs, or its JVP ("jvp": the inputs, then a tangent of each
     one but the key, gives the output's tangent) or VJP ("vjp": the inputs, then the output's cotangent,
     gives one cotangent per input but the key)."""
-    call, arguments = _CALLS[name], dict(static)
+    call = _CALLS[name]
+    arguments = {n: v.value if type(v) is Scalar else v for n, v in static}
 
     def fn(*values):
         return call(**dict(zip(names, values)), **arguments)
@@ -116,7 +128,7 @@ def _base(mode: str, name: str, static: tuple, names: tuple):
 
 def _function(mode: str, name: str, static: tuple, names: tuple, vmapped: tuple, key=None):
     """The JAX function of these params, vmapped once per level (cached)."""
-    key = key or (mode, name, _frozen(static), names, vmapped)
+    key = key or (mode, name, static, names, vmapped)
     fn = _FUNCTIONS.get(key)
     if fn is None:
         fn = _base(mode, name, static, names)
@@ -129,7 +141,7 @@ def _function(mode: str, name: str, static: tuple, names: tuple, vmapped: tuple,
 
 def _abstract(mode: str, name: str, avals: tuple, static: tuple, names: tuple, vmapped: tuple):
     """The result's ShapedArray(s): `jax.eval_shape` of the function, once per signature."""
-    key = (mode, name, _frozen(static), names, vmapped, tuple((a.shape, a.dtype) for a in avals))
+    key = (mode, name, static, names, vmapped, tuple((a.shape, a.dtype) for a in avals))
     out = _AVALS.get(key)
     if out is None:
         j = jax()
@@ -137,9 +149,9 @@ def _abstract(mode: str, name: str, avals: tuple, static: tuple, names: tuple, v
         with x64():
             result = j.eval_shape(_function(mode, name, static, names, vmapped), *structs)
         if isinstance(result, tuple):
-            out = tuple(ShapedArray(tuple(r.shape), from_numpy(r.dtype)) for r in result)
+            out = tuple(ShapedArray(tuple(r.shape), FROM_NUMPY[np.dtype(r.dtype)]) for r in result)
         else:
-            out = ShapedArray(tuple(result.shape), from_numpy(result.dtype))
+            out = ShapedArray(tuple(result.shape), FROM_NUMPY[np.dtype(result.dtype)])
         with _LOCK:
             _AVALS[key] = out
     return out
@@ -147,17 +159,25 @@ def _abstract(mode: str, name: str, avals: tuple, static: tuple, names: tuple, v
 
 def _eager(mode: str, name: str, windows: tuple, static: tuple, names: tuple, vmapped: tuple):
     """The function on NumPy windows: compiled once per signature, run, handed back as NumPy array(s) over
-    JAX's result (read-only, no copy)."""
-    frozen = (mode, name, _frozen(static), names, vmapped)
-    key = (frozen, tuple((w.shape, w.dtype) for w in windows))
-    compiled = _COMPILED.get(key)
-    with x64():
-        if compiled is None:
-            compiled = jax().jit(_function(mode, name, static, names, vmapped, frozen)).lower(*windows).compile()
-            with _LOCK:
-                _COMPILED[key] = compiled
-        out = compiled(*windows)
-    if isinstance(out, tuple):
+    JAX's result (read-only, no copy). The compiled program's own C++ call is kept (as the device executor
+    does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit scope is entered only
+    where an input has 64-bit elements (JAX would narrow them outside it), not for a key alone."""
+    key = (mode, name, static, names, vmapped, *[(w.shape, w.dtype) for w in windows])
+    entry = _COMPILED.get(key)
+    if entry is None:
+        with x64():
+            compiled = jax().jit(_function(mode, name, static, names, vmapped)).lower(*windows).compile()
+            compiled(*windows)  # (the first call makes its C++ call)
+        entry = (getattr(compiled, "_call", None) or compiled, any(w.dtype.itemsize >= 8 for w in windows))
+        with _LOCK:
+            _COMPILED[key] = entry
+    call, wide = entry
+    if wide:
+        with x64():
+            out = call(*windows)
+    else:
+        out = call(*windows)
+    if type(out) is tuple or type(out) is list:
         return tuple(np.asarray(o) for o in out)
     return np.asarray(out)
 
