@@ -69,6 +69,8 @@ _REAL_SCALARS = (int, float)
 
 def _as_key(key, what: str) -> Array:
     """`key` checked to be one key: a uint32 array of shape (2,)."""
+    if type(key) is Array and key._dtype is _dtypes.uint32 and key.shape == (2,):  # (the common case, first)
+        return key
     key = _key_array(key, what)
     if key.shape != (2,):
         raise ValueError(f"random.{what}: expected one key, a uint32 array of shape (2,), got shape {key.shape}; "
@@ -95,6 +97,8 @@ def _key_array(key, what: str) -> Array:
 
 
 def _shape(shape, what: str) -> tuple:
+    if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):  # (the common case, first)
+        return shape
     if isinstance(shape, int) and not isinstance(shape, bool):
         return (shape,)
     try:
@@ -117,10 +121,10 @@ def _dtype(dtype, allowed: tuple, default: DType, kind: str, what: str) -> DType
 
 
 def _parameter(value, key: Array, what: str, name: str):
-    """A distribution parameter: a Python real scalar stays as it is (JAX receives it as a JAX user passes it);
-    anything else becomes an array on the key's device."""
-    if type(value) in _REAL_SCALARS or isinstance(value, (np.integer, np.floating)):
-        return value.item() if isinstance(value, np.generic) else value
+    """A distribution parameter: a Python int or float stays as it is (JAX receives it as a JAX user passes it);
+    anything else (a NumPy scalar keeps its dtype, as in JAX) becomes an array on the key's device."""
+    if type(value) in _REAL_SCALARS:
+        return value
     if isinstance(value, bool):
         raise TypeError(f"random.{what}: {name} must be a real number or array, got a bool")
     if not isinstance(value, Array):
@@ -167,11 +171,11 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
     """Primitive `random_<name>` on `key` and the array parameters; Python scalar ones join `static` (as
     `Scalar`s: exact cache keys)."""
     if not parameters:
-        return _p.RANDOM[name].bind(key, static=static, names=_KEY_ONLY, vmapped=())
+        return _p.RANDOM[name].bind(key, static=_p.Arguments(static), names=_KEY_ONLY, vmapped=())
     arrays = [v for v in parameters.values() if isinstance(v, Array)]
     static += tuple((n, _p.Scalar(v)) for n, v in parameters.items() if not isinstance(v, Array))
     names = ("key", *(n for n, v in parameters.items() if isinstance(v, Array)))
-    return _p.RANDOM[name].bind(key, *arrays, static=static, names=names, vmapped=())
+    return _p.RANDOM[name].bind(key, *arrays, static=_p.Arguments(static), names=names, vmapped=())
 
 
 _KEY_ONLY = ("key",)
@@ -211,7 +215,7 @@ def key(seed: int | Array, *, impl: str | None = None) -> Array:
         raise TypeError(f"random.key: the seed must be an integer, got dtype {seed.dtype}")
     if seed.ndim:
         raise ValueError(f"random.key: the seed must be a scalar, got shape {seed.shape}")
-    return _p.RANDOM["seed"].bind(seed, static=(), names=("seed",), vmapped=())
+    return _p.RANDOM["seed"].bind(seed, static=_p.Arguments(()), names=("seed",), vmapped=())
 
 
 def PRNGKey(seed: int | Array, *, impl: str | None = None) -> Array:

@@ -6,8 +6,9 @@ from one entry of `_CALLS`: its lowering calls that `jax.random` function on the
 typed key with `jax.random.wrap_key_data`), so under `jit`, on a device and eagerly the bits are JAX's by
 construction. Its params are
 
-- `static`: ((name, value), ...): the Python arguments of the call (shape, dtype name, Python scalars such as
-  `minval=0.0`, flags), given to the JAX function as they are, so that it sees what a JAX user passes;
+- `static`: an `Arguments` record of the Python arguments of the call (shape, NumPy dtype, flags, and Python
+  scalars such as `minval=0.0` as `Scalar`s), given to the JAX function as they are, so that it sees what a
+  JAX user passes;
 - `names`: the JAX function's parameter names of the array inputs, in order (("key", "minval"), ...);
 - `vmapped`: one `in_axes` tuple per level of `vmap` (outermost first): the batching rule moves each batched
   input's axis to the front and adds a level, and the lowering wraps the call in `jax.vmap` once per level,
@@ -78,9 +79,9 @@ _DIFFERENTIABLE = ("uniform", "truncated_normal", "gamma", "beta", "dirichlet", 
 
 
 class Scalar:
-    """A Python scalar argument of a call, in `static`: equal to another only with the same type and the same
-    repr (0.0 is not -0.0, 1 is not 1.0, NaN is NaN), so that params are exact cache keys; `value` is what the
-    JAX function receives."""
+    """A Python scalar argument of a call: equal to another only with the same type and the same repr (0.0 is
+    not -0.0, 1 is not 1.0, NaN is NaN), so that params are exact cache keys; `value` is what the JAX function
+    receives."""
 
     __slots__ = ("key", "value")
 
@@ -98,18 +99,40 @@ class Scalar:
         return repr(self.value)
 
 
+class Arguments:
+    """The `static` param: the Python arguments of one call, ((name, value), ...), Python scalars as `Scalar`s.
+
+    A record, not a tuple, so that its hash is computed once and caches keyed on params (this module's, the
+    device executor's) compare it whole; equal only to the same arguments, exactly."""
+
+    __slots__ = ("hash", "items")
+
+    def __init__(self, items: tuple):
+        self.items = items
+        self.hash = hash(items)
+
+    def __eq__(self, other):
+        return type(other) is Arguments and self.items == other.items
+
+    def __hash__(self):
+        return self.hash
+
+    def __repr__(self):
+        return "(" + ", ".join(f"{n}={v!r}" for n, v in self.items) + ")"
+
+
 _FUNCTIONS: dict = {}
 _AVALS: dict = {}
 _COMPILED: dict = {}
 _LOCK = threading.Lock()
 
 
-def _base(mode: str, name: str, static: tuple, names: tuple):
+def _base(mode: str, name: str, static: Arguments, names: tuple):
     """The call (`mode` "call") on its array inputs, or its JVP ("jvp": the inputs, then a tangent of each
     one but the key, gives the output's tangent) or VJP ("vjp": the inputs, then the output's cotangent,
     gives one cotangent per input but the key)."""
     call = _CALLS[name]
-    arguments = {n: v.value if type(v) is Scalar else v for n, v in static}
+    arguments = {n: v.value if type(v) is Scalar else v for n, v in static.items}
 
     def fn(*values):
         return call(**dict(zip(names, values)), **arguments)
@@ -126,7 +149,7 @@ def _base(mode: str, name: str, static: tuple, names: tuple):
     return lambda *values: tuple(jax().vjp(of_parameters(values[0]), *values[1:count])[1](values[count]))
 
 
-def _function(mode: str, name: str, static: tuple, names: tuple, vmapped: tuple, key=None):
+def _function(mode: str, name: str, static: Arguments, names: tuple, vmapped: tuple, key=None):
     """The JAX function of these params, vmapped once per level (cached)."""
     key = key or (mode, name, static, names, vmapped)
     fn = _FUNCTIONS.get(key)
@@ -139,7 +162,7 @@ def _function(mode: str, name: str, static: tuple, names: tuple, vmapped: tuple,
     return fn
 
 
-def _abstract(mode: str, name: str, avals: tuple, static: tuple, names: tuple, vmapped: tuple):
+def _abstract(mode: str, name: str, avals: tuple, static: Arguments, names: tuple, vmapped: tuple):
     """The result's ShapedArray(s): `jax.eval_shape` of the function, once per signature."""
     key = (mode, name, static, names, vmapped, tuple((a.shape, a.dtype) for a in avals))
     out = _AVALS.get(key)
@@ -157,12 +180,16 @@ def _abstract(mode: str, name: str, avals: tuple, static: tuple, names: tuple, v
     return out
 
 
-def _eager(mode: str, name: str, windows: tuple, static: tuple, names: tuple, vmapped: tuple):
+def _eager(mode: str, name: str, windows: tuple, static: Arguments, names: tuple, vmapped: tuple):
     """The function on NumPy windows: compiled once per signature, run, handed back as NumPy array(s) over
     JAX's result (read-only, no copy). The compiled program's own C++ call is kept (as the device executor
     does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit scope is entered only
     where an input has 64-bit elements (JAX would narrow them outside it), not for a key alone."""
-    key = (mode, name, static, names, vmapped, *[(w.shape, w.dtype) for w in windows])
+    if len(windows) == 1:  # (a key alone: the common case)
+        w = windows[0]
+        key = (mode, name, static, names, vmapped, w.shape, w.dtype)
+    else:
+        key = (mode, name, static, names, vmapped, *[(w.shape, w.dtype) for w in windows])
     entry = _COMPILED.get(key)
     if entry is None:
         with x64():
