@@ -118,7 +118,7 @@ class Arguments:
         return self.hash
 
     def __repr__(self):
-        return "(" + ", ".join(f"{n}={v!r}" for n, v in self.items) + ")"
+        return "(" + ", ".join(f"{n}={v.name if isinstance(v, np.dtype) else repr(v)}" for n, v in self.items) + ")"
 
 
 _FUNCTIONS: dict = {}
