@@ -163,7 +163,7 @@ def _sample_shape(what: str, shape, shapes: dict) -> tuple:
     if not fits:
         described = ", ".join(f"{name} {s}" for name, s in shapes.items())
         raise ValueError(f"random.{what}: shape {shape} does not broadcast with the parameters' shapes "
-                         f"({described}): they must broadcast to shape")
+                         f"({described}): they must broadcast to {shape}")
     return shape
 
 
