@@ -31,6 +31,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
 from stridex._core.state import current_trace
+from stridex._transforms.tracing import JitTrace
 from stridex._core.view import normalize_axis
 from stridex._lax import random as _p
 
@@ -173,7 +174,7 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
     `Scalar`s: exact cache keys)."""
     if not parameters:
         return _p.RANDOM[name].bind(key, static=_p.Arguments(static), names=_KEY_ONLY, vmapped=())
-    if name in _RUNTIME_SCALARS and current_trace() is None:
+    if name in _RUNTIME_SCALARS and not _staged():
         dtype = None if name == "poisson" else _dtypes.FROM_NUMPY[dict(static)["dtype"]]
         parameters = {n: _creation.asarray(v, dtype=dtype, device=key.device) if type(v) in _REAL_SCALARS else v
                       for n, v in parameters.items()}
@@ -185,14 +186,26 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
 
 _KEY_ONLY = ("key",)
 # Samplers whose Python scalar parameters go through transcendental functions (log, erf, pow): eagerly, JAX
-# hands such a parameter to its jitted sampler as a runtime argument, and under `jax.jit` it is a constant,
+# hands such a parameter to its jitted sampler as a run-time argument, and under `jax.jit` it is a constant,
 # which XLA folds with its own evaluator, so JAX's own eager and jit bits differ there (float32 `gamma(k, 2.5)`
-# differs in the last bit of some samples). Eagerly these parameters are arrays here too, so that eager
-# stridex gives eager JAX's bits and `sx.jit` gives `jax.jit`'s. (The other samplers' scalar parameters enter
-# exact operations only, and stay constants, which costs nothing per call.) JAX converts a floating
-# sampler's parameter to the sample dtype first thing, so the array holds that conversion (rounded as XLA's
-# convert rounds) and passes JAX's checks as JAX's weak-typed scalar does; `poisson`'s rate stays float64.
+# differs in the last bit of some samples). Where nothing stages the call (eagerly, under eager vmap and
+# grad) these parameters are arrays here too, so that eager stridex gives eager JAX's bits and `sx.jit` gives
+# `jax.jit`'s. (The other samplers' scalar parameters enter exact operations only, and stay constants, which
+# costs nothing per call.) JAX converts a floating sampler's parameter to the sample dtype first thing, so
+# the array holds that conversion and passes JAX's checks as JAX's weak-typed scalar does; `poisson`'s rate
+# stays float64.
 _RUNTIME_SCALARS = frozenset({"truncated_normal", "gamma", "beta", "poisson"})
+
+
+def _staged() -> bool:
+    """Whether this call is being staged into a program (`sx.jit`, a loop body): a jit trace in the stack of
+    traces. Eager `vmap` and `grad` run the sampler now, as JAX's eager `vmap` and `grad` do."""
+    trace = current_trace()
+    while trace is not None:
+        if isinstance(trace, JitTrace):
+            return True
+        trace = trace.parent
+    return False
 
 
 def _floating_parameters(parameters: dict, dtype: DType) -> dict:

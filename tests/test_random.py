@@ -560,3 +560,13 @@ def test_grad_through_choice_of_an_array():
         expected = jax.grad(jloss)(jnp.asarray(a))
     same(sx.grad(loss)(sx.asarray(a)), expected)
     same(sx.jit(sx.grad(loss))(sx.asarray(a)), expected)
+
+
+def test_eager_vmap_and_grad_give_jax_eager_bits_for_python_parameters():
+    keys = sx.random.split(sx.random.key(13), 3)
+    with jax.enable_x64(True):
+        jkeys = jr.split(jr.key(13), 3)
+        expected = jax.vmap(lambda k: jr.gamma(k, 2.5, (6,), dtype=jnp.float32))(jkeys)
+        expected_jit = jax.jit(jax.vmap(lambda k: jr.gamma(k, 2.5, (6,), dtype=jnp.float32)))(jkeys)
+    same(sx.vmap(lambda k: sx.random.gamma(k, 2.5, (6,), dtype=sx.float32))(keys), expected)
+    same(sx.jit(sx.vmap(lambda k: sx.random.gamma(k, 2.5, (6,), dtype=sx.float32)))(keys), expected_jit)
