@@ -185,6 +185,7 @@ def _eager(mode: str, name: str, windows: tuple, static: Arguments, names: tuple
     JAX's result (read-only, no copy). The compiled program's own C++ call is kept (as the device executor
     does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit scope is entered only
     where an input has 64-bit elements (JAX would narrow them outside it), not for a key alone."""
+    key: tuple
     if len(windows) == 1:  # (a key alone: the common case)
         w = windows[0]
         key = (mode, name, static, names, vmapped, w.shape, w.dtype)

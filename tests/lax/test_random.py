@@ -70,7 +70,8 @@ def test_eager_compiles_once_per_signature():
 def test_the_ir_shows_the_calls_and_vmap_levels():
     keys = sx.random.split(sx.random.key(0), 4)
     text = str(sx.make_ir(sx.vmap(lambda k: sx.random.uniform(k, (3,), maxval=2.0)))(keys))
-    assert "random_uniform[names=('key',), static=(shape=(3,), dtype=float64, minval=0.0, maxval=2.0), vmapped=((0,),)]" in text
+    assert ("random_uniform[names=('key',), static=(shape=(3,), dtype=float64, minval=0.0, maxval=2.0), "
+            "vmapped=((0,),)]") in text
 
 
 def test_vmap_of_key_over_seeds():
