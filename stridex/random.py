@@ -313,9 +313,21 @@ def wrap_key_data(key_bits_array: Array, *, impl: str | None = None) -> Array:
 
 
 def _plain(name: str, key, shape, dtype, extra: tuple = ()) -> Array:
+    """A sampler of the key alone: its `Arguments` are kept per (name, shape, dtype, extra), which spares
+    building and hashing them on every eager call."""
     key = _as_key(key, name)
-    dtype = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
-    return _bind(name, key, (("shape", _shape(shape, name)), ("dtype", dtype.np), *extra))
+    shape = _shape(shape, name)
+    cacheable = dtype is None or type(dtype) is DType  # (keys that compare equal only to themselves)
+    arguments = _PLAIN.get((name, shape, dtype, extra)) if cacheable else None
+    if arguments is None:
+        resolved = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
+        arguments = _p.Arguments((("shape", shape), ("dtype", resolved.np), *extra))
+        if cacheable and len(_PLAIN) < 4096:
+            _PLAIN[(name, shape, dtype, extra)] = arguments
+    return _p.RANDOM[name].bind(key, static=arguments, names=_KEY_ONLY, vmapped=())
+
+
+_PLAIN: dict = {}  # (name, shape, dtype, extra) -> Arguments
 
 
 def uniform(key: Array, shape: Sequence[int] = (), dtype: DType | None = None, minval: float | Array = 0.0,

@@ -30,6 +30,7 @@ Samplers with floating parameters (`uniform`'s bounds, `truncated_normal`'s, `ga
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import numpy as np
 
@@ -180,7 +181,7 @@ def _abstract(mode: str, name: str, avals: tuple, static: Arguments, names: tupl
     return out
 
 
-def _eager(mode: str, name: str, windows: tuple, static: Arguments, names: tuple, vmapped: tuple):
+def _eager(mode: str, name: str, *windows, static: Arguments, names: tuple, vmapped: tuple):
     """The function on NumPy windows: compiled once per signature, run, handed back as NumPy array(s) over
     JAX's result (read-only, no copy). The compiled program's own C++ call is kept (as the device executor
     does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit scope is entered only
@@ -235,9 +236,6 @@ def _random(name: str) -> Primitive:
     def abstract_eval(*avals, static, names, vmapped):
         return _abstract("call", name, avals, static, names, vmapped)
 
-    def impl(*windows, static, names, vmapped):
-        return _eager("call", name, windows, static, names, vmapped)
-
     def lower(ctx, *values, static, names, vmapped):
         return _function("call", name, static, names, vmapped)(*values)
 
@@ -249,7 +247,8 @@ def _random(name: str) -> Primitive:
     def vjp(ct, *primals, out, **params):
         return (None, *random_vjp.bind(*primals, ct, of=name, **params))
 
-    return Primitive(f"random_{name}", impl=impl, abstract_eval=abstract_eval, lower=lower,
+    # (the eager rule is `_eager` itself with the name bound: a Python frame less on every eager call)
+    return Primitive(f"random_{name}", impl=partial(_eager, "call", name), abstract_eval=abstract_eval, lower=lower,
                      jvp=jvp if differentiable else None, vjp=vjp if differentiable else None, batch=batch_random,
                      differentiable=differentiable)
 
@@ -262,7 +261,7 @@ def _derivative(mode: str) -> Primitive:
         return _abstract(mode, of, avals, static, names, vmapped)
 
     def impl(*windows, of, static, names, vmapped):
-        return _eager(mode, of, windows, static, names, vmapped)
+        return _eager(mode, of, *windows, static=static, names=names, vmapped=vmapped)
 
     def lower(ctx, *values, of, static, names, vmapped):
         return _function(mode, of, static, names, vmapped)(*values)
