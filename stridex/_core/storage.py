@@ -274,8 +274,6 @@ class NoStorage(Storage):
     def storage_view(self, a) -> tuple[Storage, View]:
         made = storage_from_ndarray(a._np)
         a._storage, a._view = made  # type: ignore[misc]  # (a fresh NumPy result always gets a Storage)
-        if a._storage.readonly:  # (a read-only result, JAX's memory: its windows are not cached, as a write copies it)
-            a._np = None
         return made  # type: ignore[return-value]
 
     def window(self, a) -> np.ndarray:

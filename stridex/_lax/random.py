@@ -16,8 +16,8 @@ construction. Its params are
 
 The abstract rule is `jax.eval_shape` of the same call (cached per signature), so shapes and dtypes agree
 with JAX's exactly. The eager rule runs the same call jitted, compiled once per signature and cached, and
-returns JAX's result as a read-only NumPy array (no copy; a write copies it first). On a JAX device the
-generic device executor runs the lowering there. JAX is imported by the first call, never by
+returns an Array over JAX's result, adopted lazily as a `jit` result is (no copy; a write copies it first).
+On a JAX device the generic device executor runs the lowering there. JAX is imported by the first call, never by
 `import stridex`. Everything is computed with 64-bit types on (`jax_bridge.x64`), as all of stridex's
 lowering is: the bits are `jax.random`'s under `jax.enable_x64(True)` (they differ from JAX's default mode
 only where a dtype or a seed's width does).
@@ -36,7 +36,9 @@ import numpy as np
 
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.view import View
 from stridex._lax import ops
+from stridex._lax.device import adopt_out
 from stridex._lax.jax_bridge import jax, x64
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
@@ -182,10 +184,12 @@ def _abstract(mode: str, name: str, avals: tuple, static: Arguments, names: tupl
 
 
 def _eager(mode: str, name: str, *windows, static: Arguments, names: tuple, vmapped: tuple):
-    """The function on NumPy windows: compiled once per signature, run, handed back as NumPy array(s) over
-    JAX's result (read-only, no copy). The compiled program's own C++ call is kept (as the device executor
-    does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit scope is entered only
-    where an input has 64-bit elements (JAX would narrow them outside it), not for a key alone."""
+    """The function on NumPy windows: compiled once per signature and run; its result is an Array over JAX's
+    output, adopted lazily as `jit`'s results are (`device.adopt_out`: no copy, and no NumPy buffer made until
+    a use needs one; read-only, so a write copies it first). The compiled program's own C++ call is kept (as
+    the device executor does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit
+    scope is entered only where an input has 64-bit elements (JAX would narrow them outside it), not for a
+    key alone."""
     key: tuple
     if len(windows) == 1:  # (a key alone: the common case)
         w = windows[0]
@@ -197,18 +201,22 @@ def _eager(mode: str, name: str, *windows, static: Arguments, names: tuple, vmap
         with x64():
             compiled = jax().jit(_function(mode, name, static, names, vmapped)).lower(*windows).compile()
             compiled(*windows)  # (the first call makes its C++ call)
-        entry = (getattr(compiled, "_call", None) or compiled, any(w.dtype.itemsize >= 8 for w in windows))
+        outs = compiled.out_info
+        outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
+        layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
+        entry = (getattr(compiled, "_call", None) or compiled, any(w.dtype.itemsize >= 8 for w in windows), layouts)
         with _LOCK:
             _COMPILED[key] = entry
-    call, wide = entry
+    call, wide, layouts = entry
     if wide:
         with x64():
             out = call(*windows)
     else:
         out = call(*windows)
     if type(out) is tuple or type(out) is list:
-        return tuple(np.asarray(o) for o in out)
-    return np.asarray(out)
+        return tuple(adopt_out(o, view, dtype) for o, (view, dtype) in zip(out, layouts))
+    view, dtype = layouts[0]
+    return adopt_out(out, view, dtype)
 
 
 # --- the records -------------------------------------------------------------------------------------------
