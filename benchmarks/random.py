@@ -7,7 +7,8 @@ Cases (issue 31's targets), every one float64 (64-bit types on in both libraries
   (target ≤ 1.1x);
 - eagerly on the host: `normal(key, (1000,))` against `jax.random.normal` called eagerly (target ≤ 1.0x);
 - the same eager call with the key on the JAX device `cpu:1` (target ≤ 1.0x), and on the first GPU when JAX
-  has one.
+  has one;
+- eagerly on the host, `normal(key, (1,))`: the dispatch cost alone.
 Steady calls: per-call samples taken in strict alternation (`benchmarks.common.interleaved`), judged on the
 median over rounds of the ratio of a round's two calls (`paired_ratio`), with the ratios of the minimums and
 of the medians beside it.
@@ -69,6 +70,10 @@ def run(quick: bool = False) -> list[tuple]:
             stats = interleaved({"sx": lambda: block(sx.random.normal(k_sx, (1000,))),
                                  "jax": lambda: jr.normal(k_jax, (1000,)).block_until_ready()}, rounds=rounds)
             rows.append((f"eager on {name}: normal(key, (1000,))", stats["sx"], stats["jax"], 1.0))
+            if device is None:  # the dispatch cost alone: one sample
+                stats = interleaved({"sx": lambda: block(sx.random.normal(ks, (1,))),
+                                     "jax": lambda: jr.normal(kj, (1,)).block_until_ready()}, rounds=rounds)
+                rows.append(("eager on host: normal(key, (1,)) (dispatch)", stats["sx"], stats["jax"], 1.0))
     return rows
 
 
@@ -79,7 +84,7 @@ def format_rows(rows) -> str:
     for name, a, b, target in rows:
         paired = paired_ratio(a, b)
         met = "met" if paired <= target else "missed"
-        lines.append(f"| {name} | {fmt_stats(a)} | {fmt_stats(b)} | **{paired:.2f}x** | {a.min / b.min:.2f}x | "
+        lines.append(f"| {name} | {fmt_stats(a)} | {fmt_stats(b)} | **{paired:.3f}x** | {a.min / b.min:.2f}x | "
                      f"{a.median / b.median:.2f}x | ≤ {target}x ({met}) |")
     return "\n".join(lines)
 
