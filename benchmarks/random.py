@@ -8,7 +8,8 @@ Cases (issue 31's targets), every one float64 (64-bit types on in both libraries
 - eagerly on the host: `normal(key, (1000,))` against `jax.random.normal` called eagerly (target ≤ 1.0x);
 - the same eager call with the key on the JAX device `cpu:1` (target ≤ 1.0x), and on the first GPU when JAX
   has one;
-- eagerly on the host, `normal(key, (1,))`: the dispatch cost alone.
+- eagerly on the host, `normal(key, (1,))`: the dispatch cost alone; and one step of a loop that splits its
+  key, `key, sub = split(key); normal(sub, (1000,))`.
 Steady calls: per-call samples taken in strict alternation (`benchmarks.common.interleaved`), judged on the
 median over rounds of the ratio of a round's two calls (`paired_ratio`), with the ratios of the minimums and
 of the medians beside it.
@@ -70,10 +71,23 @@ def run(quick: bool = False) -> list[tuple]:
             stats = interleaved({"sx": lambda: block(sx.random.normal(k_sx, (1000,))),
                                  "jax": lambda: jr.normal(k_jax, (1000,)).block_until_ready()}, rounds=rounds)
             rows.append((f"eager on {name}: normal(key, (1000,))", stats["sx"], stats["jax"], 1.0))
-            if device is None:  # the dispatch cost alone: one sample
+            if device is None:  # the dispatch cost alone: one sample; and a loop's step: split, then sample
                 stats = interleaved({"sx": lambda: block(sx.random.normal(ks, (1,))),
                                      "jax": lambda: jr.normal(kj, (1,)).block_until_ready()}, rounds=rounds)
                 rows.append(("eager on host: normal(key, (1,)) (dispatch)", stats["sx"], stats["jax"], 1.0))
+
+                def step_sx():
+                    _, sub = sx.random.split(ks)
+                    return block(sx.random.normal(sub, (1000,)))
+
+                def step_jax():
+                    _, sub = jr.split(kj)
+                    return jr.normal(sub, (1000,)).block_until_ready()
+
+                assert np.asarray(step_sx()).tobytes() == np.asarray(step_jax()).tobytes()
+                stats = interleaved({"sx": step_sx, "jax": step_jax}, rounds=rounds)
+                rows.append(("eager on host: key, sub = split(key); normal(sub, (1000,))", stats["sx"], stats["jax"],
+                             1.0))
     return rows
 
 
