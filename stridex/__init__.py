@@ -48,7 +48,7 @@ from stridex._api.transcendental_functions import *
 from stridex._api.utility_functions import *
 
 if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
-    from stridex import fft, linalg, tree_util
+    from stridex import fft, linalg, random, tree_util
     from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
     from stridex._transforms.batching import vmap
     from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
@@ -61,7 +61,7 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
 # 150 ms with NumPy's import included). A name is imported with its module the first time it is looked up,
 # and then stays in the namespace like any other.
 _LAZY = {
-    **dict.fromkeys(("fft", "linalg", "tree_util"), "stridex"),
+    **dict.fromkeys(("fft", "linalg", "random", "tree_util"), "stridex"),
     **dict.fromkeys(("grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"),
                     "stridex._transforms.autodiff"),
     "vmap": "stridex._transforms.batching",
@@ -109,7 +109,7 @@ __all__ = [
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
     "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
-    "positive", "pow", "prod", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
+    "positive", "pow", "prod", "random", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
     "roll", "round", "scan", "searchsorted", "set_matmul_precision", "sign", "signbit", "sin", "sinh", "sort",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
     "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",

@@ -34,6 +34,7 @@ import pytest
 import stridex
 import stridex.fft
 import stridex.linalg
+import stridex.random
 from stridex._api import array_object
 from stridex._api import elementwise_functions as _ew
 from stridex._api import transcendental_functions as _tr
@@ -234,7 +235,7 @@ def test_operator_types_are_the_namespace_functions(stem: str) -> None:
 
 # --- exports and annotations ---------------------------------------------------------------------------------
 
-PUBLIC_MODULES = [stridex, stridex.linalg, stridex.fft]
+PUBLIC_MODULES = [stridex, stridex.linalg, stridex.fft, stridex.random]
 
 
 def _literal_all(module: types.ModuleType) -> list[str]:

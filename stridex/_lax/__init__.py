@@ -2,7 +2,8 @@
 
 Each family module is named after the chapter of the namespace that binds it (`creation` ↔
 `_api/creation_functions.py`, ...); `views` holds the view primitives every chapter shares, and
-`array_indexing` the gathers and writes behind `x[key]` and `x[key] = value`.
+`array_indexing` the gathers and writes behind `x[key]` and `x[key] = value`; `random` serves
+`stridex.random`.
 """
 
 from stridex._lax import (  # noqa: F401
@@ -14,6 +15,7 @@ from stridex._lax import (  # noqa: F401
     indexing,
     linalg,
     manipulation,
+    random,
     searching,
     set,
     sorting,

@@ -276,6 +276,8 @@ def _eager_operand(prim, a):
 
 
 def _wrap(out, wins):
+    if type(out) is Array:  # (an eager rule that ran a compiled JAX program: its result, adopted lazily)
+        return out
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     elif out.base is not None and any(type(w) is np.ndarray and _is_view_of(out, w) for w in wins):
