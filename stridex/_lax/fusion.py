@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import operator
 import os
 import threading
 import weakref
@@ -343,32 +344,40 @@ def _scalars_fit(args) -> bool:
     return True
 
 
-def _record(prim, args, params, shape, dtype, errors):
-    # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
-    # are run first and read as windows.
+def _joined_group(args, shape, pending_kind, record_of):
+    """The group a new record of `shape` joins, or None: its pending operands' groups (storages of class
+    `pending_kind`, whose record `record_of` gives), merged into the largest while they fit (`MAX_RECORDS`,
+    `MAX_LEAVES`, the same error state), the others run. A pending operand that is a view, or of another shape,
+    is run first and read as memory."""
     pending = []
     for a in args:
-        if type(a) is Array and type(a._storage) is PendingStorage:
-            rec = a._storage.owner
-            if a._view is rec.view and rec.shape == shape and rec.group.done is False:
+        if type(a) is Array and type(a._storage) is pending_kind:
+            rec = record_of(a._storage)
+            if a._view is rec.view and rec.shape == shape and not rec.group.done:
                 pending.append(rec)
             else:
                 force(a._storage)
-    pending = [rec for rec in pending if not rec.group.done]  # (a force above may have run their group)
-    group = None
-    if pending:
-        groups = []
-        for rec in pending:
-            if rec.group not in groups:
-                groups.append(rec.group)
-        group = max(groups, key=lambda g: len(g.members))
-        for other in groups:
-            if other is not group:
-                if len(group.members) + len(other.members) < MAX_RECORDS and \
-                        len(group.leaves) + len(other.leaves) <= MAX_LEAVES and other.errors == group.errors:
-                    _merge(group, other)
-                else:
-                    run_group(other)
+    groups: list = []
+    for rec in pending:
+        if not rec.group.done and rec.group not in groups:  # (a force above may have run its group)
+            groups.append(rec.group)
+    if not groups:
+        return None
+    group = max(groups, key=lambda g: len(g.members))
+    for other in groups:
+        if other is not group:
+            if len(group.members) + len(other.members) < MAX_RECORDS and \
+                    len(group.leaves) + len(other.leaves) <= MAX_LEAVES and other.errors == group.errors:
+                _merge(group, other)
+            else:
+                run_group(other)
+    return group
+
+
+def _record(prim, args, params, shape, dtype, errors):
+    # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
+    # are run first and read as windows.
+    group = _joined_group(args, shape, PendingStorage, operator.attrgetter("owner"))
     leaves = []
     for a in args:
         if type(a) is Array and type(a._storage) is not PendingStorage:
@@ -858,29 +867,7 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
     if prim.lower is None:
         return None
     with LOCK, _device.OWNERS:
-        pending = []
-        for a in args:
-            if type(a) is Array and type(a._storage) is PendingDeviceStorage:
-                rec = a._storage.buf
-                if a._view is rec.view and rec.shape == shape and not rec.group.done:
-                    pending.append(rec)
-                else:
-                    force(a._storage)
-        pending = [rec for rec in pending if not rec.group.done]
-        group = None
-        if pending:
-            groups = []
-            for rec in pending:
-                if rec.group not in groups:
-                    groups.append(rec.group)
-            group = max(groups, key=lambda g: len(g.members))
-            for other in groups:
-                if other is not group:
-                    if len(group.members) + len(other.members) < MAX_RECORDS and \
-                            len(group.leaves) + len(other.leaves) <= MAX_LEAVES:
-                        _merge(group, other)
-                    else:
-                        run_group(other)
+        group = _joined_group(args, shape, PendingDeviceStorage, operator.attrgetter("buf"))
         n_leaves = sum(1 for a in args if type(a) is Array and type(a._storage) is not PendingDeviceStorage)
         if group is not None and (len(group.members) + 1 >= MAX_RECORDS or
                                   len(group.leaves) + n_leaves > MAX_LEAVES):
