@@ -605,6 +605,10 @@ def choice(key: Array, a: int | Array, shape: Sequence[int] = (), replace: bool 
             raise ValueError(f"random.choice: p must have shape ({n},), one probability per element of a "
                              f"(along axis {axis}), got shape {_shape_of(p)}")
         parameters["p"] = p if _dtypes.is_floating(p.dtype) else _data_type.astype(p, _dtypes.float64)
+    if isinstance(a, Array) and not draws:
+        # Note: jax.random.choice returns `shape` itself (not a.shape[:axis] + shape + a.shape[axis + 1:]) when it
+        # draws nothing; followed, so that results keep JAX's shapes.
+        return _creation.empty(shape, dtype=a.dtype, device=a.device)
     indices = _bind("choice", key, (("a", n), ("shape", shape), ("replace", replace), ("mode", mode)), parameters)
     return indices if not isinstance(a, Array) else _take(a, indices, axis)
 

@@ -487,6 +487,18 @@ def test_choice_errors():
         sx.random.choice(k, 0, (2,))
 
 
+@pytest.mark.parametrize("shape, axis", [((0,), 0), ((2, 0), 1), ((0, 3), 0)])
+def test_choice_of_no_draws_from_an_array_has_jax_s_shape(shape, axis):
+    """jax.random.choice returns an array of `shape` when it draws nothing (not the gathered shape it gives
+    otherwise): eagerly and under jit, the same shape and dtype."""
+    a = np.arange(12.0).reshape(4, 3)
+    with jax.enable_x64(True):
+        want = jr.choice(jkey(0), jax.numpy.asarray(a), shape, axis=axis)
+    for run in (sx.random.choice, sx.jit(sx.random.choice, static_argnums=(2,), static_argnames="axis")):
+        got = run(sx.random.key(0), sx.asarray(a), shape, axis=axis)
+        assert got.shape == want.shape and str(got.dtype) == str(want.dtype)
+
+
 def test_bad_dtypes_and_parameters():
     k = sx.random.key(0)
     with pytest.raises(TypeError, match="real floating dtype.*int32"):
