@@ -79,3 +79,28 @@ def test_complex_derivatives_are_holomorphic_transposes():
     np.testing.assert_allclose(np.asarray(tangent), np.exp(np.asarray(z)) * np.asarray(t))
     _, pullback = sx.vjp(sx.sin, z)
     np.testing.assert_allclose(np.asarray(pullback(t)[0]), np.cos(np.asarray(z)) * np.asarray(t))
+
+
+NEAR_BRANCH_POINTS = [5.495305939359671e-30 + 1j, -1e-30 - 1j, 1e-30 + 1j, 1e-10 + 1j, 1 + 1e-30j, 1 - 1e-30j,
+                      -1 + 1e-25j, 1 + 1e-20j, 0.999999 + 1e-20j, 1.000001 + 1e-30j, 1e-200 + 1j, 1 + 1e-160j,
+                      0.3 + 0.2j, 2 + 0j]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:1"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", ["atan", "atanh"])
+def test_complex_atan_and_atanh_near_their_branch_points_under_jit(name, dtype, device):
+    """Within sqrt(tiny) of ±1 (atanh) or ±i (atan), XLA's real part of atanh squared |1 - z| to 0 and gave inf:
+    atan(5.5e-30 + 1j) was +inf + 0.785j in complex64 under jit (the conformance suite's test_atan at 100
+    examples). Compiled, on the host and on a device, it is NumPy's value in complex128 rounded, to float32's or
+    float64's precision."""
+    values = np.array(NEAR_BRANCH_POINTS, dtype)
+    with np.errstate(divide="ignore"):  # (complex64 rounds 1e-200 + 1j to 1j: atan's pole, inf)
+        want = getattr(np, "arc" + name[1:])(values.astype(np.complex128))
+    x = sx.asarray(values, device=device)
+    got = np.asarray(sx.jit(getattr(sx, name))(x)).astype(np.complex128)
+    rtol = 1e-5 if dtype is np.complex64 else 1e-13
+    for part in (np.real, np.imag):
+        finite = np.isfinite(part(want))
+        assert np.array_equal(np.isfinite(part(got)), finite), (values, got, want)
+        np.testing.assert_allclose(part(got)[finite], part(want)[finite], rtol=rtol, atol=0)
