@@ -73,7 +73,10 @@ _ENABLED_BY_DEFAULT = os.environ.get("STRIDEX_FUSION", "1").strip().lower() not 
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("stridex_fusion", default=_ENABLED_BY_DEFAULT)
 
 # One lock orders recording and forcing across threads: a group is run once, by one thread, and its
-# members' storages change kind under it. (The blocks of a pass run on the pool without it.)
+# members' storages change kind under it. (The blocks of a pass run on the pool without it.) Work on a device
+# takes `device.OWNERS` first, then LOCK, never the other way: device code holding OWNERS reads a pending
+# storage's buffer, which forces it (a thread recording under LOCK while waiting for OWNERS deadlocked with one
+# copying a pending array to the host: tests/transforms/test_threads.py).
 LOCK = threading.RLock()
 
 
@@ -471,15 +474,18 @@ def _merge(group: Group, other: Group) -> None:
 
 def force(storage) -> None:
     """Compute a pending storage (with every live record of its group, in one pass)."""
-    with LOCK:
-        if type(storage) is PendingStorage:
-            run_group(storage.owner.group)
-        elif type(storage) is PendingDeviceStorage:
-            run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
-        else:
-            return
-        if type(storage) in _PENDING:  # (a pass must leave its live records computed: never loop on one)
-            raise RuntimeError("stridex internal error: a pending array's pass left it pending")
+    if type(storage) is PendingDeviceStorage:
+        with _device.OWNERS, LOCK:  # (in this order: see LOCK)
+            if type(storage) is PendingDeviceStorage:  # (unless another thread ran it meanwhile)
+                run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
+    elif type(storage) is PendingStorage:
+        with LOCK:
+            if type(storage) is PendingStorage:
+                run_group(storage.owner.group)
+    else:
+        return
+    if type(storage) in _PENDING:  # (a pass must leave its live records computed: never loop on one)
+        raise RuntimeError("stridex internal error: a pending array's pass left it pending")
 
 
 def evaluate(*arrays) -> None:
@@ -866,7 +872,7 @@ _DEVICE_PASSES: dict = {}
 def _record_on_device(prim, args, params, dev, shape, dtype):
     if prim.lower is None:
         return None
-    with LOCK, _device.OWNERS:
+    with _device.OWNERS, LOCK:  # (in this order: see LOCK)
         group = _joined_group(args, shape, PendingDeviceStorage, operator.attrgetter("buf"))
         n_leaves = sum(1 for a in args if type(a) is Array and type(a._storage) is not PendingDeviceStorage)
         if group is not None and (len(group.members) + 1 >= MAX_RECORDS or
