@@ -395,3 +395,31 @@ def test_where_with_0d_and_broadcast_operands():
     with sx.fusion(False):
         expected = program()
     same(fused, expected)
+
+
+def test_threads_recording_and_copying_pending_device_arrays_never_deadlock():
+    """Recording on a device and reading a pending device array's buffer (a copy to the host) take the device
+    lock and the fusion lock in one order: the other order hung the full suite (test_threads)."""
+    pytest.importorskip("jax")
+    x = sx.asarray(np.arange(4096.0), device="cpu:1")
+    want = np.arange(4096.0) * 2.0 + 1.0
+    failures: list = []
+
+    def work(i):
+        try:
+            for _ in range(40):
+                y = x * 2.0 + 1.0  # (pending on the device)
+                if i % 2:
+                    np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), want)
+                else:
+                    np.testing.assert_array_equal(np.asarray((y - 1.0).to_device("cpu")), want - 1.0)
+        except BaseException as e:  # noqa: BLE001 - reported below, with the thread's number
+            failures.append((i, e))
+
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads), "threads deadlocked on the device and fusion locks"
+    assert not failures, failures
