@@ -250,3 +250,18 @@ def test_compliance_adds_up_the_jit_mode_counts_of_every_worker(tmp_path):
                                                             "eager": {"Array.__getitem__": 1}}))
     assert runner.read_jit_mode_counts(log) == {"breaks": {"nonzero": 3, "unique_values": 3},
                                                 "eager": {"Array.__getitem__": 1}}
+
+
+@pytest.mark.parametrize("version", ["2023.12", "2024.12"])
+def test_earlier_version_namespaces_have_every_name_of_the_current_one(version):
+    """A namespace for an earlier version has every public name of stridex's, those imported on first use
+    (`linalg`, `fft`, the transformations) too: the conformance suite's test_has_names found linalg missing in a
+    fresh process once they became lazy."""
+    import subprocess
+    import sys
+
+    code = (f"import stridex as sx\nns = sx.asarray([1.0]).__array_namespace__(api_version={version!r})\n"
+            "missing = [n for n in sx.__all__ if not hasattr(ns, n)]\n"
+            "assert not missing, missing\nassert ns.linalg.det is sx.linalg.det and 'fft' in dir(ns)\n"
+            f"assert ns.__array_api_version__ == {version!r}\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

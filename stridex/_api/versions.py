@@ -38,6 +38,17 @@ def _adapted(base, api_version: str):
         "__array_namespace_info__",)})
     module.__array_api_version__ = api_version  # type: ignore[attr-defined]  # (a module made here: its attributes are ours)
 
+    # The names `base` imports on first use (`linalg`, `fft`, the transformations: see stridex/__init__.py) are
+    # looked up there when first asked for here, as on `base` itself.
+    def __getattr__(name):
+        return getattr(base, name)
+
+    def __dir__():
+        return sorted(set(module.__dict__) | set(dir(base)))
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]  # (PEP 562: a module's own __getattr__)
+    module.__dir__ = __dir__  # type: ignore[method-assign]
+
     def meshgrid(*arrays, indexing="xy"):
         return list(base.meshgrid(*arrays, indexing=indexing))
 
