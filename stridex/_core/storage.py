@@ -5,6 +5,7 @@ memory, read-only memory copied on the first write, a JAX result read lazily); t
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from typing import Any, ClassVar, NamedTuple
 
@@ -50,6 +51,49 @@ def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     start = -address(raw) % ALIGNMENT
     return np.ndarray(shape, np_dtype, raw, start)
+
+
+class Recycler:
+    """Aligned buffers handed out again once nothing refers to them: the results of fused passes
+    (`stridex._lax.fusion`). A fresh buffer's first write page-faults (the kernel zeroes every page), which
+    costs as much as a cheap elementwise kernel; a loop that makes and drops a result of the same size on every
+    iteration gets its pages back warm instead (as NumPy's temporaries do through malloc's free lists).
+
+    A buffer is reused only when its reference count says the recycler alone holds it: every ndarray viewing
+    it, every exported buffer and every JAX array adopting it refers to it, so no one can see it change. The
+    idle buffers held are bounded (`max_buffers`, `max_bytes`); beyond that the oldest are let go. Callers hold
+    the lock that orders the passes (`fusion.LOCK`)."""
+
+    def __init__(self, min_bytes: int, max_bytes: int, max_buffers: int):
+        self.min_bytes = min_bytes  # smaller requests go to the allocator (no page to fault per call)
+        self.max_bytes = max_bytes  # the most bytes held in all (in use or idle)
+        self.max_buffers = max_buffers
+        self.held: list = []  # raw uint8 buffers, oldest first
+
+    def take(self, shape: tuple, np_dtype) -> np.ndarray:
+        np_dtype = np.dtype(np_dtype)
+        count = 1
+        for n in shape:
+            count *= n
+        nbytes = count * np_dtype.itemsize
+        if nbytes < self.min_bytes or nbytes > self.max_bytes // 4:
+            return output_buffer(shape, np_dtype)
+        size = -(-(nbytes + ALIGNMENT) // 4096) * 4096  # (a page multiple: sizes that differ a little share)
+        held = self.held
+        getrefcount = sys.getrefcount
+        for i in range(len(held)):
+            raw = held[i]
+            # (references: the list, this name, getrefcount's argument; no `enumerate`: its reused tuple is one more)
+            if raw.size == size and getrefcount(raw) == 3:
+                del held[i]
+                held.append(raw)  # (most recently used last)
+                return np.ndarray(shape, np_dtype, raw, -address(raw) % ALIGNMENT)
+        raw = np.empty(size, np.uint8)
+        held.append(raw)
+        total = sum(b.size for b in held)
+        while held and (len(held) > self.max_buffers or total > self.max_bytes):
+            total -= held.pop(0).size  # (a buffer still in use is simply no longer recycled)
+        return np.ndarray(shape, np_dtype, raw, -address(raw) % ALIGNMENT)
 
 
 def address(a: np.ndarray) -> int:

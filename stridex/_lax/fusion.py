@@ -17,7 +17,7 @@ foreign code may write behind stridex's back (borrowed NumPy memory, a window ha
 DLPack) is never read later: an operation reading it runs now.
 
 On a JAX device the records' leaves are device buffers and a pass is one executable made of their lowerings
-(`PendingDeviceStorage`, `_run_on_device`).
+(`PendingDeviceStorage`, `DeviceGroup`, `_run_device_group`).
 
 The switch: `fusion(False)` (a context manager) or `STRIDEX_FUSION=0` in the environment.
 """
@@ -27,19 +27,18 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
-import operator
 import os
 import threading
 import weakref
 from math import prod
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._core.storage import HostStorage, JaxResultStorage, Storage, aligned_empty, output_buffer
+from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Storage, aligned_empty
 from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax.jax_bridge import LoweringContext, jax, x64
@@ -178,13 +177,13 @@ class Record:
 
 class Group:
     """Records that feed each other, in the order they were made (a topological order), held weakly: a record
-    lives as long as its array or a later record that reads it. Run as one pass."""
+    lives as long as its array or a later record that reads it. Run as one pass, on the host (`DeviceGroup` is
+    its counterpart on a JAX device)."""
 
-    __slots__ = ("__weakref__", "device", "done", "errors", "leaves", "members", "storages")
+    __slots__ = ("__weakref__", "done", "errors", "leaves", "members", "storages")
 
-    def __init__(self, errors: dict, device=None):
+    def __init__(self, errors: dict):
         self.errors = errors  # NumPy's error state when its records were made (one per group)
-        self.device = device  # the JAX device its records run on, or None (the host)
         self.members: list = []  # weak references to the Records
         self.leaves: dict = {}  # id(window) -> the window broadcast to the record's shape (the inputs it reads)
         self.storages: list = []  # the storages whose memory the leaves view (their `readers` name this group)
@@ -221,32 +220,39 @@ def record(prim, args, params):
         return None
     large = False
     dev = None
-    for a in args:
+    ints = False
+    key = [prim]
+    for a in args:  # (one walk: where the operands live, and the signature's key)
         t = type(a)
         if t is Array:
             st = a._storage
-            if not st.is_host:
-                if st.sharded or (dev is not None and st.device is not dev):
-                    return None  # (several devices: the op-by-op path raises; a mesh: op by op)
-                dev = st.device
-                large = True
-            elif dev is not None:
-                return None
-            elif type(st) is PendingStorage or a.size >= DEFER_MIN_ELEMENTS:
-                large = True
-        elif t not in _PY_SCALARS:
+            w = a._np
+            if w is not None:
+                if dev is not None:
+                    return None
+                shape = w.shape
+                if w.size >= DEFER_MIN_ELEMENTS:
+                    large = True
+            else:
+                shape = a._view.shape if a._view is not None else a.shape
+                if not st.is_host:
+                    if st.sharded or (dev is not None and st.device is not dev):
+                        return None  # (several devices: the op-by-op path raises; a mesh: op by op)
+                    dev = st.device
+                    large = True
+                elif dev is not None:
+                    return None
+                elif type(st) is PendingStorage or prod(shape) >= DEFER_MIN_ELEMENTS:
+                    large = True
+            key.append(a._dtype)
+            key.append(shape)
+        elif t in _PY_SCALARS:
+            key.append(t)
+            ints = ints or t is int
+        else:
             return None
     if not large:
         return None
-    key = [prim]
-    ints = False
-    for a in args:
-        if type(a) is Array:
-            key.append(a._dtype)
-            key.append(a.shape)
-        else:
-            key.append(type(a))
-            ints = ints or type(a) is int
     if params:
         key.append(tuple(params.items()))
     try:
@@ -265,12 +271,31 @@ def record(prim, args, params):
         return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
     if size < DEFER_MIN_ELEMENTS or (ints and not _scalars_fit(args)):
         return None
-    errors = np.geterr()
-    for mode in errors.values():
-        if mode not in _DEFERRABLE_ERRORS:
-            return None  # (errors that raise or print must do so at this line)
+    errors = _error_state()
+    if errors is None:
+        return None  # (errors that raise or print must do so at this line)
     with LOCK:
         return _record(prim, args, params, shape, dtype, errors)
+
+
+# NumPy keeps its error state in a context variable (one object per `np.errstate`): `np.geterr()` (0.5 us) is
+# asked only when that object changes.
+_EXTOBJ = getattr(getattr(getattr(np, "_core", None), "_multiarray_umath", None), "_extobj_contextvar", None)
+_LAST_ERRORS: list = [(None, None)]  # [(the context variable's value, np.geterr() then, or None if not deferrable)]
+
+
+def _error_state() -> dict | None:
+    """NumPy's error state (`np.geterr()`), or None when some error raises or prints (not deferrable)."""
+    if _EXTOBJ is not None:
+        current = _EXTOBJ.get()
+        last = _LAST_ERRORS[0]  # (one pair, read at once: threads replace it whole)
+        if current is last[0]:
+            return last[1]
+    errors = dict(np.geterr())
+    state = errors if all(mode in _DEFERRABLE_ERRORS for mode in errors.values()) else None
+    if _EXTOBJ is not None:
+        _LAST_ERRORS[0] = (current, state)
+    return state
 
 
 # (primitive, operand dtypes and shapes or scalar types, params) -> (shape, dtype, size) of the result, or False
@@ -347,23 +372,20 @@ def _scalars_fit(args) -> bool:
     return True
 
 
-def _joined_group(args, shape, pending_kind, record_of):
+def _joined_group(args, shape, pending_kind, group_of, merge):
     """The group a new record of `shape` joins, or None: its pending operands' groups (storages of class
-    `pending_kind`, whose record `record_of` gives), merged into the largest while they fit (`MAX_RECORDS`,
-    `MAX_LEAVES`, the same error state), the others run. A pending operand that is a view, or of another shape,
-    is run first and read as memory."""
-    pending = []
+    `pending_kind`; `group_of(a, shape)` gives a's when `a` is a whole member of that shape, else None), merged
+    (by `merge`) into the largest while they fit (`MAX_RECORDS`, `MAX_LEAVES`, the same error state), the others
+    run. A pending operand that is a view, or of another shape, is run first and read as memory."""
+    groups: list = []
     for a in args:
         if type(a) is Array and type(a._storage) is pending_kind:
-            rec = record_of(a._storage)
-            if a._view is rec.view and rec.shape == shape and not rec.group.done:
-                pending.append(rec)
-            else:
+            g = group_of(a, shape)
+            if g is None:
                 force(a._storage)
-    groups: list = []
-    for rec in pending:
-        if not rec.group.done and rec.group not in groups:  # (a force above may have run its group)
-            groups.append(rec.group)
+            elif g not in groups:
+                groups.append(g)
+    groups = [g for g in groups if not g.done]  # (a force above may have run one)
     if not groups:
         return None
     group = max(groups, key=lambda g: len(g.members))
@@ -371,16 +393,30 @@ def _joined_group(args, shape, pending_kind, record_of):
         if other is not group:
             if len(group.members) + len(other.members) < MAX_RECORDS and \
                     len(group.leaves) + len(other.leaves) <= MAX_LEAVES and other.errors == group.errors:
-                _merge(group, other)
+                merge(group, other)
             else:
                 run_group(other)
     return group
 
 
+def _member_of_host_group(a: Array, shape: tuple):
+    """The group of pending host array `a` when `a` is a whole member of shape `shape`, else None."""
+    rec = a._storage.owner
+    return rec.group if a._view is rec.view and rec.shape == shape and not rec.group.done else None
+
+
 def _record(prim, args, params, shape, dtype, errors):
     # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
     # are run first and read as windows.
-    group = _joined_group(args, shape, PendingStorage, operator.attrgetter("owner"))
+    group = None
+    for a in args:  # (the usual case first: every pending operand a whole member of one live group of this shape)
+        if type(a) is Array and type(a._storage) is PendingStorage:
+            rec = a._storage.owner
+            g = rec.group
+            if a._view is not rec.view or rec.shape != shape or g.done or (group is not None and g is not group):
+                group = _joined_group(args, shape, PendingStorage, _member_of_host_group, _merge)
+                break
+            group = g
     leaves = []
     for a in args:
         if type(a) is Array and type(a._storage) is not PendingStorage:
@@ -477,7 +513,7 @@ def force(storage) -> None:
     if type(storage) is PendingDeviceStorage:
         with _device.OWNERS, LOCK:  # (in this order: see LOCK)
             if type(storage) is PendingDeviceStorage:  # (unless another thread ran it meanwhile)
-                run_group(storage.buf.group)  # type: ignore[attr-defined]  # (a pending device storage's record)
+                run_group(storage.buf[0])  # (a pending device storage's buf: (group, index))
     elif type(storage) is PendingStorage:
         with LOCK:
             if type(storage) is PendingStorage:
@@ -507,6 +543,9 @@ def run_group(group: Group) -> None:
     """Run every live record of `group` in one pass (holding LOCK)."""
     if group.done:
         return
+    if type(group) is DeviceGroup:
+        _run_device_group(group)
+        return
     members = [rec for ref in group.members if (rec := ref()) is not None and rec.result is None]
     storages = group.storages
     group.done = True
@@ -533,14 +572,11 @@ def run_group(group: Group) -> None:
                 if type(x) is Record:
                     needed.add(id(x))
     steps = [rec for rec in members if id(rec) in needed]
-    if group.device is not None:
-        _run_on_device(group, members, steps, outputs)
-        return
     shape = steps[-1].shape
     results = {}
     for rec in steps:
         if id(rec) in outputs:
-            results[id(rec)] = output_buffer(shape, rec.dtype)
+            results[id(rec)] = _RESULTS.take(shape, rec.dtype)
     try:
         execute(steps, results, shape, group.errors)
     except BaseException:
@@ -560,6 +596,10 @@ def run_group(group: Group) -> None:
 
 
 # --- the host executor -------------------------------------------------------------------------------------
+
+# The memory of the passes' results: a loop that drops last iteration's result gets its (warm) pages back
+# instead of faulting in fresh ones, which costs as much as a cheap kernel (used under LOCK).
+_RESULTS = Recycler(min_bytes=1 << 16, max_bytes=64 << 20, max_buffers=32)
 
 _POOL: ThreadPoolExecutor | None = None
 _THREADS = max(1, min(os.cpu_count() or 1, 8))
@@ -654,9 +694,9 @@ class _Program:
         # scratch buffers: a step that writes into one takes a free one of its dtype (freed at last use)
         free: dict = {}
         scratch: list = []
+        for j, last in last_use.items():
+            compiled[last][7].append(j)
         for i, step in enumerate(compiled):
-            for j in [j for j, last in last_use.items() if last == i]:
-                step[7].append(j)
             if step[0] != _IMPL and step[4] is None:
                 dtype = steps[i].dtype
                 pool = free.setdefault(dtype, [])
@@ -827,12 +867,85 @@ def execute(steps, results, shape, errors: dict) -> None:
 # the records' own lowerings, compiled once per structure (the primitives, params, scalars and layouts).
 
 
-class DeviceLeaf(NamedTuple):
-    """A device array as pending work reads it: its storage's buffer when recorded, its View, its dtype."""
+class DeviceGroup:
+    """Records on one JAX device that feed each other, compiled as one executable; a member's storage (a
+    `PendingDeviceStorage`) holds `(group, index)` as its `buf`. The structure is kept as it is recorded:
+    `plan` (per member: primitive, params, sources, dtype; a source is `(0, k)` the k-th leaf read, `(1, j)`
+    member j's value, `(2, v)` a Python scalar), the leaves (`buffers`; `reads`: a buffer's position, a View and
+    a dtype each) and `key`, the same flattened into hashable parts: with the members still alive it is the
+    executable's cache key, so a pass costs a lookup, not a walk over its records."""
 
-    buffer: Any
-    view: View
-    dtype: Any  # (a stridex DType)
+    __slots__ = ("__weakref__", "buffer_index", "buffers", "device", "done", "key", "members", "plan",
+                 "read_index", "reads", "shape", "view")
+    errors = None  # (NumPy's error state plays no part on a device)
+
+    def __init__(self, device, shape: tuple) -> None:
+        self.device = device
+        self.shape = shape
+        self.view = View.contiguous(shape)  # (every member's View)
+        self.done = False
+        self.members: list = []  # weak references to the members' PendingDeviceStorages
+        self.plan: list = []
+        self.key: list = []
+        self.buffers: list = []  # the device buffers read (JAX arrays; held until the pass)
+        self.buffer_index: dict = {}  # id(buffer) -> position in buffers
+        self.reads: list = []
+        self.read_index: dict = {}  # (buffer position, id(View)) -> position in reads
+
+    @property
+    def leaves(self) -> list:
+        return self.buffers
+
+
+def _device_read(group: DeviceGroup, buffer, view: View, dtype) -> int:
+    """The position in `group.reads` of `buffer` read through `view` (added, with its key parts, if new)."""
+    b = group.buffer_index.get(id(buffer))
+    if b is None:
+        b = group.buffer_index[id(buffer)] = len(group.buffers)
+        group.buffers.append(buffer)
+        group.key.append(("buffer", buffer.shape, buffer.dtype))  # (a NumPy dtype: str() of it costs 2 us)
+    k = group.read_index.get((b, id(view)))
+    if k is None:
+        k = group.read_index[(b, id(view))] = len(group.reads)
+        group.reads.append((b, view, dtype))
+        group.key.append(("read", b, view.shape, view.strides, view.offset, dtype.name))
+    return k
+
+
+def _device_step(group: DeviceGroup, prim, params, sources: tuple, dtype) -> None:
+    """Append a step to `group`'s plan, and its parts to the key: the primitive, its params, one part per
+    source (an int for a member or a leaf read, a (type, repr) pair for a scalar) and the dtype's name."""
+    group.plan.append((prim, params, sources, dtype))
+    key = group.key
+    key.append(prim)
+    key.append(_device._params_key(params) if params else ())
+    for kind, v in sources:
+        key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+    key.append(dtype.name)
+
+
+def _merge_device(group: DeviceGroup, other: DeviceGroup) -> None:
+    """Move `other`'s members after `group`'s, their sources renumbered (no member of one reads the other's)."""
+    offset = len(group.plan)
+    reads = [_device_read(group, other.buffers[b], view, dtype) for b, view, dtype in other.reads]
+    for (prim, params, sources, dtype), ref in zip(other.plan, other.members):
+        moved = tuple((0, reads[v]) if kind == 0 else (1, v + offset) if kind == 1 else (kind, v)
+                      for kind, v in sources)
+        _device_step(group, prim, params, moved, dtype)
+        group.members.append(ref)
+        st = ref()
+        if st is not None and type(st) is PendingDeviceStorage:
+            st.buf = (group, st.buf[1] + offset)  # type: ignore[assignment]  # (see PendingDeviceStorage)
+    other.members = []
+    other.plan = []
+    other.buffers = []
+    other.done = True
+
+
+def _member_of_device_group(a: Array, shape: tuple):
+    """The group of pending device array `a` when `a` is a whole member of shape `shape`, else None."""
+    group = a._storage.buf[0]
+    return group if a._view is group.view and group.shape == shape and not group.done else None
 
 
 def _pending_owner(self):
@@ -848,8 +961,8 @@ _OWNER_SLOT = Storage.__dict__["owner"]
 
 
 class PendingDeviceStorage(_device.DeviceStorage):
-    """The memory of a pending array on a JAX device: `buf` holds the `Record` that computes it, and reading
-    `owner` (the buffer, which every device path reads) runs it first, after which the storage is a
+    """The memory of a pending array on a JAX device: `buf` holds (its `DeviceGroup`, its index there), and
+    reading `owner` (the buffer, which every device path reads) runs it first, after which the storage is a
     `DeviceStorage` holding the result."""
 
     __slots__ = ()
@@ -865,123 +978,130 @@ class PendingDeviceStorage(_device.DeviceStorage):
 
 
 _PENDING = (PendingStorage, PendingDeviceStorage)
-# (structure key) -> the compiled executable of a pass on a device
+# (device, matmul precision, structure, outputs) -> the compiled executable of a pass on a device
 _DEVICE_PASSES: dict = {}
 
 
 def _record_on_device(prim, args, params, dev, shape, dtype):
+    # The hot path of eager work on a device (one call per operation, a few microseconds: kept flat).
     if prim.lower is None:
         return None
     with _device.OWNERS, LOCK:  # (in this order: see LOCK)
-        group = _joined_group(args, shape, PendingDeviceStorage, operator.attrgetter("buf"))
-        n_leaves = sum(1 for a in args if type(a) is Array and type(a._storage) is not PendingDeviceStorage)
-        if group is not None and (len(group.members) + 1 >= MAX_RECORDS or
-                                  len(group.leaves) + n_leaves > MAX_LEAVES):
+        # The usual case first: every pending operand is a whole member of one live group of this shape.
+        group = None
+        n_leaves = 0
+        for a in args:
+            if type(a) is Array:
+                st = a._storage
+                if type(st) is PendingDeviceStorage:
+                    g = st.buf[0]
+                    if a._view is not g.view or g.shape != shape or (group is not None and g is not group):
+                        group = _joined_group(args, shape, PendingDeviceStorage, _member_of_device_group,
+                                              _merge_device)
+                        # (it may have run some operands: they are leaves now)
+                        n_leaves = sum(1 for b in args if type(b) is Array
+                                       and type(b._storage) is not PendingDeviceStorage)
+                        break
+                    group = g
+                else:
+                    n_leaves += 1
+        if group is not None and (len(group.plan) + 1 >= MAX_RECORDS or len(group.buffers) + n_leaves > MAX_LEAVES):
             run_group(group)
             group = None
+            n_leaves = len(args)  # (its members among the operands are computed now: leaves, as the rest)
         if group is None:
-            group = Group({}, dev)
-        inputs = []
-        for a in args:
-            if type(a) is not Array:
-                inputs.append(a)
-                continue
-            st = a._storage
-            if type(st) is PendingDeviceStorage:
-                inputs.append(st.buf)
-                continue
-            st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
-            leaf = DeviceLeaf(st.owner, a._view, a._dtype)
-            group.leaves.setdefault(id(leaf.buffer), leaf)
-            inputs.append(leaf)
-        rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
-        group.members.append(weakref.ref(rec))
+            group = DeviceGroup(dev, shape)
+        # The step (as `_device_step` makes it, inline): its sources, and its parts of the group's key.
+        key = group.key
+        if n_leaves:
+            sources = []
+            for a in args:
+                if type(a) is not Array:
+                    sources.append((2, a))
+                    continue
+                st = a._storage
+                if type(st) is PendingDeviceStorage:
+                    sources.append((1, st.buf[1]))
+                    continue
+                st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
+                sources.append((0, _device_read(group, st.owner, a._view, a._dtype)))
+        else:
+            sources = [(1, a._storage.buf[1]) if type(a) is Array else (2, a) for a in args]
+        key.append(prim)
+        key.append(_device._params_key(params) if params else ())
+        for kind, v in sources:
+            key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+        key.append(dtype.name)
+        plan = group.plan
         storage = PendingDeviceStorage()
-        storage.buf = rec  # (see PendingDeviceStorage)
+        storage.buf = (group, len(plan))  # (see PendingDeviceStorage)
+        plan.append((prim, params, tuple(sources), dtype))
         storage.device = dev
         storage.readonly = False
-        storage.jax_view = rec.view
+        view = storage.jax_view = group.view
         storage.jax_alias = storage.jax_copy = storage.readers = None
-        rec.storage = weakref.ref(storage)
-        return Array._make(storage, rec.view, dtype)
+        group.members.append(weakref.ref(storage))
+        out = Array()
+        out._storage = storage
+        out._view = view
+        out._dtype = dtype
+        out._np = None
+        return out
 
 
-def _run_on_device(group, members, steps, outputs) -> None:
-    """Run records `steps` on their group's device as one executable (compiled once per structure)."""
-    dev = group.device
-    index = {id(rec): i for i, rec in enumerate(steps)}
-    buffers: list = []
-    buffer_index: dict = {}
-    leaf_reads: list = []  # (buffer position, View)
-    leaf_index: dict = {}
-    key: list = [dev.name, matmul_key()]
-    step_sources = []
-    for rec in steps:
-        sources = []
-        for x in rec.inputs:
-            if type(x) is Record:
-                j = index.get(id(x))
-                if j is not None:
-                    sources.append((1, j))
-                    continue
-                x = DeviceLeaf(x.result, x.view, FROM_NUMPY[x.dtype])  # (computed by an earlier pass)
-            if type(x) is DeviceLeaf:
-                k = leaf_index.get((id(x.buffer), x.view))
-                if k is None:
-                    b = buffer_index.get(id(x.buffer))
-                    if b is None:
-                        b = buffer_index[id(x.buffer)] = len(buffers)
-                        buffers.append(x.buffer)
-                        key.append((tuple(x.buffer.shape), str(x.buffer.dtype)))
-                    k = leaf_index[(id(x.buffer), x.view)] = len(leaf_reads)
-                    leaf_reads.append((b, x.view, x.dtype))
-                    key.append(("read", b, x.view.shape, x.view.strides, x.view.offset))
-                sources.append((0, k))
-            else:
-                sources.append((2, x))
-        step_sources.append(sources)
-        key.append((rec.prim, _device._params_key(rec.params) if rec.params else (),
-                     tuple((kind, (type(v), repr(v)) if kind == 2 else v) for kind, v in sources), rec.dtype))
-    out_steps = [i for i, rec in enumerate(steps) if id(rec) in outputs]
-    key.append(tuple(out_steps))
-    structure = tuple(key)
-    compiled = _DEVICE_PASSES.get(structure)
-    if compiled is None:  # (the plan and its abstract values are made only to compile)
-        plan = []
-        for rec, sources in zip(steps, step_sources):
-            avals_in = [ShapedArray(leaf_reads[v][1].shape, leaf_reads[v][2]) if kind == 0 else
-                        ShapedArray(steps[v].shape, FROM_NUMPY[steps[v].dtype]) if kind == 1 else aval_of(v)
-                        for kind, v in sources]
-            aval_out = ShapedArray(rec.shape, FROM_NUMPY[rec.dtype])
-            plan.append((rec.prim, rec.params, tuple(sources), LoweringContext(avals_in, [aval_out])))
+def _run_device_group(group: DeviceGroup) -> None:
+    """Run `group` on its device as one executable (compiled once per structure and set of live members)."""
+    outputs = []
+    storages = []
+    for i, ref in enumerate(group.members):
+        st = ref()
+        if st is not None and type(st) is PendingDeviceStorage:
+            outputs.append(i)
+            storages.append(st)
+    if outputs:
+        structure = (group.device.name, matmul_key(), tuple(group.key), tuple(outputs))
+        compiled = _DEVICE_PASSES.get(structure)
+        if compiled is None:
+            compiled = _compile_device_pass(group, outputs)
+            if len(_DEVICE_PASSES) > 1024:
+                _DEVICE_PASSES.clear()
+            _DEVICE_PASSES[structure] = compiled
+        with _device.OWNERS:
+            results = compiled(*group.buffers)  # (an error leaves the group pending: a later force raises again)
+        fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
+        if fast is not None and fast is not compiled:
+            _DEVICE_PASSES[structure] = fast
+        for st, buffer in zip(storages, results):
+            st.buf = None  # type: ignore[assignment]  # (a device storage has no host buffer)
+            _OWNER_SLOT.__set__(st, buffer)
+            st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
+    group.done = True
+    group.members = []
+    group.plan = []
+    group.buffers = []
+    group.buffer_index = {}
+    group.read_index = {}
 
-        def program(*bufs):
-            reads = [read_view(bufs[b], view, None) for b, view, _ in leaf_reads]
-            values: list = []
-            for prim, params, sources, ctx in plan:
-                args = [reads[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
-                values.append(prim.lower(ctx, *args, **params))
-            return tuple(values[i] for i in out_steps)
 
-        with x64():
-            compiled = jax().jit(program, keep_unused=True).lower(*buffers).compile()
-        if len(_DEVICE_PASSES) > 1024:
-            _DEVICE_PASSES.clear()
-        _DEVICE_PASSES[structure] = compiled
-    with _device.OWNERS:
-        results = compiled(*buffers)
-    fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
-    if fast is not None and fast is not compiled:
-        _DEVICE_PASSES[structure] = fast
-    for i, buffer in zip(out_steps, results):
-        rec = steps[i]
-        st = outputs[id(rec)]
-        rec.result = buffer
-        st.buf = None
-        _OWNER_SLOT.__set__(st, buffer)
-        st.__class__ = _device.DeviceStorage  # (one layout)
-    for rec in steps:
-        rec.inputs = ()
+def _compile_device_pass(group: DeviceGroup, outputs: list):
+    """The executable computing members `outputs` of `group` from its leaf buffers."""
+    plan, reads, shape = group.plan, group.reads, group.shape
+    steps = []
+    for prim, params, sources, dtype in plan:
+        avals_in = [ShapedArray(reads[v][1].shape, reads[v][2]) if kind == 0 else
+                    ShapedArray(shape, plan[v][3]) if kind == 1 else aval_of(v) for kind, v in sources]
+        steps.append((prim, params, sources, LoweringContext(avals_in, [ShapedArray(shape, dtype)])))
+
+    def program(*bufs):
+        values_read = [read_view(bufs[b], view, None) for b, view, _ in reads]
+        values: list = []
+        for prim, params, sources, ctx in steps:
+            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
+            values.append(prim.lower(ctx, *args, **params))
+        return tuple(values[i] for i in outputs)  # (XLA drops the members no output needs)
+
+    with x64():
+        return jax().jit(program, keep_unused=True).lower(*group.buffers).compile()
 
 
 # --- what was fused ----------------------------------------------------------------------------------------
@@ -993,28 +1113,45 @@ def pending(x: Array) -> str | None:
     if type(st) not in _PENDING:
         return None
     with LOCK:
-        if type(st) not in _PENDING:
-            return None
-        target: Any = st.owner if type(st) is PendingStorage else st.buf
-        members = [rec for ref in target.group.members if (rec := ref()) is not None and rec.result is None]
+        if type(st) is PendingStorage:
+            target = st.owner
+            members = [rec for ref in target.group.members if (rec := ref()) is not None and rec.result is None]
+            return _print_host(members, target)
+        if type(st) is PendingDeviceStorage:
+            group, index = st.buf
+            return _print_device(group, index)
+    return None
+
+
+def _line(name, dtype, shape, prim, parts, params, mark) -> str:
+    params_text = "".join(f", {k}={getattr(v, 'name', v)}" for k, v in params.items())
+    return f"{name}:{dtype.name}{list(shape)} = {prim.name}({', '.join(parts)}{params_text}){'  <- x' if mark else ''}"
+
+
+def _print_host(members, target) -> str:
     names: dict = {}
-    lines = []
     leaves: dict = {}
+    lines = []
     for rec in members:
         parts = []
         for x_ in rec.inputs:
             if type(x_) is Record:
                 parts.append(names.get(id(x_), "?"))
-            elif type(x_) in (np.ndarray, DeviceLeaf):
-                name = leaves.setdefault(id(x_.buffer if type(x_) is DeviceLeaf else x_), f"in{len(leaves)}")
-                parts.append(name)
+            elif type(x_) is np.ndarray:
+                parts.append(leaves.setdefault(id(x_), f"in{len(leaves)}"))
             else:
                 parts.append(repr(x_))
         names[id(rec)] = f"r{len(names)}"
-        dtype = FROM_NUMPY[rec.dtype].name
-        params = "".join(f", {k}={getattr(v, 'name', v)}" for k, v in rec.params.items())
-        mark = "  <- x" if rec is target else ""
-        lines.append(f"{names[id(rec)]}:{dtype}{list(rec.shape)} = {rec.prim.name}({', '.join(parts)}{params}){mark}")
+        lines.append(_line(names[id(rec)], FROM_NUMPY[rec.dtype], rec.shape, rec.prim, parts, rec.params,
+                           rec is target))
+    return "\n".join(lines)
+
+
+def _print_device(group: DeviceGroup, target: int) -> str:
+    lines = []
+    for i, (prim, params, sources, dtype) in enumerate(group.plan):
+        parts = [f"in{group.reads[v][0]}" if kind == 0 else f"r{v}" if kind == 1 else repr(v) for kind, v in sources]
+        lines.append(_line(f"r{i}", dtype, group.shape, prim, parts, params, i == target))
     return "\n".join(lines)
 
 

@@ -254,6 +254,78 @@ def test_a_long_loop_neither_recurses_nor_grows():
     same(y, z)
 
 
+def _address(x) -> int:
+    return np.asarray(x).__array_interface__["data"][0]
+
+
+def test_a_pass_result_reuses_memory_only_once_nothing_refers_to_it():
+    """A pass's result takes the memory of an earlier result of its size once nothing refers to that one (the
+    Recycler: warm pages instead of page faults); memory a NumPy array, a DLPack capsule or a view still
+    reaches is never handed out again."""
+    fusion._RESULTS.held.clear()  # (idle buffers of earlier tests would be taken first)
+    x = data()
+    y = sx.sin(x) * 2.0
+    sx.eval(y)
+    first = _address(y)
+    del y
+    z = sx.cos(x) * 2.0
+    sx.eval(z)
+    assert _address(z) == first  # (reused: nothing referred to it)
+    expected = np.cos(np.asarray(x)) * 2.0
+    same(z, expected)
+    held = {
+        "numpy": lambda a: np.asarray(a),
+        "view": lambda a: a[::2],
+        "dlpack": lambda a: np.from_dlpack(a),
+    }
+    for name, hold in held.items():
+        y = sx.sin(x) + 1.0
+        sx.eval(y)
+        kept, address, before = hold(y), _address(y), np.asarray(y).copy()
+        del y
+        others = [sx.tan(x) - 3.0 for _ in range(4)]  # (several passes of the same size)
+        sx.eval(*others)
+        assert all(_address(o) != address for o in others), name
+        same(kept, before[::2] if name == "view" else before)
+        del kept, others
+
+
+def test_recycled_memory_is_bounded():
+    recycler = fusion._RESULTS
+    x = data()
+    for n in range(40_000, 40_000 + 64 * 1000, 1000):  # (64 sizes, each dropped at once)
+        sx.eval(sx.sin(x[:n]) * 2.0)
+    assert len(recycler.held) <= recycler.max_buffers
+    assert sum(b.size for b in recycler.held) <= recycler.max_bytes
+
+
+def test_a_long_loop_on_a_device_is_bounded_and_compiles_once():
+    """A loop of pending device work runs a pass each time a group reaches MAX_RECORDS: the passes of the
+    same structure share one executable, and the values are those of the op-by-op device path (to XLA's
+    rounding, which fuses across operations as jit does)."""
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    x = sx.asarray(np.linspace(-1.0, 1.0, 1000), device=dev)
+    saved = fusion.MAX_RECORDS
+    fusion.MAX_RECORDS = 16
+    try:
+        y = x
+        for _ in range(1600):
+            y = y * 0.999 + 0.001
+        before = len(fusion._DEVICE_PASSES)
+        for _ in range(1600):
+            y = y * 0.999 + 0.001
+        sx.eval(y)
+        assert len(fusion._DEVICE_PASSES) - before <= 1  # (the last, shorter group's)
+    finally:
+        fusion.MAX_RECORDS = saved
+    with sx.fusion(False):
+        z = x
+        for _ in range(3200):
+            z = z * 0.999 + 0.001
+    np.testing.assert_allclose(np.asarray(y.to_device("cpu")), np.asarray(z.to_device("cpu")), rtol=1e-12)
+
+
 def test_several_threads_forcing_one_pending_array_compute_it_once():
     x = data(1 << 21)
     calls = []

@@ -137,7 +137,8 @@ def draw_program(seed: int, n_steps: int):
 
 
 def run_program(input_specs, steps):
-    """Run the program; returns (pool values, forced values, outcomes of each step, warnings)."""
+    """Run the program; returns (pool values, forced values, outcomes of each step, warnings, and whether a
+    pending array was dropped unread)."""
     pool = []
     for dtype, shape, seed in input_specs:
         pool.append(make_input(np.random.default_rng(seed), dtype, shape))
@@ -151,7 +152,7 @@ def run_program(input_specs, steps):
                 outcomes.append(type(e).__name__)
         final = [_bits(x) for x in pool]
     messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
-    return final, forced, outcomes, messages
+    return final, forced, outcomes, messages, "dropped pending" in outcomes
 
 
 def _bits(x):
@@ -214,39 +215,53 @@ def _step(pool, forced, step):
         else:
             forced.append(_bits(sx.sum(x)) if x.dtype != sx.bool else _bits(sx.any(x)))
     elif kind == "drop" and len(pool) > 3:
-        pool.pop(step[1] % len(pool))
+        if sx.fusion.pending(pool.pop(step[1] % len(pool))) is not None:
+            return "dropped pending"
     return "ok"
 
 
 @contextlib.contextmanager
-def thresholds(defer: int, block: int, threaded: int):
-    saved = fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS
-    fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS = defer, block, threaded
+def thresholds(defer: int, block: int, threaded: int, records: int = 512, leaves: int = 32):
+    names = ("DEFER_MIN_ELEMENTS", "BLOCK_ELEMENTS", "THREADED_MIN_ELEMENTS", "MAX_RECORDS", "MAX_LEAVES")
+    saved = [getattr(fusion, name) for name in names]
+    for name, value in zip(names, (defer, block, threaded, records, leaves)):
+        setattr(fusion, name, value)
     try:
         yield
     finally:
-        fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS = saved
+        for name, value in zip(names, saved):
+            setattr(fusion, name, value)
 
 
-# (deferral threshold, block size, threaded threshold): both sides of each limit
-SETTINGS = [(1, 7, 1 << 40), (2048, 2048, 1 << 40), (1, 1000, 1), (4096, 16384, 1 << 40), (300, 64, 2049)]
+# (deferral threshold, block size, threaded threshold[, most records, most leaves of a group]): both sides of
+# each limit (groups of at most 3 records reading at most 2 inputs: passes forced by the bounds, groups merged
+# or run when an operation joins two)
+SETTINGS = [(1, 7, 1 << 40), (2048, 2048, 1 << 40), (1, 1000, 1), (4096, 16384, 1 << 40), (300, 64, 2049),
+            (1, 64, 1 << 40, 3, 2)]
+SETTING_IDS = [f"defer{s[0]}-block{s[1]}-threads{s[2]}" + (f"-records{s[3]}-leaves{s[4]}" if len(s) > 3 else "")
+               for s in SETTINGS]
+# (most records, most leaves) of a group on a device
+DEVICE_LIMITS = [(512, 32), (3, 2)]
 
 
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 
 
+@pytest.mark.parametrize("limits", DEVICE_LIMITS, ids=[f"records{r}-leaves{n}" for r, n in DEVICE_LIMITS])
 @pytest.mark.parametrize("seed", range(6 * SCALE))
-def test_fused_equals_op_by_op_on_a_device(seed):
+def test_fused_equals_op_by_op_on_a_device(seed, limits):
     """On a JAX device every elementwise operation defers; a pass is one executable of the records' lowerings.
     It must give the op-by-op device values."""
     pytest.importorskip("jax")
-    input_specs, steps = draw_program(seed * 7919 + 101, 16)
+    input_specs, steps = draw_program(seed * 7919 + 101 + DEVICE_LIMITS.index(limits), 16)
     with sx.default_device(DEV):
         with sx.fusion(False):
             expected = run_program(input_specs, steps)
-        with sx.fusion(True):
+        with thresholds(fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS, *limits), \
+                sx.fusion(True):
             got = run_program(input_specs, steps)
-    assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
+    assert [o.replace("dropped pending", "ok") for o in got[2]] == expected[2], \
+        "outcomes differ (an error raised on one side only)"
     assert len(got[1]) == len(expected[1])
     for k, (g, e) in enumerate(zip(got[1] + got[0], expected[1] + expected[0])):
         _close(g, e, f"value {k}")
@@ -270,7 +285,7 @@ def _close(got, want, what):
     np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * 1e-3, equal_nan=True, err_msg=what)
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=[f"defer{d}-block{b}-threads{t}" for d, b, t in SETTINGS])
+@pytest.mark.parametrize("setting", SETTINGS, ids=SETTING_IDS)
 @pytest.mark.parametrize("seed", range(8 * SCALE))
 def test_fused_equals_op_by_op(seed, setting):
     input_specs, steps = draw_program(seed * 7919 + SETTINGS.index(setting), 24)
@@ -278,8 +293,14 @@ def test_fused_equals_op_by_op(seed, setting):
         expected = run_program(input_specs, steps)
     with thresholds(*setting), sx.fusion(True):
         got = run_program(input_specs, steps)
-    assert got[2] == expected[2], "outcomes differ (an error raised on one side only)"
-    assert got[3] == expected[3], "floating-point warnings differ"
+    assert [o.replace("dropped pending", "ok") for o in got[2]] == expected[2], \
+        "outcomes differ (an error raised on one side only)"
+    if got[4]:
+        # A record whose array is dropped before its pass, read by no other pending record, is never computed:
+        # the warning op by op gave for it does not come (docs/fusion.md, Limits); none comes that op by op lacks.
+        assert set(got[3]) <= set(expected[3]), "floating-point warnings differ"
+    else:
+        assert got[3] == expected[3], "floating-point warnings differ"
     assert got[1] == expected[1], "forced values differ"
     for k, (g, e) in enumerate(zip(got[0], expected[0])):
         assert g == e, f"pool entry {k} differs"
