@@ -579,6 +579,20 @@ def headlines(res: Results) -> list[tuple[str, str]]:
     return rows
 
 
+def _fusion_section() -> list[str]:
+    """Section 7: the latest `python -m benchmarks.fusion` run (benchmarks/FUSION_RESULTS.md, its own, longer
+    run: 10^7-element rows, the device rows, peak memory in fresh processes), as it wrote it."""
+    path = REPO / "benchmarks" / "FUSION_RESULTS.md"
+    lines = ["## 7. Eager fusion", ""]
+    if not path.exists():
+        return lines + ["Not run yet: `python -m benchmarks.fusion --out benchmarks/FUSION_RESULTS.md` writes it.", ""]
+    body = path.read_text().splitlines()
+    body = body[1:] if body and body[0].startswith("# ") else body  # (its own title)
+    return lines + [("Copied from [benchmarks/FUSION_RESULTS.md](../benchmarks/FUSION_RESULTS.md), written by "
+                     "`python -m benchmarks.fusion` (a separate run; what defers and why: [fusion.md](fusion.md))."),
+                    *body, ""]
+
+
 def render(res: Results, img: dict[str, str], command: str, plot_error: str | None) -> str:
     cfg = res.cfg
     cpus = os.cpu_count() or 1
@@ -703,6 +717,8 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
         (base_name, base), (name, own) = stats.items()
         rows.append([case, f"{base_name}: {fmt_stats(base)}", f"{name}: {fmt_stats(own)}", fmt_ratio(own, base)])
     lines += _table(["case", "baseline", "stridex", "ratio"], rows, "|---|---:|---:|---:|") + [""]
+
+    lines += _fusion_section()
 
     if res.errors:
         lines += ["## Cases that failed", "", *(f"- {label}: {error}" for label, error in res.errors), ""]

@@ -81,10 +81,14 @@ def _masks_as_indices(template, indices) -> tuple:
             new_template.append(entry)
             continue
         index = indices[entry[1]]
-        if index.dtype is _dtypes.bool and index.ndim:
+        trace = None if type(index) is Array else current_trace()
+        if index.dtype is _dtypes.bool and index.ndim and (
+                trace is None or getattr(trace, "concrete_shapes", False) or getattr(trace, "graph_breaks", False)):
             # A concrete mask's indices are computed now, whatever the trace: a transformation (vmap of a
-            # vjp, in jacrev) cannot give a data-dependent shape, and the mask's values are known.
-            with push(None if type(index) is Array else current_trace()):
+            # vjp, in jacrev) cannot give a data-dependent shape, and the mask's values are known. A traced
+            # mask's, where its trace can know them (autodiff over eager values, jit's graph breaks); elsewhere
+            # (a sub-program: a loop's or a checkpoint's body) the mask stays a mask.
+            with push(trace):
                 parts = ops.nonzero(index)
         else:
             parts = (index,)

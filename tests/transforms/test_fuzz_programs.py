@@ -661,3 +661,23 @@ def test_grad_of_random_writing_loops_agrees_with_the_python_loop(data, shapes):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12,
                                        err_msg=f"{how}, argument {i}, cond={with_cond}, {staged=}, pre={pre}, "
                                        f"body={body}")
+
+
+@pytest.mark.parametrize("device", [None, "cpu:1"])
+def test_jit_grad_of_a_checkpointed_loop_body_writing_through_a_mask(device):
+    """Found by the test above: jit(grad) of a fori_loop whose checkpointed body writes into the differentiated
+    argument through a mask made in the body. In the checkpoint's backward (a sub-program) the mask is traced:
+    the scatter's value cotangent gathers through it as a mask (computing its nonzero indices there raised
+    DataDependentShapeError)."""
+    pre = [("unary", 0, "negative")] * 4
+    body = [("unary", 0, "negative"), ("unary", 0, "negative"), ("mask_write", 0, (False, True), (2,), 0.0)]
+    x = np.random.default_rng(1).standard_normal(2)
+    probe = [x.copy()]
+    for step in pre:
+        run_step(np, probe, step)
+    weights = [np.random.default_rng(2).standard_normal(np.shape(a)) for a in probe]
+    want = sx.grad(_loop_program(pre, body, 2, sx, fori=_python_fori, cond=None, weights=weights))(sx.asarray(x))
+    loss = _loop_program(pre, body, 2, sx, fori=sx.fori_loop, cond=None, weights=weights, staged="checkpoint")
+    for transform in (sx.grad(loss), sx.jit(sx.grad(loss))):
+        got = transform(sx.asarray(x.copy(), device=device))
+        np.testing.assert_allclose(np.asarray(got.to_device("cpu")), np.asarray(want), rtol=1e-12)
