@@ -189,7 +189,9 @@ def row(name: str, n: int, repeats: int, device: str | None) -> dict:
     target = 0.05 if n < 10**6 else 0.2
     stats = measure(fns, repeats=repeats if n < 10**7 else max(3, repeats // 2), target_s=target, budget_s=60)
     times = {k: (v.min if v.ok else None) for k, v in stats.items()}
-    if device is None:
+    from stridex._lax import fusion
+
+    if device is None and n >= fusion.DEFER_MIN_ELEMENTS:  # (below it nothing defers: no pass)
         times["pass alone"] = pass_alone(lambda: fn(sx, *arrays), repeats)
     return times
 

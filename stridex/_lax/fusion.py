@@ -1041,12 +1041,7 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
         view = storage.jax_view = group.view
         storage.jax_alias = storage.jax_copy = storage.readers = None
         group.members.append(weakref.ref(storage))
-        out = Array()
-        out._storage = storage
-        out._view = view
-        out._dtype = dtype
-        out._np = None
-        return out
+        return Array._make(storage, view, dtype)
 
 
 def _run_device_group(group: DeviceGroup) -> None:
