@@ -1007,30 +1007,30 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
                     n_leaves += 1
         if group is not None and (len(group.plan) + 1 >= MAX_RECORDS or len(group.buffers) + n_leaves > MAX_LEAVES):
             run_group(group)
-            group = None
-            n_leaves = len(args)  # (its members among the operands are computed now: leaves, as the rest)
+            group = None  # (its members among the operands are computed now: leaves, read below)
         if group is None:
             group = DeviceGroup(dev, shape)
-        # The step (as `_device_step` makes it, inline): its sources, and its parts of the group's key.
+        # The step (as `_device_step` makes it, inline, in one walk): its sources, and its parts of the key (a
+        # new leaf's parts, `_device_read`'s, come among them: the order is the structure's own).
         key = group.key
-        if n_leaves:
-            sources = []
-            for a in args:
-                if type(a) is not Array:
-                    sources.append((2, a))
-                    continue
-                st = a._storage
-                if type(st) is PendingDeviceStorage:
-                    sources.append((1, st.buf[1]))
-                    continue
-                st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
-                sources.append((0, _device_read(group, st.owner, a._view, a._dtype)))
-        else:
-            sources = [(1, a._storage.buf[1]) if type(a) is Array else (2, a) for a in args]
         key.append(prim)
         key.append(_device._params_key(params) if params else ())
-        for kind, v in sources:
-            key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+        sources = []
+        for a in args:
+            if type(a) is not Array:
+                sources.append((2, a))
+                key.append((type(a), repr(a)))
+                continue
+            st = a._storage
+            if type(st) is PendingDeviceStorage:
+                j = st.buf[1]
+                sources.append((1, j))
+                key.append(j)
+                continue
+            st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
+            k = _device_read(group, st.owner, a._view, a._dtype)
+            sources.append((0, k))
+            key.append(~k)
         key.append(dtype.name)
         plan = group.plan
         storage = PendingDeviceStorage()
