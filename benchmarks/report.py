@@ -172,7 +172,7 @@ def sweep_point(cfg: Config, state: SweepState, program: str, n: int, *, eager: 
     fns: dict[str, Callable[[], object]] = {}
     if eager:
         fns["NumPy"] = lambda: prog(np, *arrays)
-        fns["stridex"] = lambda: prog(sx, *xs)
+        fns["stridex"] = lambda: prog(sx, *xs).block_until_ready()  # (pending work, `sx.eval`, runs)
     fns["jax.jit"] = lambda: f_jax(*js).block_until_ready()
     fns["sx.jit"] = lambda: f_sx(*xs).block_until_ready()
     return measure(fns, repeats=cfg.repeats, target_s=cfg.target_s, budget_s=cfg.sweep_budget_s,
