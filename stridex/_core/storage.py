@@ -315,13 +315,6 @@ class JaxResultStorage(ReadOnlyStorage):
     def private(self) -> bool:
         return True  # (JAX's memory is immutable; a write copies it first, the old buffer staying intact)
 
-    def export(self, a) -> None:
-        # What `__array__` or DLPack hands out, foreign code may write, as it may an eager result's memory
-        # (SciPy's `output=` arrays are written through `np.asarray`): JAX's memory is immutable, so the values
-        # move first to a private host buffer (the copy a first write makes), which is then shared.
-        self.writable()
-        self.export(a)  # (a HostStorage's now)
-
     def jax_argument(self, a) -> Any:
         # (the owner first: a copy-on-write in another thread clears it after making this a HostStorage, so an
         # owner read here is the buffer as it was before that write)
