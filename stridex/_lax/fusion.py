@@ -385,6 +385,8 @@ def _joined_group(args, shape, pending_kind, group_of, merge):
                 force(a._storage)
             elif g not in groups:
                 groups.append(g)
+    if len(groups) == 1:  # (the usual case: every pending operand a member of one group)
+        return None if groups[0].done else groups[0]
     groups = [g for g in groups if not g.done]  # (a force above may have run one)
     if not groups:
         return None
@@ -408,15 +410,7 @@ def _member_of_host_group(a: Array, shape: tuple):
 def _record(prim, args, params, shape, dtype, errors):
     # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
     # are run first and read as windows.
-    group = None
-    for a in args:  # (the usual case first: every pending operand a whole member of one live group of this shape)
-        if type(a) is Array and type(a._storage) is PendingStorage:
-            rec = a._storage.owner
-            g = rec.group
-            if a._view is not rec.view or rec.shape != shape or g.done or (group is not None and g is not group):
-                group = _joined_group(args, shape, PendingStorage, _member_of_host_group, _merge)
-                break
-            group = g
+    group = _joined_group(args, shape, PendingStorage, _member_of_host_group, _merge)
     leaves = []
     for a in args:
         if type(a) is Array and type(a._storage) is not PendingStorage:
@@ -987,55 +981,43 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
     if prim.lower is None:
         return None
     with _device.OWNERS, LOCK:  # (in this order: see LOCK)
-        # The usual case first: every pending operand is a whole member of one live group of this shape.
+        # The usual case inline (every pending operand a whole member of one live group of this shape; a group
+        # stays live while a member's storage is pending); any other goes through `_joined_group`.
         group = None
         n_leaves = 0
         for a in args:
             if type(a) is Array:
                 st = a._storage
-                if type(st) is PendingDeviceStorage:
-                    g = st.buf[0]
-                    if a._view is not g.view or g.shape != shape or (group is not None and g is not group):
-                        group = _joined_group(args, shape, PendingDeviceStorage, _member_of_device_group,
-                                              _merge_device)
-                        # (it may have run some operands: they are leaves now)
-                        n_leaves = sum(1 for b in args if type(b) is Array
-                                       and type(b._storage) is not PendingDeviceStorage)
-                        break
-                    group = g
-                else:
+                if type(st) is not PendingDeviceStorage:
                     n_leaves += 1
+                    continue
+                g = st.buf[0]
+                if a._view is not g.view or g.shape != shape or (group is not None and g is not group):
+                    group = _joined_group(args, shape, PendingDeviceStorage, _member_of_device_group, _merge_device)
+                    # (the operands it ran are leaves now)
+                    n_leaves = sum(1 for b in args if type(b) is Array and type(b._storage) is not PendingDeviceStorage)
+                    break
+                group = g
         if group is not None and (len(group.plan) + 1 >= MAX_RECORDS or len(group.buffers) + n_leaves > MAX_LEAVES):
             run_group(group)
             group = None  # (its members among the operands are computed now: leaves, read below)
         if group is None:
             group = DeviceGroup(dev, shape)
-        # The step (as `_device_step` makes it, inline, in one walk): its sources, and its parts of the key (a
-        # new leaf's parts, `_device_read`'s, come among them: the order is the structure's own).
-        key = group.key
-        key.append(prim)
-        key.append(_device._params_key(params) if params else ())
         sources = []
         for a in args:
             if type(a) is not Array:
                 sources.append((2, a))
-                key.append((type(a), repr(a)))
                 continue
             st = a._storage
             if type(st) is PendingDeviceStorage:
-                j = st.buf[1]
-                sources.append((1, j))
-                key.append(j)
+                sources.append((1, st.buf[1]))
                 continue
             st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
-            k = _device_read(group, st.owner, a._view, a._dtype)
-            sources.append((0, k))
-            key.append(~k)
-        key.append(dtype.name)
+            sources.append((0, _device_read(group, st.owner, a._view, a._dtype)))
         plan = group.plan
         storage = PendingDeviceStorage()
         storage.buf = (group, len(plan))  # (see PendingDeviceStorage)
-        plan.append((prim, params, tuple(sources), dtype))
+        _device_step(group, prim, params, tuple(sources), dtype)
         storage.device = dev
         storage.readonly = False
         view = storage.jax_view = group.view
