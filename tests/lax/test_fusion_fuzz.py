@@ -10,7 +10,11 @@ threshold, the block size (down to a few elements, so that passes have many bloc
 the threaded-pass threshold and the 2048-element aligned-output threshold. Every pool entry is compared bit
 for bit at the end, and so are the values forced in between.
 
-Scaled by STRIDEX_FUZZ_SCALE like tests/transforms/test_fuzz_programs.py.
+Scaled by STRIDEX_FUZZ_SCALE like tests/transforms/test_fuzz_programs.py; STRIDEX_FUZZ_FUSION_STEPS sets the
+programs' length (24 steps on the host and 16 on a device by default; the device length is two thirds of it) and
+STRIDEX_FUZZ_SEED offsets the seeds, for a longer run over programs CI has not drawn:
+`STRIDEX_FUZZ_SCALE=20 STRIDEX_FUZZ_FUSION_STEPS=60 STRIDEX_FUZZ_SEED=5000 python -m pytest
+tests/lax/test_fusion_fuzz.py`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax import fusion
 
 SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
+STEPS = int(os.environ.get("STRIDEX_FUZZ_FUSION_STEPS", "24"))
+SEED = int(os.environ.get("STRIDEX_FUZZ_SEED", "0"))
 BF16 = sx.bfloat16.np
 
 DTYPES = [np.float64, np.float32, np.float16, BF16, np.int64, np.int32, np.int8, np.uint8, np.bool_,
@@ -253,7 +259,7 @@ def test_fused_equals_op_by_op_on_a_device(seed, limits):
     """On a JAX device every elementwise operation defers; a pass is one executable of the records' lowerings.
     It must give the op-by-op device values."""
     pytest.importorskip("jax")
-    input_specs, steps = draw_program(seed * 7919 + 101 + DEVICE_LIMITS.index(limits), 16)
+    input_specs, steps = draw_program((seed + SEED) * 7919 + 101 + DEVICE_LIMITS.index(limits), STEPS * 2 // 3)
     with sx.default_device(DEV):
         with sx.fusion(False):
             expected = run_program(input_specs, steps)
@@ -288,7 +294,7 @@ def _close(got, want, what):
 @pytest.mark.parametrize("setting", SETTINGS, ids=SETTING_IDS)
 @pytest.mark.parametrize("seed", range(8 * SCALE))
 def test_fused_equals_op_by_op(seed, setting):
-    input_specs, steps = draw_program(seed * 7919 + SETTINGS.index(setting), 24)
+    input_specs, steps = draw_program((seed + SEED) * 7919 + SETTINGS.index(setting), STEPS)
     with sx.fusion(False):
         expected = run_program(input_specs, steps)
     with thresholds(*setting), sx.fusion(True):
