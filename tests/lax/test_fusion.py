@@ -290,6 +290,23 @@ def test_a_pass_result_reuses_memory_only_once_nothing_refers_to_it():
         del kept, others
 
 
+@pytest.mark.parametrize("n, dtype, recycled", [
+    (40_000, np.bool_, False),  # 40 KB: below min_bytes (64 KiB), the allocator's
+    (40_000, np.float64, True),  # 320 KB
+    (2_100_000, np.float64, False),  # 16.8 MB: above max_bytes / 4 (16 MiB), fresh memory
+])
+def test_the_recycler_holds_results_between_its_sizes_only(n, dtype, recycled):
+    fusion._RESULTS.held.clear()
+    x = data(n)
+    program = (lambda: x > 0.5) if dtype is np.bool_ else (lambda: sx.sin(x) * 2.0)
+    fused = program()
+    assert pending(fused)
+    sx.eval(fused)
+    assert bool(fusion._RESULTS.held) == recycled
+    with sx.fusion(False):
+        same(fused, program())
+
+
 def test_recycled_memory_is_bounded():
     recycler = fusion._RESULTS
     x = data()
