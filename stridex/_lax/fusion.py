@@ -46,6 +46,7 @@ from stridex._lax.precision import matmul_key
 from stridex._lax.strided import read_view
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from concurrent.futures import ThreadPoolExecutor
 
 # --- the thresholds (measured: see docs/fusion.md and benchmarks/fusion.py) ---------------------------------
@@ -59,10 +60,13 @@ DEFER_MIN_ELEMENTS = int(os.environ.get("STRIDEX_FUSION_MIN_ELEMENTS", "32768"))
 # Elements per block of a pass: each block goes through the whole expression in scratch memory that stays in
 # the cache.
 BLOCK_ELEMENTS = 16384
-# A pass with at least this many elements runs its blocks on a thread pool as well as the calling thread.
-# Measured (two threads against one, minimums of interleaved runs, loaded machine): Black-Scholes 1.01x faster
-# at 10^5, 1.17x at 10^7; the 10-op chain 1.03x and 1.04x. Below 2^20 the pool's hand-over is not worth it.
-THREADED_MIN_ELEMENTS = 1 << 20
+# A pass with at least this many elements runs its blocks on a thread pool as well as the calling thread, each
+# thread's share in one block of up to 4 * BLOCK_ELEMENTS (`_pass_block`: fewer NumPy calls, so fewer hand-overs
+# of the GIL between the threads). Measured on an idle 2-core machine (pass alone, two threads against one,
+# minimums of interleaved runs): at 49152 elements Black-Scholes 1.10x faster, the 10-op chain 1.33x, the 50-step
+# loop 1.86x; at 10^5 1.43x, 1.58x, 1.68x; at 32768 Black-Scholes was 1.07x slower. Blocks are claimed one at a
+# time, so a thread the machine's load delays leaves its share to the others.
+THREADED_MIN_ELEMENTS = 49152
 # A group holds at most this many records and reads at most this many distinct input windows; a record that
 # would exceed either runs the group first (and starts a new one), so memory held by pending work is bounded.
 MAX_RECORDS = 512
@@ -634,7 +638,7 @@ def block_keys(shape: tuple, block: int) -> list:
 
 
 # How a step runs: its impl (which returns fresh memory), the ufunc it is the same as (into scratch memory), or
-# `where` as its impl computes it (two copies into scratch memory).
+# `where` (into scratch memory: a bitwise blend, or two copies as its impl makes them).
 _IMPL, _UFUNC, _WHERE = 0, 1, 2
 
 
@@ -690,7 +694,18 @@ class _Program:
         scratch: list = []
         for j, last in last_use.items():
             compiled[last][7].append(j)
+        blend_slots: dict = {}  # itemsize -> the scratch of a blend's mask and of its x1 ^ x2 (shared by steps)
         for i, step in enumerate(compiled):
+            if step[0] == _WHERE:
+                step[1] = None
+                dtype = steps[i].dtype
+                if dtype.itemsize in (1, 2, 4, 8) and all(_source_dtype(steps, leaves, s) == dtype for s in step[3][1:]):
+                    slots = blend_slots.get(dtype.itemsize)
+                    if slots is None:
+                        lanes = np.dtype(f"u{dtype.itemsize}")
+                        slots = blend_slots[dtype.itemsize] = (len(scratch), len(scratch) + 1, lanes)
+                        scratch += [lanes, lanes]
+                    step[1] = slots
             if step[0] != _IMPL and step[4] is None:
                 dtype = steps[i].dtype
                 pool = free.setdefault(dtype, [])
@@ -773,6 +788,16 @@ class _Program:
                             out[key] = r
                         for c, pos in readers[i]:
                             args[c][pos] = r
+                    elif fn is not None and a[0].dtype == np.bool_:
+                        # where, x1 and x2 of the result's dtype: the same bits as the impl's two copies, selected
+                        # without a branch (mask = -condition; x2 ^ ((x1 ^ x2) & mask)). NumPy's masked copies
+                        # branch per element: 4-5x slower than these four calls where the condition is random.
+                        mask, bits, lanes = views[fn[0]], views[fn[1]], fn[2]
+                        np.negative(a[0].view(np.int8), out=mask, casting="unsafe")
+                        x2 = a[2].view(lanes)
+                        np.bitwise_xor(a[1].view(lanes), x2, out=bits)
+                        np.bitwise_and(bits, mask, out=bits)
+                        np.bitwise_xor(x2, bits, out=dest[i].view(lanes))
                     else:  # where, as its impl computes it on large arrays: x2, then x1 where the condition holds
                         r = dest[i]
                         np.copyto(r, a[2])
@@ -798,6 +823,16 @@ class _Program:
         flags.clear()
 
 
+def _source_dtype(steps, leaves, source):
+    """The dtype of a step's source (None for a Python scalar)."""
+    kind, s = source
+    if kind == 0:
+        s = leaves[s]
+    elif kind == 1:
+        return steps[s].dtype
+    return s.dtype if type(s) is np.ndarray else None
+
+
 _SCRATCH = threading.local()  # .free: {(dtype, elements): [buffers]}, kept between passes (no page faults)
 
 
@@ -815,26 +850,49 @@ def _take_scratch(specs) -> list:
 def _give_scratch(specs, buffers) -> None:
     free = _SCRATCH.free
     for spec, b in zip(specs, buffers):
-        if spec[1] == BLOCK_ELEMENTS:  # (kept: the usual size, up to 16 buffers of each dtype per thread)
-            pool = free.setdefault(spec, [])
+        if spec[1] in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS):  # (kept: the two usual capacities, up to 16 buffers
+            pool = free.setdefault(spec, [])                   # of each dtype per thread)
             if len(pool) < 16:
                 pool.append(b)
+
+
+def _pass_block(size: int, threads: int) -> int:
+    """Elements per block of a pass over `size` elements on `threads` threads: BLOCK_ELEMENTS on one thread;
+    on several, each thread's share in one block while that is at most 4 * BLOCK_ELEMENTS, else blocks of
+    2 * BLOCK_ELEMENTS. (Measured on an idle 2-core machine, the pass alone: at 10^5 elements, two blocks of
+    50000 against blocks of 16384 on two threads, Black-Scholes 1.44x faster, the 10-op chain 1.19x, the 50-step
+    loop 1.12x; at 2^20, blocks of 32768 against 16384: 1.25x, 1.15x, 0.92x.)"""
+    if threads == 1:
+        return BLOCK_ELEMENTS
+    share = -(-size // threads)
+    return max(BLOCK_ELEMENTS, share) if share <= 4 * BLOCK_ELEMENTS else 2 * BLOCK_ELEMENTS
+
+
+def _claimed(blocks: list, counter) -> Iterator:
+    """The blocks this thread claims from `counter` (shared by the pass's threads), one at a time."""
+    n = len(blocks)
+    for i in counter:  # (next() of an itertools.count is atomic: each index goes to one thread)
+        if i >= n:
+            return
+        yield blocks[i]
 
 
 def execute(steps, results, shape, errors: dict) -> None:
     """Run records `steps` (in order) over `shape`, block by block, writing the results of those in `results`,
     with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
-    blocks = block_keys(shape, BLOCK_ELEMENTS)
-    program = _Program(steps, results, max(BLOCK_ELEMENTS, max(prod(b[1]) for b in blocks)))
-    program.errors = errors
     size = prod(shape)
-    if size >= THREADED_MIN_ELEMENTS and _THREADS > 1 and len(blocks) > 1:
-        parts = min(_THREADS, len(blocks))
-        chunk = -(-len(blocks) // parts)
-        chunks = [blocks[i:i + chunk] for i in range(0, len(blocks), chunk)]
-        futures = [_pool().submit(program.run, c) for c in chunks[1:]]
+    threads = _THREADS if size >= THREADED_MIN_ELEMENTS else 1
+    blocks = block_keys(shape, _pass_block(size, threads))
+    largest = max(prod(b[1]) for b in blocks)
+    capacity = next((c for c in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS) if largest <= c), largest)
+    program = _Program(steps, results, capacity)
+    program.errors = errors
+    threads = min(threads, len(blocks))
+    if threads > 1:
+        counter = itertools.count()
+        futures = [_pool().submit(program.run, _claimed(blocks, counter)) for _ in range(threads - 1)]
         try:
-            program.run(chunks[0])
+            program.run(_claimed(blocks, counter))
         finally:
             for f in futures:
                 f.result()

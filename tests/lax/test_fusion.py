@@ -486,6 +486,50 @@ def test_where_with_0d_and_broadcast_operands():
     same(fused, expected)
 
 
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",
+                                   "complex64", "complex128"])
+def test_where_selects_the_same_bits_as_op_by_op(dtype):
+    """A fused `where` whose operands share the result's dtype is a bitwise blend (itemsizes 1 to 8; complex128
+    takes the masked copies): every bit of the selected operand comes through (NaN payloads, -0.0, ±inf,
+    subnormals), under random, uniform, strided and broadcast conditions, in blocks and in a threaded pass."""
+    rng = np.random.default_rng(11)
+    n = 3 * fusion.BLOCK_ELEMENTS + 5  # several blocks and a short one
+    dt = np.dtype(dtype)
+    raw = rng.integers(0, 256, size=(2, n * dt.itemsize), dtype=np.uint8)
+    x1_np, x2_np = raw[0].view(dt).copy(), raw[1].view(dt).copy()
+    if dt.kind in "fc":  # special values at known places, beside random bit patterns (NaNs with payloads)
+        specials = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, np.finfo(dt).smallest_subnormal, -1.0], dt)
+        x1_np[:7], x2_np[7:14] = specials, specials
+    if dt == np.bool_:
+        x1_np, x2_np = raw[0] > 127, raw[1] > 127
+    x1, x2 = sx.asarray(x1_np, copy=True), sx.asarray(x2_np, copy=True)
+    s = sx.asarray(rng.standard_normal(2 * n), copy=True)
+    conditions = {
+        "random": lambda: s[:n] > 0,
+        "strided": lambda: s[::2] > 0,
+        "all true": lambda: s[:n] == s[:n],
+        "all false": lambda: s[:n] != s[:n],
+    }
+    for threaded in (False, True):
+        old = fusion.THREADED_MIN_ELEMENTS
+        fusion.THREADED_MIN_ELEMENTS = 1 if threaded else old
+        try:
+            for name, condition in conditions.items():
+                fused = sx.where(condition(), x1, x2)
+                assert pending(fused), name
+                with sx.fusion(False):
+                    expected = sx.where(condition(), x1, x2)
+                same(fused, expected)
+            grid1, row2 = sx.reshape(x1[:n - 5], (3, -1)), sx.reshape(x2[:fusion.BLOCK_ELEMENTS], (1, -1))
+            cgrid = sx.reshape(s[:n - 5] > 0, (3, -1))
+            fused = sx.where(cgrid, row2, grid1)  # a broadcast x1 (stride 0 down the rows)
+            with sx.fusion(False):
+                expected = sx.where(cgrid, row2, grid1)
+            same(fused, expected)
+        finally:
+            fusion.THREADED_MIN_ELEMENTS = old
+
 def test_threads_recording_and_copying_pending_device_arrays_never_deadlock():
     """Recording on a device and reading a pending device array's buffer (a copy to the host) take the device
     lock and the fusion lock in one order: the other order hung the full suite (test_threads)."""
