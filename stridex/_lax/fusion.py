@@ -877,27 +877,45 @@ def _claimed(blocks: list, counter) -> Iterator:
         yield blocks[i]
 
 
+def _run_when_ready(ready: threading.Event, made: list, blocks: list, counter) -> None:
+    """A pool thread's part of a pass: the blocks it claims, once the program is made (none if making it
+    failed: the calling thread raises)."""
+    ready.wait()
+    if made:
+        made[0].run(_claimed(blocks, counter))
+
+
 def execute(steps, results, shape, errors: dict) -> None:
     """Run records `steps` (in order) over `shape`, block by block, writing the results of those in `results`,
     with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
     size = prod(shape)
     threads = _THREADS if size >= THREADED_MIN_ELEMENTS else 1
     blocks = block_keys(shape, _pass_block(size, threads))
+    threads = min(threads, len(blocks))
     largest = max(prod(b[1]) for b in blocks)
     capacity = next((c for c in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS) if largest <= c), largest)
-    program = _Program(steps, results, capacity)
-    program.errors = errors
-    threads = min(threads, len(blocks))
-    if threads > 1:
+    if threads == 1:
+        program = _Program(steps, results, capacity)
+        program.errors = errors
+        program.run(blocks)
+    else:
+        # The pool's threads are woken first: a sleeping thread takes some 50-100 us to start on a virtual
+        # machine, about the time the program takes to compile (each then claims blocks until none is left).
         counter = itertools.count()
-        futures = [_pool().submit(program.run, _claimed(blocks, counter)) for _ in range(threads - 1)]
+        ready = threading.Event()
+        made: list = []
+        futures = [_pool().submit(_run_when_ready, ready, made, blocks, counter) for _ in range(threads - 1)]
+        try:
+            program = _Program(steps, results, capacity)
+            program.errors = errors
+            made.append(program)
+        finally:
+            ready.set()
         try:
             program.run(_claimed(blocks, counter))
         finally:
             for f in futures:
                 f.result()
-    else:
-        program.run(blocks)
     if program.flagged:
         # NumPy warns once per ufunc call: each flagged step is run again on a block that raised each flag,
         # under the caller's error state, so that NumPy itself warns as the op-by-op call would.
