@@ -451,6 +451,46 @@ def test_on_a_device_a_pass_is_the_jit_of_its_chain():
     same(again, fused)
 
 
+@pytest.mark.parametrize("case", ["log of exp", "bfloat16 subnormal"])
+def test_on_a_device_fused_values_beyond_rounding_are_jits(case):
+    """The two device programs of the fuzzer (STRIDEX_FUZZ_SEED=5000, 60 steps, seeds 66 and 56) whose fused
+    values differ from the op-by-op device values by more than rounding, reduced: both are XLA optimising one
+    program across operations, so the fused values are `sx.jit`'s, bit for bit.
+    - log(exp(y)): XLA's algebraic simplifier makes it y, so a y whose exp overflows stays finite (1e+15),
+      where op by op exp gives inf and log(inf) inf.
+    - a bfloat16 subnormal cast to float32 and tested for truth: op by op the cast's executable writes the
+      float32 subnormal and the next executable's compare reads it as zero (XLA on the CPU runs with
+      subnormals flushed); in one program XLA folds the cast into the compare, and the value is true, as
+      NumPy says."""
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    if case == "log of exp":
+        values = [np.array([1e15, 1e300, 2.0, -np.inf, np.nan, 0.0, 700.0, 710.0] * 500)]
+
+        def program(y):
+            return sx.log(sx.exp(y))
+    else:
+        tiny = np.array([9.1835e-41, -9.1835e-41, 0.0, 1.0] * 1000, dtype=np.float32).astype(sx.bfloat16.np)
+        values = [np.array([1e-45, 0.0, -0.0, 0.0] * 1000, np.float32), tiny]
+
+        def program(a, b):
+            return sx.logical_or(a, b)
+    with sx.default_device(dev):
+        args = [sx.asarray(v) for v in values]
+    fused = program(*args)
+    assert pending(fused)
+    same(fused, sx.jit(program)(*args))
+    with sx.fusion(False):
+        op_by_op = np.asarray(program(*args))
+    if case == "log of exp":
+        finite = np.isfinite(values[0]) & (values[0] < 709.0)
+        np.testing.assert_allclose(np.asarray(fused)[finite], op_by_op[finite], rtol=1e-15)
+        assert np.asarray(fused)[1] == 1e300  # (simplified; op by op: inf)
+    elif dev.startswith("cpu"):  # (XLA's CPU code: what the docs say of it)
+        assert np.asarray(fused)[:4].tolist() == [True, True, False, True]  # (NumPy's truth)
+        assert op_by_op[:4].tolist() == [False, False, False, True]  # (the float32 subnormals read as zero)
+
+
 def test_a_write_into_a_device_array_pending_work_reads():
     pytest.importorskip("jax")
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
