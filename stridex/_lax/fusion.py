@@ -1048,6 +1048,8 @@ class PendingDeviceStorage(_device.DeviceStorage):
 
 
 _PENDING = (PendingStorage, PendingDeviceStorage)
+# (device, shape) -> a weak reference to the group a record with no pending operand joins (under LOCK)
+_OPEN_DEVICE_GROUPS: dict = {}
 # (device, matmul precision, structure, outputs) -> the compiled executable of a pass on a device
 _DEVICE_PASSES: dict = {}
 
@@ -1078,7 +1080,17 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
             run_group(group)
             group = None  # (its members among the operands are computed now: leaves, read below)
         if group is None:
-            group = DeviceGroup(dev, shape)
+            # No pending operand: the record joins the open group of its device and shape, if there is one with
+            # room (independent subexpressions, `S / K` and `r * T`, would otherwise start groups that a later
+            # operation merges: some 17 us a merge).
+            ref = _OPEN_DEVICE_GROUPS.get((dev, shape))
+            group = ref() if ref is not None else None
+            if group is None or group.done or len(group.plan) + 1 >= MAX_RECORDS \
+                    or len(group.buffers) + n_leaves > MAX_LEAVES:
+                group = DeviceGroup(dev, shape)
+                if len(_OPEN_DEVICE_GROUPS) >= 64:
+                    _OPEN_DEVICE_GROUPS.clear()
+                _OPEN_DEVICE_GROUPS[(dev, shape)] = weakref.ref(group)
         sources = []
         for a in args:
             if type(a) is not Array:

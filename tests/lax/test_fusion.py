@@ -491,6 +491,43 @@ def test_on_a_device_fused_values_beyond_rounding_are_jits(case):
         assert op_by_op[:4].tolist() == [False, False, False, True]  # (the float32 subnormals read as zero)
 
 
+def test_on_a_device_independent_subexpressions_share_one_group(monkeypatch):
+    """A record with no pending operand joins the open group of its device and shape, so independent
+    subexpressions (`s / k`, `r * t`) are recorded in one group and never merged; a full group, or one that ran,
+    is not joined; values are the op-by-op ones."""
+    pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
+    merges = []
+    real_merge = fusion._merge_device
+    monkeypatch.setattr(fusion, "_merge_device", lambda g, o: (merges.append(o), real_merge(g, o)))
+    rng = np.random.default_rng(5)
+    with sx.default_device(dev):
+        s, k, t = (sx.asarray(rng.uniform(1, 2, 1000)) for _ in range(3))
+
+    def program(s, k, t):
+        a = sx.log(s / k)
+        b = 0.5 * t
+        c = sx.sqrt(t)
+        return (a + b) / c
+
+    fused = program(s, k, t)
+    assert merges == [] and pending(fused)
+    group = fused._storage.buf[0]
+    assert len(group.plan) == 6 and group.shape == (1000,)
+    with sx.fusion(False):
+        np.testing.assert_allclose(np.asarray(fused), np.asarray(program(s, k, t)), rtol=1e-14)
+    assert group.done
+    again = s * 2.0  # (the group ran: a new one opens)
+    assert again._storage.buf[0] is not group
+    monkeypatch.setattr(fusion, "MAX_RECORDS", 3)
+    x1, x2, x3 = s + 1.0, k + 1.0, t + 1.0  # (a group holds MAX_RECORDS - 1: x2 starts another)
+    assert x1._storage.buf[0] is again._storage.buf[0]
+    assert x2._storage.buf[0] is not x1._storage.buf[0] and x3._storage.buf[0] is x2._storage.buf[0]
+    with sx.fusion(False):
+        same(x3, t + 1.0)
+    same(x1, np.asarray(s) + 1.0)
+
+
 def test_a_write_into_a_device_array_pending_work_reads():
     pytest.importorskip("jax")
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
