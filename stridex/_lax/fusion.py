@@ -52,9 +52,10 @@ if TYPE_CHECKING:
 # --- the thresholds (measured: see docs/fusion.md and benchmarks/fusion.py) ---------------------------------
 
 # An elementwise operation whose operands have fewer elements than this runs at once. Measured with
-# `python -m benchmarks.fusion --crossover` (every operation deferred against op by op, side by side, on a
-# loaded 2-core machine, 2026-11-28): the 10-op chain 1.56x at 8192 elements, 1.43x at 16384, 0.36x at 32768;
-# Black-Scholes 1.51x, 0.95x, 0.67x. Recording costs some 5-10 us an operation, which small arrays do not repay.
+# `python -m benchmarks.fusion --crossover` (every operation deferred against op by op, side by side, on an
+# idle 2-core machine, 2026-11-28 08:50 UTC): the 10-op chain 1.38x at 8192 elements, 1.28x at 16384, 0.33x at
+# 32768; Black-Scholes (whose `where`s a pass blends) 0.87x, 0.67x, 0.44x. The chain decides: recording costs
+# some 3 us an operation, which its cheap operations on small arrays do not repay.
 # (STRIDEX_FUSION_MIN_ELEMENTS overrides it: a test suite run with 1 defers everything it can.)
 DEFER_MIN_ELEMENTS = int(os.environ.get("STRIDEX_FUSION_MIN_ELEMENTS", "32768"))
 # Elements per block of a pass: each block goes through the whole expression in scratch memory that stays in
