@@ -21,6 +21,7 @@ from stridex._core.device import HOST, KDL_CPU, OnDevice
 from stridex._core.state import current_trace
 from stridex._lax import device as _device
 from stridex._lax import ops
+from stridex._lax.primitive import eager_binary
 
 # --- the table ---------------------------------------------------------------------------------------
 
@@ -74,6 +75,7 @@ def _foreign(other, name: str):
 def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
     fn = _namespace_function(fname)
     fast = getattr(fn, "fast_path", None)  # (dtype names, primitive): two same-category arrays skip a call
+    elementwise = fast is not None and fast[1].elementwise  # (then `eager_binary` is its eager rule's fast path)
 
     def op(self, other, /):
         if type(other) is Array and fast is not None:
@@ -81,6 +83,8 @@ def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = Fals
             if self._dtype.name in names and other._dtype.name in names:
                 if current_trace() is None:  # what prim.bind would do, one call shorter
                     try:
+                        if elementwise and type(self) is Array:
+                            return eager_binary(prim, self, other)
                         return prim.eager(prim, (self, other), _NO_PARAMS)
                     except OnDevice:
                         return _device.run(prim, (self, other), _NO_PARAMS)

@@ -243,6 +243,27 @@ def _eager_elementwise(prim, args, params):
     return _eager_compute(prim, args, params)
 
 
+def eager_binary(prim, a: Array, b: Array):
+    """`prim.eager(prim, (a, b), {})` for an elementwise `prim` and two Arrays: Array's operators call it (the
+    one-element `x + y` is all dispatch: two host windows below the deferral threshold go straight to the
+    impl, without the argument tuple the general rule unpacks); anything else takes the general rule."""
+    wa = a._np
+    wb = b._np
+    if wa is not None and wb is not None:
+        defer = _fusion.DEFER_MIN_ELEMENTS
+        if wa.size < defer and wb.size < defer:
+            out = prim.impl(wa, wb)
+            if type(out) is np.ndarray and out.base is None:
+                result = Array()
+                result._np = out
+                result._storage = NO_STORAGE
+                result._view = None
+                result._dtype = FROM_NUMPY[out.dtype]
+                return result
+            return _wrap(out, (wa, wb))
+    return prim.eager(prim, (a, b), {})
+
+
 def _deferred(prim, args, params):
     """`prim` recorded as pending work, or run now where fusion declines (small, on a device, memory foreign
     code shares, an error to raise at this line)."""
