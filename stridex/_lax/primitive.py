@@ -246,7 +246,8 @@ def _eager_elementwise(prim, args, params):
 def eager_binary(prim, a: Array, b: Array):
     """`prim.eager(prim, (a, b), {})` for an elementwise `prim` and two Arrays: Array's operators call it (the
     one-element `x + y` is all dispatch: two host windows below the deferral threshold go straight to the
-    impl, without the argument tuple the general rule unpacks); anything else takes the general rule."""
+    impl, without the argument tuple the general rule unpacks); a large, pending or device operand goes where
+    the general rule sends it (`_deferred`)."""
     wa = a._np
     wb = b._np
     if wa is not None and wb is not None:
@@ -261,7 +262,7 @@ def eager_binary(prim, a: Array, b: Array):
                 result._dtype = FROM_NUMPY[out.dtype]
                 return result
             return _wrap(out, (wa, wb))
-    return prim.eager(prim, (a, b), {})
+    return _deferred(prim, (a, b), {})  # (what the general rule does with a large, pending or device operand)
 
 
 def _deferred(prim, args, params):
