@@ -90,6 +90,16 @@ KNOWN_CAUSES = [
       "dimension 1' (IndexError). xfail in tests/interop/test_scipy.py.")),
 ]
 
+# Tests whose reason is known where their cause alone does not say it (a bare "AssertionError:"), matched
+# against the test id.
+KNOWN_TESTS = [
+    (r"scipy/stats/tests/test_resampling\.py::TestBootstrap::test_bootstrap_batch\[stridex_jit-\d+-BCa\]",
+     ("The test compares a batched bootstrap with a loop over the batch by `assert_equal`, exact equality; in "
+      "`stridex.jit_mode` 20 of 110 BCa interval ends differ by 1-2 ulp (6.7e-16 relative at most, 2026-11-28): "
+      "XLA compiles the batched and the looped programs differently and rounds differently in the last bits, the "
+      "documented difference between jit and eager values (docs/jit.md, Lowering to JAX). Not a bug.")),
+]
+
 
 # ---------------------------------------------------------------------------------------------- suites
 
@@ -527,6 +537,11 @@ def render_groups(failures: list, other_name: str) -> list[str]:
         note = note_for(cause)
         if note:
             lines += [f"Known: {note}", ""]
+        for pattern, test_note in KNOWN_TESTS:
+            named = [r["nodeid"] for r, _ in items if re.search(pattern, r["nodeid"])]
+            if named and test_note != note:
+                lines += [f"Known, for {len(named)} of these ({_md(named[0])}"
+                          + (" and the like" if len(named) > 1 else "") + f"): {test_note}", ""]
         example = min(items, key=lambda t: t[0]["nodeid"])[0]["message"].strip()
         if "\n" in example:
             lines += ["The first one's message:", "", "```text", example.replace("```", "'''"), "```", ""]

@@ -8,8 +8,7 @@ import json
 from interop import run_suites
 
 
-def write_run(results, backend, records):
-    suite = "array-api-extra"
+def write_run(results, backend, records, suite="array-api-extra"):
     with open(results / f"{suite}--{backend}.jsonl", "w") as fh:
         for nodeid, outcome, message in records:
             fh.write(json.dumps({"nodeid": nodeid, "outcome": outcome, "message": message, "when": "call"}) + "\n")
@@ -51,3 +50,18 @@ def test_jit_backend_is_a_choice_and_names_its_module():
     # scikit-learn's ids name the namespace module, and its device
     assert run_suites.normalise("t.py::f[stridex.jit_mode-None-float64]") == \
         run_suites.normalise("t.py::f[stridex-None-float64]")
+
+
+def test_a_known_test_is_explained_in_the_report(tmp_path):
+    """A jit-only failure whose cause is a bare AssertionError is explained by its test id (KNOWN_TESTS)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    known = "scipy/stats/tests/test_resampling.py::TestBootstrap::test_bootstrap_batch[{}-1-BCa]"
+    other = "scipy/stats/tests/test_other.py::test_values[{}]"
+    write_run(results, "stridex", [(known.format("stridex"), "passed", ""), (other.format("stridex"), "passed", "")])
+    write_run(results, "stridex_jit", [(known.format("stridex_jit"), "failed", "AssertionError: "),
+                                       (other.format("stridex_jit"), "failed", "AssertionError: ")])
+    section = run_suites.render_report(tmp_path, tmp_path / "interop.md").split(
+        "## stridex.jit_mode against eager stridex")[1]
+    assert "Known, for 1 of these (" + known.format("stridex_jit") + "): The test compares a batched" in section
+    assert section.count("Known") == 1  # (the other test with the same cause has no note)
