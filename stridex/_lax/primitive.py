@@ -255,6 +255,8 @@ def eager_binary(prim, a: Array, b: Array):
         if wa.size < defer and wb.size < defer:
             out = prim.impl(wa, wb)
             if type(out) is np.ndarray and out.base is None:
+                # (Array._from_numpy inline, as in `_eager_compute` and `_eager_elementwise`: the call costs
+                # 50 ns, a fifth of NumPy's whole one-element `x + y`)
                 result = Array()
                 result._np = out
                 result._storage = NO_STORAGE
