@@ -651,7 +651,7 @@ class _Program:
 
     __slots__ = ("errors", "flagged", "leaves", "lock", "scratch", "steps")
 
-    def __init__(self, steps, results, block: int):
+    def __init__(self, steps, results, block: int, errors: dict):
         index = {id(rec): i for i, rec in enumerate(steps)}
         leaves: list = []
         leaf_index: dict = {}
@@ -700,7 +700,8 @@ class _Program:
             if step[0] == _WHERE:
                 step[1] = None
                 dtype = steps[i].dtype
-                if dtype.itemsize in (1, 2, 4, 8) and all(_source_dtype(steps, leaves, s) == dtype for s in step[3][1:]):
+                condition, *operands = (_source_dtype(steps, leaves, s) for s in step[3])
+                if dtype.itemsize in (1, 2, 4, 8) and condition == np.bool_ and all(d == dtype for d in operands):
                     slots = blend_slots.get(dtype.itemsize)
                     if slots is None:
                         lanes = np.dtype(f"u{dtype.itemsize}")
@@ -724,7 +725,7 @@ class _Program:
         self.scratch = [(dtype, block) for dtype in scratch]
         self.flagged: dict = {}  # step -> {category: the inputs of a block that raised it}
         self.lock = threading.Lock()
-        self.errors: dict = {}  # NumPy's error state of the records (set by `execute`)
+        self.errors = errors  # NumPy's error state of the records
 
     def run(self, blocks) -> None:
         flags: list = []
@@ -789,8 +790,8 @@ class _Program:
                             out[key] = r
                         for c, pos in readers[i]:
                             args[c][pos] = r
-                    elif fn is not None and a[0].dtype == np.bool_:
-                        # where, x1 and x2 of the result's dtype: the same bits as the impl's two copies, selected
+                    elif fn is not None:
+                        # where, a boolean condition, x1 and x2 of the result's dtype: the same bits as the impl's two copies, selected
                         # without a branch (mask = -condition; x2 ^ ((x1 ^ x2) & mask)). NumPy's masked copies
                         # branch per element: 4-5x slower than these four calls where the condition is random.
                         mask, bits, lanes = views[fn[0]], views[fn[1]], fn[2]
@@ -851,8 +852,9 @@ def _take_scratch(specs) -> list:
 def _give_scratch(specs, buffers) -> None:
     free = _SCRATCH.free
     for spec, b in zip(specs, buffers):
-        if spec[1] in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS):  # (kept: the two usual capacities, up to 16 buffers
-            pool = free.setdefault(spec, [])                   # of each dtype per thread)
+        # (kept: the two usual capacities, up to 16 buffers of each dtype per thread)
+        if spec[1] in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS):
+            pool = free.setdefault(spec, [])
             if len(pool) < 16:
                 pool.append(b)
 
@@ -896,8 +898,7 @@ def execute(steps, results, shape, errors: dict) -> None:
     largest = max(prod(b[1]) for b in blocks)
     capacity = next((c for c in (BLOCK_ELEMENTS, 4 * BLOCK_ELEMENTS) if largest <= c), largest)
     if threads == 1:
-        program = _Program(steps, results, capacity)
-        program.errors = errors
+        program = _Program(steps, results, capacity, errors)
         program.run(blocks)
     else:
         # The pool's threads are woken first: a sleeping thread takes some 50-100 us to start on a virtual
@@ -907,8 +908,7 @@ def execute(steps, results, shape, errors: dict) -> None:
         made: list = []
         futures = [_pool().submit(_run_when_ready, ready, made, blocks, counter) for _ in range(threads - 1)]
         try:
-            program = _Program(steps, results, capacity)
-            program.errors = errors
+            program = _Program(steps, results, capacity, errors)
             made.append(program)
         finally:
             ready.set()
