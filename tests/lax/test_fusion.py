@@ -564,6 +564,42 @@ def test_where_with_0d_and_broadcast_operands():
 
 
 
+@pytest.mark.parametrize("n", [fusion.THREADED_MIN_ELEMENTS - 1, fusion.THREADED_MIN_ELEMENTS,
+                               8 * fusion.BLOCK_ELEMENTS, 8 * fusion.BLOCK_ELEMENTS + 1, 3 * 65536 + 7])
+def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
+    """At the default thresholds: one thread below THREADED_MIN_ELEMENTS, several from it; each thread's share
+    one block up to 4 * BLOCK_ELEMENTS (8 * BLOCK_ELEMENTS on two threads), blocks of 2 * BLOCK_ELEMENTS above;
+    values, warnings included, as op by op, with NaN, infinities and -0.0 in the input."""
+    monkeypatch.setattr(fusion, "_THREADS", 2)
+    sizes = []
+    real = fusion._pass_block
+    monkeypatch.setattr(fusion, "_pass_block", lambda size, threads: sizes.append((size, threads)) or real(size, threads))
+    values = np.random.default_rng(n).standard_normal(n) * 300
+    values[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    x = sx.asarray(values, copy=True)
+
+    def program(x):
+        y = sx.exp(x) * 0.5 - sx.sin(x)
+        return sx.where(y > 0, sx.sqrt(y), y / 3.0)
+
+    with warnings.catch_warnings(record=True) as fused_warnings:
+        warnings.simplefilter("always")
+        fused = program(x)
+        assert pending(fused)
+        sx.eval(fused)
+    with sx.fusion(False), warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = program(x)
+    same(fused, expected)
+    assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
+    threads = 2 if n >= fusion.THREADED_MIN_ELEMENTS else 1
+    assert sizes == [(n, threads)]
+    block = real(n, threads)
+    assert block == (fusion.BLOCK_ELEMENTS if threads == 1 else
+                     max(fusion.BLOCK_ELEMENTS, -(-n // 2)) if n <= 8 * fusion.BLOCK_ELEMENTS else
+                     2 * fusion.BLOCK_ELEMENTS)
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",
                                    "complex64", "complex128"])
 def test_where_selects_the_same_bits_as_op_by_op(dtype):
