@@ -272,9 +272,11 @@ def record(prim, args, params):
     if signature is False:
         return None
     shape, dtype, size = signature
+    if ints and not _scalars_fit(args):
+        return None  # (the signature knows a Python int's type, not its value: op by op raises at this line)
     if dev is not None:
         return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
-    if size < DEFER_MIN_ELEMENTS or (ints and not _scalars_fit(args)):
+    if size < DEFER_MIN_ELEMENTS:
         return None
     errors = _error_state()
     if errors is None:

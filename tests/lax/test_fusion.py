@@ -6,6 +6,7 @@ tests/lax/test_fusion_fuzz.py draws random programs for the same comparison.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -77,6 +78,25 @@ def test_errors_raise_at_the_line_that_made_them():
         u8 + 300
     with pytest.raises(TypeError):
         sx.bitwise_and(x, x)
+
+
+@pytest.mark.parametrize("where", ["host", "device"])
+def test_a_python_int_out_of_range_raises_at_its_line_after_one_that_fits(where):
+    """The cached signature of `uint8 ^ int` knows the int's type, not its value: after `u8 ^ 1` recorded,
+    `u8 ^ -1` must still raise OverflowError at its line, as op by op (on a device it was recorded, and the
+    error came at the pass, from whichever array forced it; found by the fuzzer at STRIDEX_FUZZ_SEED=13000)."""
+    if where == "device":
+        pytest.importorskip("jax")
+    dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1") if where == "device" else None
+    with sx.default_device(dev) if dev else contextlib.nullcontext():
+        u8 = sx.asarray(np.arange(N, dtype=np.uint8) % 200, copy=True)
+        fits = sx.bitwise_xor(u8, 1)
+        assert pending(fits)
+        with pytest.raises(OverflowError, match="-1"):
+            sx.bitwise_xor(u8, -1)
+        other = u8 * 2  # (recorded beside them: computable)
+    same(fits, np.asarray(u8) ^ 1)
+    same(other, np.asarray(u8) * np.uint8(2))
 
 
 def test_pending_work_sees_its_inputs_as_they_were():
