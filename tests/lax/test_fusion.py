@@ -663,6 +663,45 @@ def test_where_selects_the_same_bits_as_op_by_op(dtype):
         finally:
             fusion.THREADED_MIN_ELEMENTS = old
 
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_a_division_by_a_power_of_two_is_the_same_bits_as_op_by_op(dtype):
+    """A pass multiplies by the reciprocal of a power-of-two divisor (`_exact_reciprocal`): the same bits as
+    the division, at the ends of the dtype's range (subnormal and overflowing results), for NaN payloads,
+    -0.0 and ±inf; divisors whose reciprocal is not a normal number (or not exact) stay divisions."""
+    dt = np.dtype(dtype)
+    info = np.finfo(dt)
+    rng = np.random.default_rng(5)
+    n = 3 * fusion.BLOCK_ELEMENTS + 7  # several blocks and a short one (a threaded pass)
+    bits = rng.integers(0, 1 << (8 * dt.itemsize), size=n, dtype=np.uint64).astype(f"u{dt.itemsize}")
+    x_np = bits.view(dt).copy()  # every bit pattern: NaNs with payloads, subnormals, the largest numbers
+    x_np[:8] = [np.nan, -0.0, 0.0, np.inf, -np.inf, info.smallest_subnormal, info.max, -info.tiny]
+    x = sx.asarray(x_np, copy=True)
+    lowest, highest = int(info.minexp), int(info.maxexp) - 1
+    divisors = [2.0, -2.0, 4, -0.5, 2.0 ** lowest, 2.0 ** -lowest, 2.0 ** (highest - 1),  # multiplied
+                2.0 ** highest, 2.0 ** (lowest - 1), 3.0, 0.75]  # divided (a subnormal or inexact reciprocal)
+    reduced = [v for v in divisors if fusion._exact_reciprocal(v, dt) is not None]
+    assert reduced == divisors[:7]  # (the test covers both kinds)
+    for v in divisors:
+        with np.errstate(all="ignore"):
+            fused = (x / v) + 0.0  # (the division a step of a pass, not its last one)
+            assert pending(fused)
+            with sx.fusion(False):
+                expected = (x / v) + 0.0
+        same(fused, expected)
+
+    class Spy:
+        reduced: list = []
+
+    original = fusion._exact_reciprocal
+    try:
+        fusion._exact_reciprocal = lambda v, d: Spy.reduced.append(v) or original(v, d)
+        sx.eval(x / 2.0)
+    finally:
+        fusion._exact_reciprocal = original
+    assert Spy.reduced == [2.0]  # (the pass asked for the divisor, so the reduction is what ran above)
+
+
 def test_threads_recording_and_copying_pending_device_arrays_never_deadlock():
     """Recording on a device and reading a pending device array's buffer (a copy to the host) take the device
     lock and the fusion lock in one order: the other order hung the full suite (test_threads)."""
