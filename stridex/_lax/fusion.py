@@ -1094,30 +1094,39 @@ _DEVICE_PASSES: dict = {}
 
 
 def _record_on_device(prim, args, params, dev, shape, dtype):
-    # The hot path of eager work on a device (one call per operation, a few microseconds: kept flat).
+    # The hot path of eager work on a device (one call per operation, some 1.5 us: kept flat, `_device_step`
+    # inline).
     if prim.lower is None:
         return None
     with _device.OWNERS, LOCK:  # (in this order: see LOCK)
-        # The usual case inline (every pending operand a whole member of one live group of this shape; a group
-        # stays live while a member's storage is pending); any other goes through `_joined_group`.
+        # The usual case in one walk: every pending operand a whole member of one live group of this shape (a
+        # group stays live while a member's storage is pending), whose sources are then known; any other case
+        # goes through `_joined_group`, and the sources are found once it has run what it had to.
         group = None
         n_leaves = 0
+        sources: list | None = []
         for a in args:
-            if type(a) is Array:
-                st = a._storage
-                if type(st) is not PendingDeviceStorage:
-                    n_leaves += 1
-                    continue
-                g = st.buf[0]
-                if a._view is not g.view or g.shape != shape or (group is not None and g is not group):
-                    group = _joined_group(args, shape, PendingDeviceStorage, _member_of_device_group, _merge_device)
-                    # (the operands it ran are leaves now)
-                    n_leaves = sum(1 for b in args if type(b) is Array and type(b._storage) is not PendingDeviceStorage)
-                    break
-                group = g
+            if type(a) is not Array:
+                sources.append((2, a))
+                continue
+            st = a._storage
+            if type(st) is not PendingDeviceStorage:
+                n_leaves += 1
+                sources.append(None)  # (a leaf read: below, once the group is known)
+                continue
+            g, j = st.buf
+            if a._view is not g.view or g.shape != shape or (group is not None and g is not group):
+                group = _joined_group(args, shape, PendingDeviceStorage, _member_of_device_group, _merge_device)
+                # (the operands it ran are leaves now)
+                n_leaves = sum(1 for b in args if type(b) is Array and type(b._storage) is not PendingDeviceStorage)
+                sources = None
+                break
+            group = g
+            sources.append((1, j))
         if group is not None and (len(group.plan) + 1 >= MAX_RECORDS or len(group.buffers) + n_leaves > MAX_LEAVES):
             run_group(group)
             group = None  # (its members among the operands are computed now: leaves, read below)
+            sources = None
         if group is None:
             # No pending operand: the record joins the open group of its device and shape, if there is one with
             # room (independent subexpressions, `S / K` and `r * T`, would otherwise start groups that a later
@@ -1130,27 +1139,41 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
                 if len(_OPEN_DEVICE_GROUPS) >= 64:
                     _OPEN_DEVICE_GROUPS.clear()
                 _OPEN_DEVICE_GROUPS[(dev, shape)] = weakref.ref(group)
-        sources = []
-        for a in args:
-            if type(a) is not Array:
-                sources.append((2, a))
-                continue
-            st = a._storage
-            if type(st) is PendingDeviceStorage:
-                sources.append((1, st.buf[1]))
-                continue
-            st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
-            sources.append((0, _device_read(group, st.owner, a._view, a._dtype)))
+        if sources is None or n_leaves:
+            sources = []
+            for a in args:
+                if type(a) is not Array:
+                    sources.append((2, a))
+                    continue
+                st = a._storage
+                if type(st) is PendingDeviceStorage:
+                    sources.append((1, st.buf[1]))
+                    continue
+                st.readonly = True  # (never donated from now on: the buffer read here stays valid; before taking it)
+                sources.append((0, _device_read(group, st.owner, a._view, a._dtype)))
+        # the step, and its parts of the key (as `_device_step`)
         plan = group.plan
         storage = PendingDeviceStorage()
         storage.buf = (group, len(plan))  # (see PendingDeviceStorage)
-        _device_step(group, prim, params, tuple(sources), dtype)
+        sources = tuple(sources)
+        plan.append((prim, params, sources, dtype))
+        key = group.key
+        key.append(prim)
+        key.append(_device._params_key(params) if params else ())
+        for kind, v in sources:
+            key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+        key.append(dtype.name)
         storage.device = dev
         storage.readonly = False
         view = storage.jax_view = group.view
         storage.jax_alias = storage.jax_copy = storage.readers = None
         group.members.append(weakref.ref(storage))
-        return Array._make(storage, view, dtype)
+        out = Array()  # (Array._make, inline)
+        out._storage = storage
+        out._view = view
+        out._dtype = dtype
+        out._np = None
+        return out
 
 
 def _run_device_group(group: DeviceGroup) -> None:
