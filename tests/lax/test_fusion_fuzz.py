@@ -18,9 +18,10 @@ tests/lax/test_fusion_fuzz.py`. Such runs fail a few device programs on differen
 jit (the fused values are `sx.jit`'s, bit for bit), beyond the tolerance the device comparison allows for
 rounding: at seed offset 5000, seeds 66 (`log(exp(y))` simplified to `y`) and 56 (a subnormal read across an
 executable's boundary); at 7000, seed 9 (a float16 chain of divisions rearranged by XLA's algebraic simplifier).
-At 13000 (scale 40, 480 device programs) 11 fail: in 8 the fused values of the shortest failing prefix are
-`sx.jit`'s bit for bit, in seed 187 a float32 rounding difference reaches a float64 value, and seeds 82 and 137
-(programs with writes and forced values, which a jit replay does not reproduce) are not yet explained.
+At 13000 (scale 40, 480 device programs) 6 fail: in 5 (seeds 40, 129, 140, 174, 237) the fused values of the
+shortest failing prefix are `sx.jit`'s bit for bit, and in seed 187 a float32 rounding difference reaches a
+float64 value. (Before passes were compiled to round half-precision values at every record, 5 more failed:
+seeds 82 and 137, where a `remainder` magnified the difference, and 146, 150 and 152.)
 docs/fusion.md, The value rule; tests/lax/test_fusion.py, `test_on_a_device_fused_values_beyond_rounding_are_jits`.
 """
 
