@@ -654,7 +654,8 @@ def _scan_flat(f, init: list, xs: list, length: int, reverse: bool, unroll, what
         c, y = f(list(inputs[:nk]), list(inputs[nk:]))
         return _fit_weak(list(c), carry_avals), list(y)
 
-    trace, inputs, leaves, _, out_vars = trace_function(parent, what, body, carry_avals + x_avals)
+    trace, inputs, leaves, _, out_vars = trace_function(parent, what, body, carry_avals + x_avals,
+                                                        operands=[*init, *(xs or ())])
     _check_types(what, names or [f"[{j}]" for j in range(nk)], carry_avals,
                  [value_aval(v) for v in leaves[:nk]], "the input carry", "the output carry")
     written, kept = trace.written(), trace.read_only()
@@ -695,14 +696,15 @@ def _while_flat(cond_fn, body_fn, init: list, what: str, names=None, cond_what=N
     avals = [_carry_aval(c) for c in init]
     nk = len(init)
     trace, inputs, leaves, _, out_vars = trace_function(parent, what, lambda *c: _fit_weak(list(body_fn(list(c))),
-                                                                                           avals), avals)
+                                                                                           avals), avals,
+                                                        operands=init)
     _check_types(what, names or [f"[{j}]" for j in range(nk)], avals, [value_aval(v) for v in leaves],
                  "the input carry", "the output carry")
     written, kept = trace.written(), trace.read_only()
     # the bases the body writes are carry, after the user's; the cond_fun reads them there too
     presets = [(e.key, e.outer, e.inner._buffer.aval, e.inner._buffer.view) for e in written]
     ctrace, cinputs, cleaves, _, cvars = trace_function(parent, cond_what or what, lambda *c: cond_fn(list(c)),
-                                                        avals, presets=presets)
+                                                        avals, presets=presets, operands=init)
     if len(cleaves) != 1 or not isinstance(cleaves[0], (Array, bool)) or value_aval(cleaves[0]).shape != () \
             or value_aval(cleaves[0]).dtype is not _dtypes.bool:
         got = _describe(value_aval(cleaves[0])) if len(cleaves) == 1 else f"{len(cleaves)} values"
@@ -735,7 +737,8 @@ def _switch_flat(index, fns, operands: list, what: str, *, names=None, labels=No
     labels = labels or [f"branch {k}" for k in range(len(fns))]
     traced = []
     for k, fn in enumerate(fns):
-        traced.append(trace_function(parent, f"{labels[k]} of {what}", lambda *a, fn=fn: fn(*operands), []))
+        traced.append(trace_function(parent, f"{labels[k]} of {what}", lambda *a, fn=fn: fn(*operands), [],
+                                     operands=operands))
     _, _, leaves0, def0, _ = traced[0]
     for k, (_, _, leaves, treedef, _) in enumerate(traced[1:], 1):
         if treedef != def0:

@@ -89,7 +89,8 @@ def stage(fun, args, parent, what: str) -> Staged:
     def outputs(*inputs):
         return [o if isinstance(o, Array) else ops.full((), o, aval_of(o).dtype) for o in fun(*inputs)]
 
-    traced = trace_function(parent, what, outputs, [_input_aval(a) for a in args], [_input_view(a) for a in args])
+    traced = trace_function(parent, what, outputs, [_input_aval(a) for a in args], [_input_view(a) for a in args],
+                            operands=args)
     written_args = [i for i, t in enumerate(traced.inputs) if t._buffer.version]
     for i in written_args:
         if not isinstance(args[i], Array):

@@ -73,12 +73,25 @@ class SubprogramTrace(JitTrace):
 
     kind = "sub-program"
 
-    def __init__(self, parent, what: str):
+    def __init__(self, parent, what: str, operands=()):
         super().__init__(False, None)
         self.parent = parent  # the trace the primitive is bound to (None: eager)
         self.what = what  # "the body_fun `step` of fori_loop": named in errors
+        self.operands = operands  # the values the primitive passes for the inputs (a loop's initial carry)
         self.closure: dict[int, Closure] = {}  # key -> its entry, in order of first use
         self._inner: dict = {}  # id(outer value) -> (outer value, inner tracer)
+
+    def device_of(self, tracer):
+        """Where the primitive that runs this sub-program runs, and so where a rule's constants must go
+        (`ops.constant(like=...)`: the index arrays of a write through a diagonal view, say): the device of the
+        outside arrays it reads, its operands or its closure (under grad or vmap of device arrays, or eagerly);
+        the host when none lives on a device, as inside jit (where a program runs is decided per call)."""
+        for value in (*self.operands, *(entry.outer for entry in self.closure.values())):
+            if isinstance(value, Array):
+                device = value.device
+                if not device.is_host:
+                    return device
+        return super().device_of(tracer)
 
     # --- errors --------------------------------------------------------------------------------
     def concretization_message(self, tracer, what: str) -> str:
@@ -177,11 +190,12 @@ class Traced(NamedTuple):
     out_vars: list
 
 
-def trace_function(parent, what: str, fn: Callable, in_avals, in_views=None, presets=()) -> Traced:
+def trace_function(parent, what: str, fn: Callable, in_avals, in_views=None, presets=(), operands=()) -> Traced:
     """Run `fn(*inputs)` (one input per aval) in a new `SubprogramTrace` whose parent is `parent`. `presets`
     are (key, outer base, aval, view) of closure inputs made before the others (see `SubprogramTrace.preset`).
+    `operands` are the values the primitive will pass for the inputs, where known (they say where it runs).
     `what` names the function in errors."""
-    trace = SubprogramTrace(parent, what)
+    trace = SubprogramTrace(parent, what, tuple(operands))
     inputs = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
     for key, outer_base, aval, view in presets:
         trace.preset(key, outer_base, aval, view)

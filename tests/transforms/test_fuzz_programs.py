@@ -663,6 +663,63 @@ def test_grad_of_random_writing_loops_agrees_with_the_python_loop(data, shapes):
                                        f"body={body}")
 
 
+def _diagonal_writing_programs():
+    """Four sub-programs (a fori_loop body, a while_loop body, a cond branch, a checkpointed function), each
+    writing through a diagonal view of an array it made: the write-back's index arrays are constants of the
+    sub-program (`ops.constant(like=...)`)."""
+
+    def fori(x):
+        def body(i, c):
+            c = c * 1.0
+            d = sx.linalg.diagonal(c)
+            d[...] = d * 3.0
+            return c
+        return sx.sum(sx.fori_loop(0, 2, body, x) ** 2)
+
+    def while_(x):
+        def body(c):
+            k, m = c
+            m = m * 1.0
+            sx.linalg.diagonal(m)[...] = 0.5
+            return k + 1, m
+        return sx.sum(sx.while_loop(lambda c: c[0] < 2, body, (0, x))[1] * x)
+
+    def cond(x):
+        def branch():
+            y = x * 1.0
+            sx.linalg.diagonal(y)[...] = 2.0
+            return sx.sum(y * x)
+        return sx.cond(sx.sum(x) > 0, branch, lambda: sx.sum(x))
+
+    def checkpointed(x):
+        def f(y):
+            y = y * 1.0
+            sx.linalg.diagonal(y)[...] = 2.0
+            return sx.sum(y * y)
+        return sx.checkpoint(f)(x)
+
+    return {"fori_loop": fori, "while_loop": while_, "cond": cond, "checkpoint": checkpointed}
+
+
+@pytest.mark.parametrize(("name", "transform"),  # (reverse-mode through while_loop raises on every device)
+                         [(n, t) for n in ("fori_loop", "while_loop", "cond", "checkpoint")
+                          for t in ("grad", "vmap", "jit(grad)") if n != "while_loop" or t == "vmap"])
+def test_transformed_sub_programs_writing_through_a_diagonal_view_on_a_device(name, transform):
+    """Found by the tests above with a JAX device as the default device: under grad or vmap of device arrays, a
+    sub-program's constants (the index arrays of a write through a diagonal view) were made on the host (its
+    tracers said the host, as under jit), so the loop, branch or scatter that ran it on the device refused
+    its mixed-device arguments. A sub-program's tracers now say the device of its operands and closure."""
+    program = _diagonal_writing_programs()[name]
+    fn = {"grad": sx.grad(program), "vmap": sx.vmap(program), "jit(grad)": sx.jit(sx.grad(program))}[transform]
+    x = np.arange(4.0).reshape(2, 2) + 1.0
+    if transform == "vmap":
+        x = np.stack([x, -2.0 * x])
+    want = np.asarray(fn(sx.asarray(x.copy())))
+    got = fn(sx.asarray(x.copy(), device="cpu:1"))
+    assert got.device == sx.asarray(0.0, device="cpu:1").device
+    np.testing.assert_allclose(np.asarray(got.to_device("cpu")), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("device", [None, "cpu:1"])
 def test_jit_grad_of_a_checkpointed_loop_body_writing_through_a_mask(device):
     """Found by the test above: jit(grad) of a fori_loop whose checkpointed body writes into the differentiated
