@@ -417,8 +417,17 @@ def _member_of_host_group(a: Array, shape: tuple):
 
 def _record(prim, args, params, shape, dtype, errors):
     # The pending inputs of `shape` join this record's group; others (a view of a pending array, another shape)
-    # are run first and read as windows.
-    group = _joined_group(args, shape, PendingStorage, _member_of_host_group, _merge)
+    # are run first and read as windows. The usual case inline (every pending operand a whole member of one
+    # live group of this shape, as `_member_of_host_group` says); any other goes through `_joined_group`.
+    group = None
+    for a in args:
+        if type(a) is Array and type(a._storage) is PendingStorage:
+            rec = a._storage.owner
+            g = rec.group
+            if a._view is not rec.view or rec.shape != shape or g.done or (group is not None and g is not group):
+                group = _joined_group(args, shape, PendingStorage, _member_of_host_group, _merge)
+                break
+            group = g
     leaves = []
     for a in args:
         if type(a) is Array and type(a._storage) is not PendingStorage:
@@ -456,7 +465,12 @@ def _record(prim, args, params, shape, dtype, errors):
     storage.jax_view = storage.jax_alias = storage.jax_copy = None
     storage.readers = None
     rec.storage = weakref.ref(storage)
-    return Array._make(storage, rec.view, dtype)
+    out = Array()  # (Array._make, inline)
+    out._storage = storage
+    out._view = rec.view
+    out._dtype = dtype
+    out._np = None
+    return out
 
 
 def _leaf(group: Group, a: Array, shape: tuple) -> np.ndarray:
