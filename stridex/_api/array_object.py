@@ -21,6 +21,7 @@ from stridex._core.device import HOST, KDL_CPU, OnDevice
 from stridex._core.state import current_trace
 from stridex._lax import device as _device
 from stridex._lax import ops
+from stridex._lax.primitive import NO_PARAMS as _NO_PARAMS
 from stridex._lax.primitive import eager_binary
 
 # --- the table ---------------------------------------------------------------------------------------
@@ -51,7 +52,6 @@ PROPERTIES = ("T", "mT")
 # the namespace functions take as the Python scalar of the same value. Returning NotImplemented for a NumPy
 # scalar would hand `x + np.int64(1)` to NumPy's reflected operator, which converts x and returns an ndarray.
 _OPERANDS = (Array, int, float, complex, np.number, np.bool_)
-_NO_PARAMS: dict = {}
 
 
 def _namespace_function(fname: str):

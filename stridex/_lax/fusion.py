@@ -465,12 +465,7 @@ def _record(prim, args, params, shape, dtype, errors):
     storage.jax_view = storage.jax_alias = storage.jax_copy = None
     storage.readers = None
     rec.storage = weakref.ref(storage)
-    out = Array()  # (Array._make, inline)
-    out._storage = storage
-    out._view = rec.view
-    out._dtype = dtype
-    out._np = None
-    return out
+    return Array._make(storage, rec.view, dtype)
 
 
 def _leaf(group: Group, a: Array, shape: tuple) -> np.ndarray:
@@ -1172,12 +1167,7 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
         view = storage.jax_view = group.view
         storage.jax_alias = storage.jax_copy = storage.readers = None
         group.members.append(weakref.ref(storage))
-        out = Array()  # (Array._make, inline)
-        out._storage = storage
-        out._view = view
-        out._dtype = dtype
-        out._np = None
-        return out
+        return Array._make(storage, view, dtype)
 
 
 def _run_device_group(group: DeviceGroup) -> None:

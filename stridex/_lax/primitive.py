@@ -217,15 +217,13 @@ def _eager_elementwise(prim, args, params):
         if type(a) is Array:
             wa = a._np
             if wa is None or wa.size >= _fusion.DEFER_MIN_ELEMENTS:
-                out = _fusion.record(prim, args, params)  # (recorded, or None: run now)
-                return out if out is not None else _eager_compute(prim, args, params)
+                return _deferred(prim, args, params)
         else:
             wa = _eager_operand(prim, a)
         if type(b) is Array:
             wb = b._np
             if wb is None or wb.size >= _fusion.DEFER_MIN_ELEMENTS:
-                out = _fusion.record(prim, args, params)
-                return out if out is not None else _eager_compute(prim, args, params)
+                return _deferred(prim, args, params)
         else:
             wb = _eager_operand(prim, b)
         out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
@@ -241,19 +239,18 @@ def _eager_elementwise(prim, args, params):
         if type(a) is Array:
             w = a._np
             if w is None or w.size >= _fusion.DEFER_MIN_ELEMENTS:
-                out = _fusion.record(prim, args, params)
-                return out if out is not None else _eager_compute(prim, args, params)
+                return _deferred(prim, args, params)
     return _eager_compute(prim, args, params)
 
 
-_NO_PARAMS: dict = {}  # (shared, never changed)
+NO_PARAMS: dict = {}  # the params of a call without any (shared: never changed)
 
 
 def eager_binary(prim, a: Array, b: Array):
     """`prim.eager(prim, (a, b), {})` for an elementwise `prim` and two Arrays: Array's operators call it (the
     one-element `x + y` is all dispatch: two host windows below the deferral threshold go straight to the
     impl, without the argument tuple the general rule unpacks); a large, pending or device operand goes where
-    the general rule sends it (`_fusion.record`, else `_eager_compute`)."""
+    the general rule sends it (`_deferred`)."""
     wa = a._np
     wb = b._np
     if wa is not None and wb is not None:
@@ -270,9 +267,14 @@ def eager_binary(prim, a: Array, b: Array):
                 result._dtype = FROM_NUMPY[out.dtype]
                 return result
             return _wrap(out, (wa, wb))
-    # (what the general rule does with a large, pending or device operand)
-    out = _fusion.record(prim, (a, b), _NO_PARAMS)
-    return out if out is not None else _eager_compute(prim, (a, b), _NO_PARAMS)
+    return _deferred(prim, (a, b), NO_PARAMS)  # (what the general rule does with a large, pending or device operand)
+
+
+def _deferred(prim, args, params):
+    """`prim` recorded as pending work, or run now where fusion declines (small, on a device, memory foreign
+    code shares, an error to raise at this line)."""
+    out = _fusion.record(prim, args, params)
+    return out if out is not None else _eager_compute(prim, args, params)
 
 
 def _eager_compute_many(prim, args, params):
