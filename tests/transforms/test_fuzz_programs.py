@@ -703,14 +703,16 @@ def _diagonal_writing_programs():
 
 @pytest.mark.parametrize(("name", "transform"),  # (reverse-mode through while_loop raises on every device)
                          [(n, t) for n in ("fori_loop", "while_loop", "cond", "checkpoint")
-                          for t in ("grad", "vmap", "jit(grad)") if n != "while_loop" or t == "vmap"])
+                          for t in ("eager", "jit", "grad", "vmap", "jit(grad)")
+                          if n != "while_loop" or t in ("eager", "jit", "vmap")])
 def test_transformed_sub_programs_writing_through_a_diagonal_view_on_a_device(name, transform):
     """Found by the tests above with a JAX device as the default device: under grad or vmap of device arrays, a
     sub-program's constants (the index arrays of a write through a diagonal view) were made on the host (its
     tracers said the host, as under jit), so the loop, branch or scatter that ran it on the device refused
     its mixed-device arguments. A sub-program's tracers now say the device of its operands and closure."""
     program = _diagonal_writing_programs()[name]
-    fn = {"grad": sx.grad(program), "vmap": sx.vmap(program), "jit(grad)": sx.jit(sx.grad(program))}[transform]
+    fn = {"eager": program, "jit": sx.jit(program), "grad": sx.grad(program), "vmap": sx.vmap(program),
+          "jit(grad)": sx.jit(sx.grad(program))}[transform]
     x = np.arange(4.0).reshape(2, 2) + 1.0
     if transform == "vmap":
         x = np.stack([x, -2.0 * x])
