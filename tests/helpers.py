@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import threading
 
@@ -59,3 +60,29 @@ def run_in_threads(work, args: list, timeout: float = 120.0) -> list:
         for t in threads:
             t.join(timeout)
     return failures
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_isolated(target: str, *args: str, timeout: float = 240.0, env: dict | None = None) -> str:
+    """Run `target` ("package.module:function", called with the string arguments `args`) in a fresh Python
+    process, and fail unless it returns within `timeout` seconds: a hang (a deadlock after a fork, a lock left
+    held by a failed pass) fails the test instead of stalling the suite, and a crash takes only that process
+    down. The process imports this checkout (PYTHONPATH), and sees JAX's 4 CPU devices as the suite does.
+    Returns what it printed."""
+    environment = dict(os.environ if env is None else env)
+    environment["PYTHONPATH"] = os.pathsep.join([ROOT, environment.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    code = ("import importlib, sys; module, _, name = sys.argv[1].partition(':'); "
+            "getattr(importlib.import_module(module), name)(*sys.argv[2:])")
+    command = [sys.executable, "-c", code, target, *args]
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = (exc.stderr or b"").decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        raise AssertionError(f"{target}{list(args)} did not finish in {timeout} s (a hang)\n{out}\n{err}") from None
+    if done.returncode != 0:
+        raise AssertionError(f"{target}{list(args)} exited with {done.returncode}\n{done.stdout}\n{done.stderr}")
+    return done.stdout

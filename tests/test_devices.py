@@ -322,6 +322,52 @@ def test_mixing_devices_is_an_error():
         sx.jit(lambda a, b: a + b)(x, on_dev([1.0, 2.0], OTHER))
 
 
+KINDS = ["adopted", "owned", "pending", "view"]
+
+
+def _operand(place: str, kind: str, n: int = 40_000):
+    """An array of `n` elements on `place` ("cpu" or a device's name): memory adopted from NumPy (on the host
+    borrowed as it is; on a device a JAX array taken over), memory of stridex's own, a pending result (eager
+    fusion: `n` is above its host threshold), or a strided view."""
+    values = np.linspace(-1.0, 1.0, n)
+    if kind == "adopted":
+        return sx.asarray(values) if place == "cpu" else sx.asarray(jax.device_put(values, sx.asarray(
+            values[:1], device=place).device.jax))
+    if kind == "view":
+        return sx.asarray(np.linspace(-1.0, 1.0, 2 * n), copy=True, device=place)[::2]
+    x = sx.asarray(values, copy=True, device=place)
+    return sx.sin(x) * 2.0 if kind == "pending" else x
+
+
+@pytest.mark.parametrize("places", [("cpu", DEV), (DEV, OTHER)], ids=["host-device", "device-device"])
+@pytest.mark.parametrize("second", KINDS)
+@pytest.mark.parametrize("first", KINDS)
+def test_mixing_devices_in_an_elementwise_operation_is_an_error_before_anything_is_recorded(first, second, places):
+    """Each kind of operand on each side, in both orders: the error op by op gives (`device._mixed`), raised
+    before anything is recorded (pending operands stay as they were: nothing forced, nothing joined)."""
+    for a_place, b_place in (places, places[::-1]):
+        a, b = _operand(a_place, first), _operand(b_place, second)
+        condition = a > 0.0  # (on a's device, pending where a is)
+        before = [sx.fusion.pending(x) for x in (a, b)]
+        assert (before[0] is not None) == (first == "pending") and (before[1] is not None) == (second == "pending")
+        messages = []
+        operations = (lambda a, b, c: a + b, lambda a, b, c: sx.where(c, a, b), lambda a, b, c: sx.multiply(b, a))
+        for fused in (True, False):
+            for operation in operations:
+                with sx.fusion(fused), pytest.raises(ValueError, match="different devices") as caught:
+                    operation(a, b, condition)
+                messages.append(str(caught.value))
+                if fused:
+                    assert [sx.fusion.pending(x) for x in (a, b)] == before
+        wanted = [f"({a_place} and {b_place})", f"({a_place} and {b_place})", f"({b_place} and {a_place})"] * 2
+        assert all(w in m for w, m in zip(wanted, messages)), messages
+        assert messages[:3] == messages[3:]  # (fused and op by op: the same error)
+        expected = np.sin(np.linspace(-1.0, 1.0, 40_000)) * 2.0
+        for x, kind in ((a, first), (b, second)):
+            if kind == "pending":
+                np.testing.assert_allclose(np.asarray(x.to_device("cpu")), expected, rtol=1e-13)
+
+
 def test_nothing_crosses_to_the_host():
     with jax.transfer_guard("disallow"):
         with sx.default_device(DEV):

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from stridex._core import processes
 from stridex._core.device import HOST, Device
 from stridex._core.view import View
 
@@ -41,6 +42,13 @@ def aligned_result(out: np.ndarray, np_dtype=None) -> np.ndarray:
     return out.astype(np_dtype, copy=False)
 
 
+def allocate(nbytes: int) -> np.ndarray:
+    """`nbytes` bytes of fresh memory (a uint8 ndarray): where every aligned buffer comes from (results from
+    ALIGNED_OUTPUT_ELEMENTS elements, a fused pass's results and scratch). The one place a test makes
+    allocation fail (tests/lax/test_fusion_failures.py replaces it, as a MemoryError would come from here)."""
+    return np.empty(nbytes, np.uint8)
+
+
 def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
     """A C-contiguous, uninitialised ndarray whose data pointer is 64-byte aligned."""
     np_dtype = np.dtype(np_dtype)
@@ -48,7 +56,7 @@ def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
     for n in shape:
         count *= n
     nbytes = count * np_dtype.itemsize
-    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    raw = allocate(nbytes + ALIGNMENT)
     start = -address(raw) % ALIGNMENT
     return np.ndarray(shape, np_dtype, raw, start)
 
@@ -88,7 +96,7 @@ class Recycler:
                 del held[i]
                 held.append(raw)  # (most recently used last)
                 return np.ndarray(shape, np_dtype, raw, -address(raw) % ALIGNMENT)
-        raw = np.empty(size, np.uint8)
+        raw = allocate(size)
         held.append(raw)
         total = sum(b.size for b in held)
         while held and (len(held) > self.max_buffers or total > self.max_bytes):
@@ -116,7 +124,8 @@ def is_aligned(a: np.ndarray) -> bool:
     return address_of(a) % ALIGNMENT == 0
 
 
-_COPYING = threading.RLock()  # (see ReadOnlyStorage.writable; re-entrant: `writable` reads the buffer holding it)
+# (see ReadOnlyStorage.writable; re-entrant: `writable` reads the buffer holding it)
+_COPYING = processes.lock("storage.COPYING", threading.RLock())
 
 
 class JaxAlias(NamedTuple):
@@ -371,7 +380,7 @@ BORROWED_WINDOW = BorrowedWindow()
 BORROWED_WINDOW.buf = BORROWED_WINDOW.owner = BORROWED_WINDOW.jax_view = None  # type: ignore[assignment]
 BORROWED_WINDOW.jax_alias = BORROWED_WINDOW.jax_copy = BORROWED_WINDOW.readers = None
 
-_ADOPTING = threading.Lock()  # (see JaxResultNotAdopted.storage_view)
+_ADOPTING = processes.lock("storage.ADOPTING", threading.Lock())  # (see JaxResultNotAdopted.storage_view)
 
 
 class JaxResultNotAdopted(Storage):

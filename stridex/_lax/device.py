@@ -29,6 +29,7 @@ import threading
 
 import numpy as np
 
+from stridex._core import processes
 from stridex._core.array import Array, window
 from stridex._core.array import adopt as adopt_host
 from stridex._core.avals import ShapedArray, aval_of
@@ -37,6 +38,7 @@ from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
+from stridex._lax import jax_bridge
 from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import is_whole, read_view, write_view
@@ -393,7 +395,7 @@ class Executable:
 
 
 _CACHE: dict = {}  # key -> Executable
-_LOCK = threading.Lock()
+_LOCK = processes.lock("device.CACHE", threading.Lock())
 
 
 class _Read:
@@ -429,7 +431,7 @@ def _freeze(value):
     return freeze_or_id(value)
 
 
-OWNERS = threading.RLock()
+OWNERS = processes.lock("device.OWNERS", threading.RLock())
 """Held while a device storage's buffer is taken and handed to JAX, and while a write replaces it.
 
 A write donates the buffer it replaces (`_write`), so a buffer taken by one thread is dead once another
@@ -441,6 +443,8 @@ its target's buffer holding it. Re-entrant: a write's operands are read inside i
 
 def run(prim, args, params):
     """Run primitive `prim` eagerly on the device its array arguments live on (all on one device)."""
+    if jax_bridge.RUNTIME_FORKED:  # (a cached executable would be called without asking JAX for anything first)
+        jax_bridge.check_runtime()
     with OWNERS:
         return _run(prim, args, params)
 

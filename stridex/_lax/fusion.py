@@ -36,12 +36,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from stridex._core import processes
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
+from stridex._core.device import HOST
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Storage, aligned_empty
 from stridex._core.view import View
 from stridex._lax import device as _device
+from stridex._lax import jax_bridge
 from stridex._lax.jax_bridge import LoweringContext, jax, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import read_view
@@ -81,8 +84,9 @@ _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("stridex_fusion"
 # members' storages change kind under it. (The blocks of a pass run on the pool without it.) Work on a device
 # takes `device.OWNERS` first, then LOCK, never the other way: device code holding OWNERS reads a pending
 # storage's buffer, which forces it (a thread recording under LOCK while waiting for OWNERS deadlocked with one
-# copying a pending array to the host: tests/transforms/test_threads.py).
-LOCK = threading.RLock()
+# copying a pending array to the host: tests/transforms/test_threads.py). A fork takes both in that order first
+# (`stridex._core.processes`), so that a child never inherits a pass half run.
+LOCK = processes.lock("fusion.LOCK", threading.RLock())
 
 
 class PendingStorage(Storage):
@@ -150,15 +154,17 @@ class ReadStorage(HostStorage):
 
 
 def run_readers(storage: Storage) -> None:
-    """Run the pending groups that read `storage` (before a write into it), and make it a plain host storage."""
+    """Run the pending groups that read `storage` (before a write into it), and make it a plain host storage.
+    Its readers are forgotten only once they have all run: a pass that fails leaves the rest of them readers, so
+    that the write (which the failure stops) cannot happen before them later either."""
     with LOCK:
         readers = storage.readers
-        storage.readers = None
         if readers:
-            for ref in readers:
+            for ref in list(readers):  # (a pass drops its group from the list)
                 group = ref()
                 if group is not None and not group.done:
                     run_group(group)
+        storage.readers = None
         if type(storage) is ReadStorage:
             storage.__class__ = HostStorage  # type: ignore[assignment]  # (the host kinds share one layout)
 
@@ -226,6 +232,7 @@ def record(prim, args, params):
         return None
     large = False
     dev = None
+    host = False
     ints = False
     key = [prim]
     for a in args:  # (one walk: where the operands live, and the signature's key)
@@ -235,21 +242,30 @@ def record(prim, args, params):
             w = a._np
             if w is not None:
                 if dev is not None:
-                    return None
+                    raise _device._mixed(prim, dev, HOST)
+                host = True
                 shape = w.shape
                 if w.size >= DEFER_MIN_ELEMENTS:
                     large = True
             else:
                 shape = a._view.shape if a._view is not None else a.shape
                 if not st.is_host:
-                    if st.sharded or (dev is not None and st.device is not dev):
-                        return None  # (several devices: the op-by-op path raises; a mesh: op by op)
-                    dev = st.device
+                    d = st.device
+                    if dev is None:
+                        if host:
+                            raise _device._mixed(prim, HOST, d)
+                        if st.sharded:
+                            return None  # (a mesh: op by op)
+                        dev = d
+                    elif d is not dev and d != dev:
+                        raise _device._mixed(prim, dev, d)
                     large = True
                 elif dev is not None:
-                    return None
-                elif type(st) is PendingStorage or prod(shape) >= DEFER_MIN_ELEMENTS:
-                    large = True
+                    raise _device._mixed(prim, dev, HOST)
+                else:
+                    host = True
+                    if type(st) is PendingStorage or prod(shape) >= DEFER_MIN_ELEMENTS:
+                        large = True
             key.append(a._dtype)
             key.append(shape)
         elif t in _PY_SCALARS:
@@ -458,13 +474,13 @@ def _record(prim, args, params, shape, dtype, errors):
         else:
             inputs.append(_leaf(group, a, shape))
     rec = Record(prim, params, tuple(inputs), shape, dtype.np, group)
-    group.members.append(weakref.ref(rec))
     storage = PendingStorage()
     storage.buf = None  # (not computed yet)
     storage.owner = rec
     storage.jax_view = storage.jax_alias = storage.jax_copy = None
     storage.readers = None
     rec.storage = weakref.ref(storage)
+    group.members.append(weakref.ref(rec))  # (last: a member of a group is whole, whatever interrupts this)
     return Array._make(storage, rec.view, dtype)
 
 
@@ -520,7 +536,8 @@ def _merge(group: Group, other: Group) -> None:
 
 
 def force(storage) -> None:
-    """Compute a pending storage (with every live record of its group, in one pass)."""
+    """Compute a pending storage (with every live record of its group, in one pass). A pass that fails leaves it
+    pending (`run_group`): this raises the pass's error, and a later call runs it again."""
     if type(storage) is PendingDeviceStorage:
         with _device.OWNERS, LOCK:  # (in this order: see LOCK)
             if type(storage) is PendingDeviceStorage:  # (unless another thread ran it meanwhile)
@@ -551,13 +568,69 @@ def evaluate(*arrays) -> None:
 
 
 def run_group(group: Group) -> None:
-    """Run every live record of `group` in one pass (holding LOCK)."""
+    """Run every live record of `group` in one pass (holding LOCK).
+
+    A pass is atomic per array. Nothing is changed until every result is complete: the pass's buffers are taken
+    and filled first, so that a failure there (MemoryError, KeyboardInterrupt, a kernel's exception, a thread of
+    the pool dying) leaves every record and its group as they were, pending and runnable again, and the error
+    goes to the caller as it came. Then each record gets its result (`rec.result`), and then each pending
+    storage becomes a host storage over its record's result (`_commit`): a record with a result is computed, so
+    whatever interrupts the commit, a later force of one of its storages finishes it instead of computing again.
+    Inputs are only ever read."""
     if group.done:
         return
     if type(group) is DeviceGroup:
         _run_device_group(group)
         return
-    members = [rec for ref in group.members if (rec := ref()) is not None and rec.result is None]
+    count = len(group.members)
+    live = [rec for ref in group.members if (rec := ref()) is not None]
+    # The records to compute: those whose arrays are alive (outputs), and the records they read, walked back in
+    # reverse record order (no recursion); a record with a result is read as memory.
+    outputs = {}
+    needed = set()
+    for rec in reversed(live):
+        if rec.result is not None:
+            continue
+        st = rec.storage()
+        if st is not None and type(st) is PendingStorage:
+            outputs[id(rec)] = st
+            needed.add(id(rec))
+        if id(rec) in needed:
+            for x in rec.inputs:
+                if type(x) is Record and x.result is None:
+                    needed.add(id(x))
+    steps = [rec for rec in live if id(rec) in needed]
+    if steps:
+        shape = steps[-1].shape
+        results = {}
+        for rec in steps:
+            if id(rec) in outputs:
+                results[id(rec)] = _RESULTS.take(shape, rec.dtype)
+        execute(steps, results, shape, group.errors)
+        for rec in steps:
+            out = results.get(id(rec))
+            if out is not None:
+                rec.result = out
+    _commit(group, live, count)
+
+
+def _commit(group: Group, live: list, count: int) -> None:
+    """Make the pending storage of each record of `live` that has a result a host storage over it, then close
+    `group`: it reads its inputs no more. Any step may be interrupted: what is left is still a consistent state
+    (a pending storage whose record has a result, which `run_group` commits again; a closed group)."""
+    for rec in live:
+        out = rec.result
+        if out is not None:
+            st = rec.storage()
+            if st is not None and type(st) is PendingStorage:
+                st.buf = out.reshape(-1)
+                st.__class__ = ReadStorage if st.readers else HostStorage  # type: ignore[assignment]  # (one layout)
+                st.owner = None  # (after the class: a pending storage's owner is its record)
+    if len(group.members) != count:
+        # Records joined the group during its pass (code run by a warning it raised): they are pending, the group
+        # stays open for them (and keeps reading its inputs).
+        del group.members[:count]
+        return
     storages = group.storages
     group.done = True
     group.members = []
@@ -567,43 +640,8 @@ def run_group(group: Group) -> None:
         readers = st.readers
         if readers is not None:
             readers[:] = [r for r in readers if (g := r()) is not None and not g.done]
-    if not members:
-        return
-    # The records to compute: those whose arrays are alive (outputs), and the records they read, walked back
-    # in reverse record order (no recursion).
-    outputs = {}
-    needed = set()
-    for rec in reversed(members):
-        st = rec.storage()
-        if st is not None and type(st) in _PENDING:
-            outputs[id(rec)] = st
-            needed.add(id(rec))
-        if id(rec) in needed:
-            for x in rec.inputs:
-                if type(x) is Record:
-                    needed.add(id(x))
-    steps = [rec for rec in members if id(rec) in needed]
-    shape = steps[-1].shape
-    results = {}
-    for rec in steps:
-        if id(rec) in outputs:
-            results[id(rec)] = _RESULTS.take(shape, rec.dtype)
-    try:
-        execute(steps, results, shape, group.errors)
-    except BaseException:
-        # (an impl raised: the group stays pending, and every request for its values raises again)
-        group.done = False
-        group.members = [weakref.ref(rec) for rec in members]
-        raise
-    for rec in steps:
-        out = results.get(id(rec))
-        if out is not None:
-            st = outputs[id(rec)]
-            rec.result = out
-            st.buf = out.reshape(-1)
-            st.owner = None
-            st.__class__ = ReadStorage if st.readers else HostStorage
-        rec.inputs = ()
+    for rec in live:
+        rec.inputs = ()  # (the windows it read may go)
 
 
 # --- the host executor -------------------------------------------------------------------------------------
@@ -616,12 +654,13 @@ _POOL: ThreadPoolExecutor | None = None
 _THREADS = max(1, min(os.cpu_count() or 1, 8))
 
 
-_POOL_LOCK = threading.Lock()
+_POOL_LOCK = processes.lock("fusion.POOL", threading.Lock())
 
 
 def _pool() -> ThreadPoolExecutor:
     """The pool that runs a large pass's blocks beside the calling thread (made on first use: `import stridex`
-    does not pay for concurrent.futures, some 10 ms)."""
+    does not pay for concurrent.futures, some 10 ms; and in a forked child, whose copy of the parent's pool has
+    no threads, on its first threaded pass: `_forget_the_parents_threads`)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
@@ -629,6 +668,17 @@ def _pool() -> ThreadPoolExecutor:
 
             _POOL = ThreadPoolExecutor(max_workers=_THREADS - 1, thread_name_prefix="stridex-fusion")
         return _POOL
+
+
+@processes.in_child
+def _forget_the_parents_threads() -> None:
+    """In a forked child: the pool's threads, and the scratch memory kept per thread, were the parent's (the
+    child has one thread, which starts a pool of its own on its first threaded pass); the recycler's idle
+    results were the parent's too. Pending work is kept: the child computes it from the parent's values."""
+    global _POOL, _SCRATCH
+    _POOL = None
+    _SCRATCH = threading.local()
+    _RESULTS.held = []
 
 
 def block_keys(shape: tuple, block: int) -> list:
@@ -918,21 +968,38 @@ def _pass_block(size: int, threads: int) -> int:
     return max(BLOCK_ELEMENTS, share) if share <= 4 * BLOCK_ELEMENTS else 2 * BLOCK_ELEMENTS
 
 
-def _claimed(blocks: list, counter) -> Iterator:
-    """The blocks this thread claims from `counter` (shared by the pass's threads), one at a time."""
+def _claimed(blocks: list, counter, stop: list) -> Iterator:
+    """The blocks this thread claims from `counter` (shared by the pass's threads), one at a time, until none is
+    left or `stop` is not empty (a thread of the pass failed)."""
     n = len(blocks)
     for i in counter:  # (next() of an itertools.count is atomic: each index goes to one thread)
-        if i >= n:
+        if i >= n or stop:
             return
         yield blocks[i]
 
 
-def _run_when_ready(ready: threading.Event, made: list, blocks: list, counter) -> None:
+def _run_when_ready(ready: threading.Event, made: list, blocks: list, counter, stop: list) -> None:
     """A pool thread's part of a pass: the blocks it claims, once the program is made (none if making it
     failed: the calling thread raises)."""
     ready.wait()
     if made:
-        made[0].run(_claimed(blocks, counter))
+        try:
+            made[0].run(_claimed(blocks, counter, stop))
+        except BaseException:
+            stop.append(True)  # (the pass has failed: the other threads claim no more blocks)
+            raise
+
+
+def _start_helpers(futures: list, count: int, *work) -> None:
+    """Add to `futures` those of `count` pool threads each running `_run_when_ready(*work)`; fewer where no
+    thread can be started (the interpreter shutting down, the system refusing one): the calling thread claims
+    their share."""
+    try:
+        pool = _pool()
+        for _ in range(count):
+            futures.append(pool.submit(_run_when_ready, *work))
+    except RuntimeError:  # ("cannot schedule new futures after interpreter shutdown", "can't start new thread")
+        pass
 
 
 def execute(steps, results, shape, errors: dict) -> None:
@@ -950,20 +1017,32 @@ def execute(steps, results, shape, errors: dict) -> None:
     else:
         # The pool's threads are woken first: a sleeping thread takes some 50-100 us to start on a virtual
         # machine, about the time the program takes to compile (each then claims blocks until none is left).
+        # Whatever interrupts the calling thread, the pool's threads are released (`ready`), stop at their next
+        # block, and are waited for: no thread of a failed pass is left waiting, or writing, behind it.
         counter = itertools.count()
         ready = threading.Event()
         made: list = []
-        futures = [_pool().submit(_run_when_ready, ready, made, blocks, counter) for _ in range(threads - 1)]
+        stop: list = []
+        futures: list = []
+        failed = True
         try:
-            program = _Program(steps, results, capacity, errors)
-            made.append(program)
+            try:
+                _start_helpers(futures, threads - 1, ready, made, blocks, counter, stop)
+                program = _Program(steps, results, capacity, errors)
+                made.append(program)
+            finally:
+                ready.set()
+            program.run(_claimed(blocks, counter, stop))
+            failed = False
         finally:
-            ready.set()
-        try:
-            program.run(_claimed(blocks, counter))
-        finally:
+            if failed:
+                stop.append(True)  # (the caller's error is the one raised)
+                ready.set()
             for f in futures:
-                f.result()
+                if failed:
+                    f.exception()  # (waits for it)
+                else:
+                    f.result()  # (a pool thread's error)
     if program.flagged:
         # NumPy warns once per ufunc call: each flagged step is run again on a block that raised each flag,
         # under the caller's error state, so that NumPy itself warns as the op-by-op call would.
@@ -1106,6 +1185,8 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
     # The hot path of eager work on a device (one call per operation, about a microsecond: kept flat).
     if prim.lower is None:
         return None
+    if jax_bridge.RUNTIME_FORKED:  # (work that could never run: said at its line)
+        jax_bridge.check_runtime()
     with _device.OWNERS, LOCK:  # (in this order: see LOCK)
         # The usual case in one walk: every pending operand a whole member of one live group of this shape (a
         # group stays live while a member's storage is pending), whose sources are then known; any other case
@@ -1171,7 +1252,12 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
 
 
 def _run_device_group(group: DeviceGroup) -> None:
-    """Run `group` on its device as one executable (compiled once per structure and set of live members)."""
+    """Run `group` on its device as one executable (compiled once per structure and set of live members).
+    Atomic per array as a host pass (`run_group`): a failure to compile or to run it changes nothing, and each
+    member's storage then becomes a device storage over its result, in an order that leaves a storage whose
+    change is interrupted pending (run again by a later force)."""
+    if jax_bridge.RUNTIME_FORKED:
+        jax_bridge.check_runtime()
     outputs = []
     storages = []
     for i, ref in enumerate(group.members):
@@ -1193,9 +1279,9 @@ def _run_device_group(group: DeviceGroup) -> None:
         if fast is not None and fast is not compiled:
             _DEVICE_PASSES[structure] = fast
         for st, buffer in zip(storages, results):
-            st.buf = None  # type: ignore[assignment]  # (a device storage has no host buffer)
             _OWNER_SLOT.__set__(st, buffer)
             st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
+            st.buf = None  # type: ignore[assignment]  # (no host buffer; a pending one's buf is its group)
     group.done = True
     group.members = []
     group.plan = []

@@ -1,5 +1,8 @@
 """What lowering rules share: lazy access to JAX, 64-bit mode, and the context a rule receives.
 
+`jax()`, `lax()` and `jnp()` are stridex's one way to JAX: in a process forked after JAX's runtime had started
+they raise (`check_runtime`) where JAX would wait forever for threads the fork left behind.
+
 A primitive's `lower(ctx, *args, **params)` receives JAX values (or Python scalars for weak inputs) and
 returns JAX values; `ctx.avals_in` / `ctx.avals_out` give the stridex abstract values so a rule can
 convert to the exact result dtype itself (lax does not promote). JAX is imported on first use only.
@@ -9,10 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
+from stridex._core import processes
 
 
 class LoweringContext:
@@ -28,19 +33,61 @@ class LoweringContext:
         return aval
 
 
+# Whether this process was forked after JAX's runtime (its backends: client threads, device buffers) had started
+# in the parent. JAX does not survive a fork: the child has none of the runtime's threads, so a computation is
+# dispatched and never completes, and reading its result waits forever (JAX only warns at the fork). Set in the
+# child by `_note_fork`; inherited by its own children.
+RUNTIME_FORKED = False
+
+
+def _runtime_started() -> bool:
+    """Whether JAX's backends are initialised in this process (read without JAX's lock, which a thread of the
+    parent may have held at the fork); unknown (a JAX whose internals moved) counts as started."""
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    if bridge is None:
+        return False
+    backends = getattr(bridge, "_backends", None)
+    return True if backends is None else bool(backends)
+
+
+@processes.in_child
+def _note_fork() -> None:
+    global RUNTIME_FORKED
+    RUNTIME_FORKED = RUNTIME_FORKED or _runtime_started()
+
+
+def check_runtime() -> None:
+    """Raise RuntimeError when JAX cannot run in this process (forked after its runtime started): what device
+    work and every way into JAX call first, where JAX would hang."""
+    if RUNTIME_FORKED:
+        raise RuntimeError(
+            "JAX's runtime had started in the parent of this process before it was forked (os.fork, or "
+            "multiprocessing's 'fork' start method, the default on Linux before Python 3.14), and JAX does not "
+            "survive a fork: its threads are not in this process, and JAX work here would wait for them forever. "
+            "Host arrays, eager NumPy work and eager fusion on the host work here; for device arrays, jit or "
+            "anything else that runs JAX, start the process with multiprocessing's 'spawn' or 'forkserver' "
+            "method, or start JAX only after the fork")
+
+
 def jax():
+    if RUNTIME_FORKED:
+        check_runtime()
     import jax as _jax
 
     return _jax
 
 
 def lax():
+    if RUNTIME_FORKED:
+        check_runtime()
     from jax import lax as _lax
 
     return _lax
 
 
 def jnp():
+    if RUNTIME_FORKED:
+        check_runtime()
     import jax.numpy as _jnp
 
     return _jnp

@@ -34,6 +34,7 @@ from functools import partial
 
 import numpy as np
 
+from stridex._core import processes
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.view import View
@@ -127,7 +128,7 @@ class Arguments:
 _FUNCTIONS: dict = {}
 _AVALS: dict = {}
 _COMPILED: dict = {}
-_LOCK = threading.Lock()
+_LOCK = processes.lock("random.CACHE", threading.Lock())
 
 
 def _base(mode: str, name: str, static: Arguments, names: tuple):

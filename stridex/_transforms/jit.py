@@ -13,12 +13,14 @@ import functools
 import operator
 import threading
 import warnings
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
+from stridex._core import processes
 from stridex._core import tree as _tree
 from stridex._core.array import Array, Device, window
 from stridex._core.avals import ShapedArray, aval_of
@@ -26,6 +28,7 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
+from stridex._lax import jax_bridge
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
@@ -38,6 +41,19 @@ from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 
 CACHE_SIZE = 256
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every Jitted (for `_forget_after_fork`)
+
+
+@processes.in_child
+def _forget_after_fork() -> None:
+    """In a forked child: a lock of a jitted function may have been held by a thread of the parent (tracing), and
+    where JAX's runtime had started before the fork, a memo would call an executable of that runtime, which never
+    completes here: every call goes through `_dispatch`, which raises (`jax_bridge.check_runtime`)."""
+    for jitted in list(_LIVE):
+        jitted._lock = threading.RLock()
+        if jax_bridge.RUNTIME_FORKED:
+            jitted._memos = ()
+            jitted.__call__ = jitted._dispatcher
 _SCALARS = (bool, int, float, complex)
 
 
@@ -176,6 +192,7 @@ class Jitted(Generic[P, R]):
         self._memos = ()
         self._recent_windows: list[Any] = []  # (weak references: see `memo.comes_again`)
         self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
+        _LIVE.add(self)
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
@@ -336,6 +353,8 @@ class Jitted(Generic[P, R]):
     # --- calling --------------------------------------------------------------------------------
     def _dispatch(self, *args, **kwargs):
         """The general call: the fast cache for plain array arguments, else the signature and the cache."""
+        if jax_bridge.RUNTIME_FORKED:  # (a compiled program of the parent's JAX runtime would never complete)
+            jax_bridge.check_runtime()
         if current_trace() is not None:
             return self._fun(*args, **kwargs)  # inside another trace: inline into it
         fast_key = None

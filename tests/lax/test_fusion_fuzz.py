@@ -161,23 +161,27 @@ def draw_program(seed: int, n_steps: int):
 DROPPED = "dropped pending, "  # (the prefix of the outcome of a step that dropped a pending array unread)
 
 
-def run_program(input_specs, steps):
-    """Run the program; returns (pool values, forced values, outcomes of each step, warnings, and whether a
-    pending array was dropped unread)."""
+def run_program(input_specs, steps, snapshot_at: int | None = None):
+    """Run the program; returns (pool values, forced values, outcomes of each step, warnings, whether a
+    pending array was dropped unread, and the pool's values before and after step `snapshot_at`)."""
     pool = []
     for dtype, shape, seed in input_specs:
         pool.append(make_input(np.random.default_rng(seed), dtype, shape))
-    forced, outcomes = [], []
+    forced, outcomes, snapshots = [], [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for step in steps:
+        for i, step in enumerate(steps):
+            if i == snapshot_at:
+                snapshots.append([_bits(x) for x in pool])
             try:
                 outcomes.append(_step(pool, forced, step))
             except Exception as e:  # noqa: BLE001  (both runs must raise the same error at the same step)
                 outcomes.append(type(e).__name__)
+            if i == snapshot_at:
+                snapshots.append([_bits(x) for x in pool])
         final = [_bits(x) for x in pool]
     messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
-    return final, forced, outcomes, messages, any(o.startswith(DROPPED) for o in outcomes)
+    return final, forced, outcomes, messages, any(o.startswith(DROPPED) for o in outcomes), snapshots
 
 
 def _bits(x):
@@ -333,3 +337,121 @@ def test_fused_equals_op_by_op(seed, setting):
     assert got[1] == expected[1], "forced values differ"
     for k, (g, e) in enumerate(zip(got[0], expected[0])):
         assert g == e, f"pool entry {k} differs"
+
+
+# --- failure injection: a pass fails at a random step ------------------------------------------------------
+# The program runs fused with a failure armed over one random step and then over forcing the whole pool: a
+# MemoryError at the n-th allocation of a pass (`storage.allocate`, through which every buffer of a pass comes),
+# or a KeyboardInterrupt at the n-th line run in fusion.py (tests/lax/fusion_faults.py). Where it fires, every
+# array of the pool must be computed, with the op-by-op values of that point of the program, or still pending;
+# forcing them all then gives those values, the failed step runs again, and the rest of the program must end as
+# the op-by-op run does. The programs run in a process of their own, with a timeout (a lock left held hangs).
+
+
+def run_failing(input_specs, steps, at: int, fault, snapshots):
+    """Run the program fused, `fault` armed over step `at` and then over forcing the pool (see above); returns
+    what `run_program` returns (the warnings as a set: forcing early moves them) and whether the fault fired."""
+    from tests.lax.fusion_faults import INJECTED, fresh_memory
+
+    pool = []
+    for dtype, shape, seed in input_specs:
+        pool.append(make_input(np.random.default_rng(seed), dtype, shape))
+    forced, outcomes = [], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i, step in enumerate(steps):
+            if i != at:
+                try:
+                    outcomes.append(_step(pool, forced, step))
+                except Exception as e:  # noqa: BLE001
+                    outcomes.append(type(e).__name__)
+                continue
+            fresh_memory()
+            outcome, failed_in_step = None, False
+            with fault.armed():
+                try:
+                    outcome = _step(pool, forced, step)
+                except INJECTED:
+                    if not fault.fired:
+                        raise
+                    failed_in_step = True
+                except Exception as e:  # noqa: BLE001  (the step's own error: op by op raised it too)
+                    outcome = type(e).__name__
+                if not failed_in_step:
+                    try:
+                        sx.eval(*pool)
+                    except INJECTED:
+                        if not fault.fired:
+                            raise
+            if fault.fired:
+                values = snapshots[0] if failed_in_step else snapshots[1]
+                assert len(pool) == len(values), "a failed step changed the pool"
+                for k, (x, want) in enumerate(zip(pool, values)):
+                    # (read through a copy: handing an input's memory out would run the work pending on it)
+                    assert sx.fusion.pending(x) is not None or _bits(sx.asarray(x, copy=True)) == want, \
+                        f"pool entry {k} computed wrong after the failure"
+                sx.eval(*pool)
+                for k, (x, want) in enumerate(zip(pool, values)):
+                    assert _bits(sx.asarray(x, copy=True)) == want, f"pool entry {k} wrong once forced"
+                if failed_in_step:
+                    try:
+                        outcome = _step(pool, forced, step)
+                    except Exception as e:  # noqa: BLE001
+                        outcome = type(e).__name__
+            outcomes.append(outcome)
+        final = [_bits(x) for x in pool]
+    messages = {f"{w.category.__name__}: {w.message}" for w in caught}
+    return (final, forced, outcomes, messages, True), fault.fired
+
+
+def failure_programs(kind: str, count: str) -> None:
+    """`count` programs per host setting (and on a device, for `line`), each with a failure of `kind`
+    ("allocation" or "line") armed at a random step; prints how many fired."""
+    from tests.lax.fusion_faults import AllocationFault, LineFault
+
+    fired = runs = 0
+    places = [(setting, None) for setting in SETTINGS]
+    if kind == "line":
+        places += [((fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS, *limits), DEV)
+                   for limits in DEVICE_LIMITS]
+    for seed in range(int(count)):
+        for setting, dev in places:
+            program_seed = (seed + SEED) * 7919 + 53 + places.index((setting, dev))
+            input_specs, steps = draw_program(program_seed, STEPS if dev is None else STEPS * 2 // 3)
+            rng = np.random.default_rng(program_seed)
+            at = int(rng.integers(0, len(steps)))
+            fault = AllocationFault(int(rng.integers(0, 3))) if kind == "allocation" else \
+                LineFault(int(rng.integers(0, 800)))
+            where = f"program {program_seed}, setting {setting}, device {dev}, step {at}: {steps[at]}"
+            with sx.default_device(dev) if dev else contextlib.nullcontext():
+                with sx.fusion(False):
+                    expected = run_program(input_specs, steps, snapshot_at=at)
+                with thresholds(*setting), sx.fusion(True):
+                    try:
+                        got, fault_fired = run_failing(input_specs, steps, at, fault, expected[5])
+                    except AssertionError as e:
+                        raise AssertionError(f"{where}: {e}") from e
+            runs += 1
+            fired += fault_fired
+            assert [o.removeprefix(DROPPED) for o in got[2]] == [o.removeprefix(DROPPED) for o in expected[2]], \
+                f"{where}: outcomes differ"
+            assert got[3] <= set(expected[3]), f"{where}: floating-point warnings differ"
+            if dev is None:
+                assert got[1] == expected[1], f"{where}: forced values differ"
+                assert got[0] == expected[0], f"{where}: final values differ"
+            else:
+                for k, (g, e) in enumerate(zip(got[1] + got[0], expected[1] + expected[0])):
+                    _close(g, e, f"{where}: value {k}")
+    assert fired >= runs // 4, f"the failure fired in {fired} of {runs} programs only"
+    print(f"{kind}: the failure fired in {fired} of {runs} programs")
+
+
+@pytest.mark.parametrize("kind", ["allocation", "line"])
+def test_a_failure_at_a_random_step_leaves_every_array_right_or_pending(kind):
+    from tests.helpers import run_isolated
+
+    if kind == "line":
+        pytest.importorskip("jax")
+    out = run_isolated("tests.lax.test_fusion_fuzz:failure_programs", kind, str(3 * SCALE),
+                       timeout=300 + 200 * SCALE)
+    print(out)
