@@ -109,6 +109,9 @@ def fork_after_a_pass() -> None:
 
     xs = _values(0)
     x = sx.asarray(xs, copy=True)
+    assert fusion._POOL is None
+    early = _work(sx, x)  # (pending before any pass ran: a child forked now has no pool to forget)
+    assert _in_child(lambda: (_same(early, xs), _same(_work(sx, x), xs))) == 0
     _same(_work(sx, x), xs)  # (a threaded pass: the pool's threads start)
     assert fusion._POOL is not None
 
@@ -196,6 +199,53 @@ def fork_while_a_thread_runs_passes() -> None:
         stop.set()
         worker.join()
     assert not errors, errors
+    print("OK")
+
+
+def fork_while_a_thread_holds_each_lock() -> None:
+    """Each of stridex's locks held by another thread when the main thread forks: the fork waits for it (and a
+    child never starts with it held, which would deadlock its first use), and the child records and forces fused
+    work, writes into an input pending work reads, and makes a jitted function."""
+    import stridex as sx
+    from stridex._core import processes
+
+    xs = _values(8)
+    x = sx.asarray(xs, copy=True)
+    _same(_work(sx, x), xs)  # (the pool's threads start)
+    import stridex._lax.random  # noqa: F401  (registers its lock)
+
+    assert set(processes._LOCKS) == set(processes.ORDER), sorted(processes._LOCKS)
+    for name in processes.ORDER:
+        lock = processes._LOCKS[name]
+        taken, release = threading.Event(), threading.Event()
+
+        def hold(lock=lock, taken=taken, release=release):
+            with lock:
+                taken.set()
+                release.wait(60)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        taken.wait(60)
+        timer = threading.Timer(0.3, release.set)
+        timer.start()
+        pending = _work(sx, x) if name not in ("fusion.LOCK", "device.OWNERS") else None
+        start = time.monotonic()
+
+        def child(pending=pending):
+            if pending is not None:
+                x[:5] = 1.0
+                _same(pending, xs)
+            y = sx.asarray(xs, copy=True)
+            _same(_work(sx, y), xs)
+
+        status = _in_child(child)
+        waited = time.monotonic() - start
+        holder.join()
+        assert status == 0, name
+        assert waited >= 0.2, (name, waited)  # (the fork waited for the lock)
+        if pending is not None:
+            _same(pending, xs)
     print("OK")
 
 
@@ -318,6 +368,11 @@ def test_pending_work_forked_into_a_child_gives_the_parents_values():
 @needs_fork
 def test_a_fork_while_another_thread_runs_passes():
     _scenario("fork_while_a_thread_runs_passes")
+
+
+@needs_fork
+def test_a_fork_while_another_thread_holds_each_of_stridexs_locks():
+    _scenario("fork_while_a_thread_holds_each_lock")
 
 
 @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])

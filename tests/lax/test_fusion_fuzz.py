@@ -10,6 +10,10 @@ threshold, the block size (down to a few elements, so that passes have many bloc
 the threaded-pass threshold and the 2048-element aligned-output threshold. Every pool entry is compared bit
 for bit at the end, and so are the values forced in between.
 
+In the failure mode (`test_a_failure_at_a_random_step_leaves_every_array_right_or_pending`, at the end) a
+failure is injected into the passes of one random step of each program (a MemoryError at an allocation, or a
+KeyboardInterrupt at a line of fusion.py), and every array must be right or still pending there.
+
 Scaled by STRIDEX_FUZZ_SCALE like tests/transforms/test_fuzz_programs.py; STRIDEX_FUZZ_FUSION_STEPS sets the
 programs' length (24 steps on the host and 16 on a device by default; the device length is two thirds of it) and
 STRIDEX_FUZZ_SEED offsets the seeds, for a longer run over programs CI has not drawn:
