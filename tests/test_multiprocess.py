@@ -350,7 +350,7 @@ def devices_under_spawn(method: str) -> None:
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX only")
 
 
-def _scenario(name: str, *args: str, timeout: float = 240.0) -> None:
+def _scenario(name: str, *args: str, timeout: float = 900.0) -> None:
     out = run_isolated(f"{MODULE}:{name}", *args, timeout=timeout)
     assert out.strip().endswith("OK"), out
 
@@ -397,4 +397,4 @@ def test_workers_of_a_fresh_start_method_run_device_passes(method):
 
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} start method here")
-    _scenario("devices_under_spawn", method, timeout=300.0)
+    _scenario("devices_under_spawn", method)
