@@ -36,13 +36,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from stridex._core import caches
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Storage, aligned_empty
 from stridex._core.view import View
 from stridex._lax import device as _device
-from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._lax.jax_bridge import LoweringContext, jax, weakly_typed, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import read_view
 
@@ -276,6 +277,8 @@ def record(prim, args, params):
     if ints and not _scalars_fit(args):
         return None  # (the signature knows a Python int's type, not its value: op by op raises at this line)
     if dev is not None:
+        if dtype.np == _FLOAT16 and dev.platform == "cpu":
+            return None  # (see _FLOAT16)
         return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
     if size < DEFER_MIN_ELEMENTS:
         return None
@@ -1038,7 +1041,9 @@ def _device_step(group: DeviceGroup, prim, params, sources: tuple, dtype) -> Non
     key.append(prim)
     key.append(_device._params_key(params) if params else ())
     for kind, v in sources:
-        key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+        # (a Python scalar is an argument of the pass, keyed by its type; an int beyond int64 a constant)
+        key.append(v if kind == 1 else ~v if kind == 0 else
+                   type(v) if _device.passed_scalar(v) is not None else (type(v), repr(v)))
     key.append(dtype.name)
 
 
@@ -1099,7 +1104,7 @@ _PENDING = (PendingStorage, PendingDeviceStorage)
 # (device, shape) -> a weak reference to the group a record with no pending operand joins (under LOCK)
 _OPEN_DEVICE_GROUPS: dict = {}
 # (device, matmul precision, structure, outputs) -> the compiled executable of a pass on a device
-_DEVICE_PASSES: dict = {}
+_DEVICE_PASSES = caches.ProgramCache("device_pass")
 
 
 def _record_on_device(prim, args, params, dev, shape, dtype):
@@ -1182,16 +1187,15 @@ def _run_device_group(group: DeviceGroup) -> None:
     if outputs:
         structure = (group.device.name, matmul_key(), tuple(group.key), tuple(outputs))
         compiled = _DEVICE_PASSES.get(structure)
+        scalars = _passed_scalars(group)
         if compiled is None:
-            compiled = _compile_device_pass(group, outputs)
-            if len(_DEVICE_PASSES) > 1024:
-                _DEVICE_PASSES.clear()
-            _DEVICE_PASSES[structure] = compiled
+            compiled = _compile_device_pass(group, outputs, scalars)
+            _DEVICE_PASSES.put(structure, compiled)
         with _device.OWNERS:
-            results = compiled(*group.buffers)  # (an error leaves the group pending: a later force raises again)
+            results = compiled(*group.buffers, *scalars)  # (an error leaves the group pending: a later force raises again)
         fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
         if fast is not None and fast is not compiled:
-            _DEVICE_PASSES[structure] = fast
+            _DEVICE_PASSES.replace(structure, fast)
         for st, buffer in zip(storages, results):
             st.buf = None  # type: ignore[assignment]  # (a device storage has no host buffer)
             _OWNER_SLOT.__set__(st, buffer)
@@ -1204,31 +1208,56 @@ def _run_device_group(group: DeviceGroup) -> None:
     group.read_index = {}
 
 
+# XLA's CPU backend (jaxlib 0.10) computes a fused float16 expression with one rounding at its end, whatever
+# `xla_allow_excess_precision` says: `a * b + a` differed from op by op in 802 of 4096 elements (an optimization
+# barrier between the two does not help). So on a JAX CPU device float16 results are not deferred: each runs
+# op by op, rounded as NumPy rounds it. (bfloat16 passes, and float16 on GPUs, round each operation.)
+_FLOAT16 = np.dtype(np.float16)
+
 # XLA keeps a float16 or bfloat16 value in float32 between the operations it fuses, unless told not to: the
 # op-by-op executables round each operation's result to its dtype, and so must a pass, or `remainder`, `floor`
 # or a comparison can land on the other side of a rounding step (`STRIDEX_FUZZ_SEED=13000`, seeds 82 and 137).
 _EXACT_PRECISION = {"xla_allow_excess_precision": False}
 
 
-def _compile_device_pass(group: DeviceGroup, outputs: list):
-    """The executable computing members `outputs` of `group` from its leaf buffers."""
+def _passed_scalars(group: DeviceGroup) -> list:
+    """The Python scalars of `group`'s plan that its pass takes as arguments, in plan order, on its device."""
+    scalars = []
+    for _, _, sources, _ in group.plan:
+        for kind, v in sources:
+            if kind == 2:
+                passed = _device.passed_scalar(v)
+                if passed is not None:
+                    scalars.append(_device.value_on(group.device, passed))
+    return scalars
+
+
+def _compile_device_pass(group: DeviceGroup, outputs: list, scalars: list):
+    """The executable computing members `outputs` of `group` from its leaf buffers and the Python scalars it
+    takes as arguments (`scalars`, in plan order: one pass serves x * 2.0, x * 3.0, ...)."""
     plan, reads, shape = group.plan, group.reads, group.shape
     steps = []
     for prim, params, sources, dtype in plan:
         avals_in = [ShapedArray(reads[v][1].shape, reads[v][2]) if kind == 0 else
                     ShapedArray(shape, plan[v][3]) if kind == 1 else aval_of(v) for kind, v in sources]
+        sources = tuple((3, None) if kind == 2 and _device.passed_scalar(v) is not None else (kind, v)
+                        for kind, v in sources)
         steps.append((prim, params, sources, LoweringContext(avals_in, [ShapedArray(shape, dtype)])))
+    n_buffers = len(group.buffers)
 
     def program(*bufs):
         values_read = [read_view(bufs[b], view, None) for b, view, _ in reads]
+        passed = iter(bufs[n_buffers:])
         values: list = []
         for prim, params, sources, ctx in steps:
-            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
+            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v if kind == 2 else
+                    weakly_typed(next(passed)) for kind, v in sources]
             values.append(prim.lower(ctx, *args, **params))
         return tuple(values[i] for i in outputs)  # (XLA drops the members no output needs)
 
     with x64():
-        return jax().jit(program, keep_unused=True).lower(*group.buffers).compile(compiler_options=_EXACT_PRECISION)
+        return jax().jit(program, keep_unused=True).lower(*group.buffers, *scalars).compile(
+            compiler_options=_EXACT_PRECISION)
 
 
 # --- what was fused ----------------------------------------------------------------------------------------

@@ -61,6 +61,27 @@ def as_dtype(x, dtype):
     return x if x.dtype == dtype.np else lax().convert_element_type(x, dtype.np)
 
 
+def weakly_typed(x):
+    """JAX value `x` (a 0-D argument standing for a Python scalar) made weakly typed, as `jax.jit` makes a Python
+    scalar argument, so that `jax.numpy` promotions inside a rule treat it as the scalar it stands for (lax
+    rules convert through `ctx` either way). JAX has no public spelling of this conversion: where its private
+    one is missing, `x` is returned as it is."""
+    global _WEAKEN
+    if _WEAKEN is None:
+        try:
+            from jax._src.lax.lax import _convert_element_type  # (private: see the docstring)
+        except ImportError:  # pragma: no cover - a JAX without it
+            _WEAKEN = False
+        else:
+            _WEAKEN = _convert_element_type
+    if _WEAKEN is False:
+        return x
+    return _WEAKEN(x, x.dtype, weak_type=True)
+
+
+_WEAKEN = None
+
+
 def broadcast_to(x, shape):
     """JAX value or NumPy constant `x` broadcast to `shape` (NumPy's rule, trailing axes aligned)."""
     shape = tuple(shape)
