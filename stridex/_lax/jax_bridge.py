@@ -58,7 +58,14 @@ def as_dtype(x, dtype):
     if not hasattr(x, "dtype"):
         with np.errstate(over="ignore"):  # (a float beyond float16's range is inf, as jnp.asarray made it)
             return np.asarray(x, dtype=dtype.np)
-    return x if x.dtype == dtype.np else lax().convert_element_type(x, dtype.np)
+    if x.dtype == dtype.np:
+        return x
+    if x.dtype == np.float64 and dtype.np == np.float16:
+        # (XLA converts through float32, rounding twice: rounded to odd first, the result is NumPy's nearest
+        # float16, as for a Python float above; see `data_type.float32_round_to_odd`. A Python scalar argument
+        # of `jit` or of a device executable is such a float64 value.)
+        x = float64_rounded_to_odd(x, 24)
+    return lax().convert_element_type(x, dtype.np)
 
 
 def weakly_typed(x):
