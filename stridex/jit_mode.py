@@ -250,6 +250,11 @@ def _setitem(self, key, value):
     write into all of that view runs through `jit`, one program per view shape, layout and kind of value: the
     index is the view's offset, an argument of the call, and a Python scalar value a traced one. Other keys run
     through `jit` with their index arrays and the value traced."""
+    if current_trace() is None and isinstance(value, Array) and \
+            value._storage_view()[0] is _plain(self)._storage_view()[0]:
+        # A value read from the array written (`x[i] = x[j]`) is read first, as eagerly: as an argument sharing
+        # the target's memory it would make the offsets of both part of the signature (a program per pair).
+        value = stridex.asarray(_plain(value), copy=True)
     if current_trace() is None and _is_basic_key(key):
         _traced_assign_all(Array.__getitem__(_plain(self), key), value)
         return

@@ -126,6 +126,7 @@ KINDS = {
     "a[i:i+3]": lambda k: A[k % 7:k % 7 + 3],
     "full(5, v)": lambda k: xp.full(5, float(k)),
     "a[a > 0.5] = v": lambda k: _setitem(A, A > 0.5, float(k)),
+    "a[i] = a[j]": lambda k: _setitem(A, k % 10, A[(k + 3) % 10]),
     "a + v": lambda k: A + float(k),
     "clip(a, max=v)": lambda k: xp.clip(A, max=float(k)),
     "where(a > 0.5, a, v)": lambda k: xp.where(A > 0.5, A, float(k)),
