@@ -16,9 +16,10 @@ run through `jit`. Array arguments are traced, and so are Python scalars that ar
 under `jit`): the operands of elementwise functions and operators, fill values, clip bounds, `where`'s
 operands, written values (`VALUE_PARAMETERS`); other arguments are static (part of the cache key: shapes,
 axes, dtypes). A basic index (ints, slices) selects a view as eagerly, with no program; a write through one
-compiles once per view shape, whatever the index (docs/jit.md, "What is static"). Data-dependent output shapes and Python decisions on values are graph breaks
-(docs/jit.md): `BREAKS` counts the calls that took one, per function; `FALLBACKS` the calls that still ran
-eagerly (jit could not compile them). With STRIDEX_FALLBACK_LOG naming a file, both are written at exit to
+compiles once per view shape, whatever the index (docs/jit.md, "What is static and what is traced").
+Data-dependent output shapes and Python decisions on values are graph breaks (docs/jit.md): `BREAKS` counts
+the calls that took one, per function; `FALLBACKS` the calls that still ran eagerly (jit could not compile
+them). With STRIDEX_FALLBACK_LOG naming a file, both are written at exit to
 that name plus `.<process id>`.
 """
 
@@ -118,8 +119,8 @@ def _value_positions(fn, names: tuple) -> tuple:
     for name in names:
         position = next((i for i, p in enumerate(parameters) if p.name == name and p.kind in (
             inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)), None)
-        keyword = name if builtins.any(p.name == name and p.kind != inspect.Parameter.POSITIONAL_ONLY for p in parameters) \
-            else None
+        by_keyword = builtins.any(p.name == name and p.kind != inspect.Parameter.POSITIONAL_ONLY for p in parameters)
+        keyword = name if by_keyword else None
         found.append((position, keyword))
     return tuple(found)
 

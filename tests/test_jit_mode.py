@@ -133,7 +133,8 @@ KINDS = {
     "device full(5, v)": lambda k: sx.full(5, float(k), device=DEVICE),
     "device x + v, forced": lambda k: sx.eval(sx.ones(4, device=DEVICE) + float(k)),
     "device full_like / arange / eye": lambda k: (sx.full_like(sx.ones(3, device=DEVICE), k),
-                                                  sx.arange(k, k + 4, device=DEVICE), sx.eye(3, k=k % 5 - 2, device=DEVICE)),
+                                                  sx.arange(k, k + 4, device=DEVICE),
+                                                  sx.eye(3, k=k % 5 - 2, device=DEVICE)),
 }
 
 

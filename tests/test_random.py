@@ -591,7 +591,8 @@ def test_eager_python_scalar_parameters_are_arguments_of_one_compiled_sampler():
     calls = {
         "uniform": (lambda v: sx.random.uniform(k, (3,), dtype=sx.float32, minval=v, maxval=v + 1.5),
                     lambda v: jr.uniform(jkey(3), (3,), dtype=jnp.float32, minval=v, maxval=v + 1.5)),
-        "bernoulli": (lambda v: sx.random.bernoulli(k, v / 40.0, (5,)), lambda v: jr.bernoulli(jkey(3), v / 40.0, (5,))),
+        "bernoulli": (lambda v: sx.random.bernoulli(k, v / 40.0, (5,)),
+                      lambda v: jr.bernoulli(jkey(3), v / 40.0, (5,))),
         "randint": (lambda v: sx.random.randint(k, (4,), -int(v), int(v) + 3, dtype=sx.int8),
                     lambda v: jr.randint(jkey(3), (4,), -int(v), int(v) + 3, dtype=jnp.int8)),
         "fold_in": (lambda v: sx.random.fold_in(k, int(v)), lambda v: jr.key_data(jr.fold_in(jkey(3), int(v)))),

@@ -1192,7 +1192,8 @@ def _run_device_group(group: DeviceGroup) -> None:
             compiled = _compile_device_pass(group, outputs, scalars)
             _DEVICE_PASSES.put(structure, compiled)
         with _device.OWNERS:
-            results = compiled(*group.buffers, *scalars)  # (an error leaves the group pending: a later force raises again)
+            # (an error leaves the group pending: a later force raises again)
+            results = compiled(*group.buffers, *scalars)
         fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
         if fast is not None and fast is not compiled:
             _DEVICE_PASSES.replace(structure, fast)
