@@ -176,7 +176,7 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
         return _p.RANDOM[name].bind(key, static=_p.Arguments(static), names=_KEY_ONLY, vmapped=())
     if name in _RUNTIME_SCALARS and not _staged():
         held = _RUNTIME_SCALARS[name]
-        dtype = _dtypes.FROM_NUMPY[dict(static)["dtype"]] if held == "sample" else held
+        dtype = _dtypes.FROM_NUMPY[dict(static)["dtype"]] if isinstance(held, str) else held
         parameters = {n: _creation.asarray(v, dtype=dtype, device=key.device) if _held(name, v) else v
                       for n, v in parameters.items()}
     arrays = [v for v in parameters.values() if isinstance(v, Array)]
@@ -197,7 +197,7 @@ _KEY_ONLY = ("key",)
 # Python float), `randint`'s bounds as int64 (JAX clips them into the sample dtype itself) and `fold_in`'s data
 # as uint32 (JAX's conversion of it). A value JAX would refuse or treat otherwise stays a constant
 # (`_held`): an int `p`, a bound outside int64.
-_RUNTIME_SCALARS = {"truncated_normal": "sample", "gamma": "sample", "beta": "sample", "uniform": "sample",
+_RUNTIME_SCALARS: dict[str, _dtypes.DType | str | None] = {"truncated_normal": "sample", "gamma": "sample", "beta": "sample", "uniform": "sample",
                     "poisson": None, "bernoulli": _dtypes.float64, "randint": _dtypes.int64,
                     "fold_in": _dtypes.uint32}
 
