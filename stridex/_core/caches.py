@@ -24,6 +24,7 @@ compiles once or on every call.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -116,6 +117,16 @@ class ProgramCache:
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._entries
+
+
+def _after_fork_in_child() -> None:
+    """A forked child gets new locks (a lock another thread of the parent held at the fork stays held)."""
+    for kind in _KINDS.values():
+        for cache in list(kind.caches):
+            cache._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def note_compile(kind: str) -> None:

@@ -138,3 +138,21 @@ def test_samplers_evict_past_their_limit_and_compile_again():
         before = compiles("random")
         np.testing.assert_array_equal(np.asarray(sx.random.normal(key, (3,))), first)
         assert compiles("random") == before + 1
+
+
+def test_a_forked_child_can_compile_while_the_parent_held_a_cache_lock():
+    """A cache's lock held by another thread at a fork stays held in the child unless replaced there."""
+    import subprocess
+    import sys
+
+    code = ("import os, stridex as sx\n"
+            "from stridex._core import caches\n"
+            "cache = caches.ProgramCache('device')\n"
+            "cache._lock.acquire()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    cache.put('k', 1)\n"
+            "    os._exit(0 if cache.get('k') == 1 else 1)\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "raise SystemExit(os.waitstatus_to_exitcode(status))\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
