@@ -277,8 +277,6 @@ def record(prim, args, params):
     if ints and not _scalars_fit(args):
         return None  # (the signature knows a Python int's type, not its value: op by op raises at this line)
     if dev is not None:
-        if dtype.np == _FLOAT16 and dev.platform == "cpu":
-            return None  # (see _FLOAT16)
         return _record_on_device(prim, args, params, dev, shape, dtype) if size else None
     if size < DEFER_MIN_ELEMENTS:
         return None
@@ -1208,12 +1206,6 @@ def _run_device_group(group: DeviceGroup) -> None:
     group.buffer_index = {}
     group.read_index = {}
 
-
-# XLA's CPU backend (jaxlib 0.10) computes a fused float16 expression with one rounding at its end, whatever
-# `xla_allow_excess_precision` says: `a * b + a` differed from op by op in 802 of 4096 elements (an optimization
-# barrier between the two does not help). So on a JAX CPU device float16 results are not deferred: each runs
-# op by op, rounded as NumPy rounds it. (bfloat16 passes, and float16 on GPUs, round each operation.)
-_FLOAT16 = np.dtype(np.float16)
 
 # XLA keeps a float16 or bfloat16 value in float32 between the operations it fuses, unless told not to: the
 # op-by-op executables round each operation's result to its dtype, and so must a pass, or `remainder`, `floor`
