@@ -167,7 +167,8 @@ class Jitted(Generic[P, R]):
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         # The compiled signatures, least recently used out beyond the "jit" limit (`sx.set_cache_limit`).
-        self._cache = _caches.ProgramCache("jit", on_evict=self._evicted)
+        # (the eviction hook reaches this function through a weak reference: no cycle keeps its programs alive)
+        self._cache = _caches.ProgramCache("jit", on_evict=_evicted_from(weakref.ref(self)))
         _LIVE.add(self)
         # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
         self._fast_cache: dict = {}
@@ -435,6 +436,17 @@ class Jitted(Generic[P, R]):
 
     def cache_size(self) -> int:
         return len(self._cache)
+
+
+def _evicted_from(ref):
+    """The eviction hook of the cache of the jitted function `ref` refers to (see `Jitted._evicted`)."""
+
+    def evicted(entries: list) -> None:
+        jitted = ref()
+        if jitted is not None:
+            jitted._evicted(entries)
+
+    return evicted
 
 
 _LIVE: weakref.WeakSet[Jitted] = weakref.WeakSet()  # every jitted function, for `sx.clear_caches`
