@@ -25,6 +25,7 @@ from stridex._api import statistical_functions as _statistical
 from stridex._api import transcendental_functions as _transcendental
 from stridex._api import utility_functions as _utility
 from stridex._core.array import Array
+from stridex._core.caches import cache_stats, clear_caches, set_cache_limit  # programs' caches (beyond the spec)
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
 from stridex._lax.device import default_device
@@ -98,8 +99,9 @@ __all__ = [
     "Array", "DType", "Device", "__array_namespace_info__", "abs", "acos", "acosh", "add", "all", "any", "arange",
     "argmax", "argmin", "argsort", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh", "bfloat16",
     "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "bool", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "can_cast", "ceil", "checkpoint",
-    "checkpoint_name", "checkpoint_policies", "clip", "complex128", "complex64", "concat", "cond", "conj",
+    "bool", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "cache_stats", "can_cast", "ceil", "checkpoint",
+    "checkpoint_name", "checkpoint_policies", "clear_caches", "clip", "complex128", "complex64", "concat", "cond",
+    "conj",
     "copysign", "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
     "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "eval", "exp", "expand_dims", "expm1", "eye",
     "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "fori_loop", "from_dlpack",
@@ -110,7 +112,8 @@ __all__ = [
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
     "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
     "positive", "pow", "prod", "random", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
-    "roll", "round", "scan", "searchsorted", "set_matmul_precision", "sign", "signbit", "sin", "sinh", "sort",
+    "roll", "round", "scan", "searchsorted", "set_cache_limit", "set_matmul_precision", "sign", "signbit", "sin",
+    "sinh", "sort",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
     "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack", "value_and_grad", "var", "vecdot",

@@ -175,8 +175,9 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
     if not parameters:
         return _p.RANDOM[name].bind(key, static=_p.Arguments(static), names=_KEY_ONLY, vmapped=())
     if name in _RUNTIME_SCALARS and not _staged():
-        dtype = None if name == "poisson" else _dtypes.FROM_NUMPY[dict(static)["dtype"]]
-        parameters = {n: _creation.asarray(v, dtype=dtype, device=key.device) if type(v) in _REAL_SCALARS else v
+        held = _RUNTIME_SCALARS[name]
+        dtype = _dtypes.FROM_NUMPY[dict(static)["dtype"]] if isinstance(held, str) else held
+        parameters = {n: _creation.asarray(v, dtype=dtype, device=key.device) if _held(name, v) else v
                       for n, v in parameters.items()}
     arrays = [v for v in parameters.values() if isinstance(v, Array)]
     static += tuple((n, _p.Scalar(v)) for n, v in parameters.items() if not isinstance(v, Array))
@@ -185,16 +186,31 @@ def _bind(name: str, key: Array, static: tuple, parameters: dict | None = None) 
 
 
 _KEY_ONLY = ("key",)
-# Samplers whose Python scalar parameters go through transcendental functions (log, erf, pow): eagerly, JAX
-# hands such a parameter to its jitted sampler as a run-time argument, and under `jax.jit` it is a constant,
-# which XLA folds with its own evaluator, so JAX's own eager and jit bits differ there (float32 `gamma(k, 2.5)`
-# differs in the last bit of some samples). Where nothing stages the call (eagerly, under eager vmap and
-# grad) these parameters are arrays here too, so that eager stridex gives eager JAX's bits and `sx.jit` gives
-# `jax.jit`'s. (The other samplers' scalar parameters enter exact operations only, and stay constants, which
-# costs nothing per call.) JAX converts a floating sampler's parameter to the sample dtype first thing, so
-# the array holds that conversion and passes JAX's checks as JAX's weak-typed scalar does; `poisson`'s rate
-# stays float64.
-_RUNTIME_SCALARS = frozenset({"truncated_normal", "gamma", "beta", "poisson"})
+# Eagerly, JAX hands a sampler's Python scalar parameters to its jitted sampler as run-time arguments; under
+# `jax.jit` they are constants. Where nothing stages the call (eagerly, under eager vmap and grad) they are
+# arrays here too, for two reasons: one compiled sampler serves every value (`uniform(k, minval=v)` in a loop,
+# `fold_in(key, step)`), and where a parameter goes through transcendental functions (log, erf, pow) XLA
+# folds a constant with its own evaluator, so JAX's own eager and jit bits differ (float32 `gamma(k, 2.5)`
+# differs in the last bit of some samples): eager stridex gives eager JAX's bits and `sx.jit` `jax.jit`'s.
+# Each is held as JAX takes it: a floating sampler's parameter in the sample dtype ("sample": JAX converts it
+# so first thing), `poisson`'s rate as it comes (float64), `bernoulli`'s float `p` as float64 (its dtype for a
+# Python float), `randint`'s bounds as int64 (JAX clips them into the sample dtype itself) and `fold_in`'s data
+# as uint32 (JAX's conversion of it). A value JAX would refuse or treat otherwise stays a constant
+# (`_held`): an int `p`, a bound outside int64.
+_RUNTIME_SCALARS: dict[str, _dtypes.DType | str | None] = {"truncated_normal": "sample", "gamma": "sample", "beta": "sample", "uniform": "sample",
+                    "poisson": None, "bernoulli": _dtypes.float64, "randint": _dtypes.int64,
+                    "fold_in": _dtypes.uint32}
+
+
+def _held(name: str, value) -> bool:
+    """Whether Python scalar parameter `value` of sampler `name` is passed as an array (see _RUNTIME_SCALARS)."""
+    if type(value) not in _REAL_SCALARS:
+        return False
+    if name == "bernoulli":
+        return type(value) is float
+    if name == "randint":
+        return -(2**63) <= value < 2**63
+    return True
 
 
 def _staged() -> bool:

@@ -582,3 +582,26 @@ def test_eager_vmap_and_grad_give_jax_eager_bits_for_python_parameters():
         expected_jit = jax.jit(jax.vmap(lambda k: jr.gamma(k, 2.5, (6,), dtype=jnp.float32)))(jkeys)
     same(sx.vmap(lambda k: sx.random.gamma(k, 2.5, (6,), dtype=sx.float32))(keys), expected)
     same(sx.jit(sx.vmap(lambda k: sx.random.gamma(k, 2.5, (6,), dtype=sx.float32)))(keys), expected_jit)
+
+
+def test_eager_python_scalar_parameters_are_arguments_of_one_compiled_sampler():
+    """A loop over parameter values (a bound, a probability, `fold_in`'s step) compiles one sampler, not one per
+    value, and gives JAX's eager bits for each (JAX hands such a scalar to its compiled sampler at run time)."""
+    k = sx.random.key(3)
+    calls = {
+        "uniform": (lambda v: sx.random.uniform(k, (3,), dtype=sx.float32, minval=v, maxval=v + 1.5),
+                    lambda v: jr.uniform(jkey(3), (3,), dtype=jnp.float32, minval=v, maxval=v + 1.5)),
+        "bernoulli": (lambda v: sx.random.bernoulli(k, v / 40.0, (5,)),
+                      lambda v: jr.bernoulli(jkey(3), v / 40.0, (5,))),
+        "randint": (lambda v: sx.random.randint(k, (4,), -int(v), int(v) + 3, dtype=sx.int8),
+                    lambda v: jr.randint(jkey(3), (4,), -int(v), int(v) + 3, dtype=jnp.int8)),
+        "fold_in": (lambda v: sx.random.fold_in(k, int(v)), lambda v: jr.key_data(jr.fold_in(jkey(3), int(v)))),
+    }
+    for name, (ours, theirs) in calls.items():
+        ours(1.0)
+        before = sx.cache_stats()["random"].compiles
+        for v in range(2, 40):
+            same(ours(float(v)), jax_x64(theirs, float(v)))
+        assert sx.cache_stats()["random"].compiles == before, name
+    with pytest.raises(TypeError):  # (an int p stays a constant: JAX refuses it, as before)
+        sx.random.bernoulli(k, 1, (2,))

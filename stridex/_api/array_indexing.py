@@ -17,6 +17,7 @@ from stridex._core.array import Array
 from stridex._core.device import HOST
 from stridex._lax import array_indexing as _ix
 from stridex._lax import device as _device
+from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._transforms.tracing import Tracer, note_scalar_store
 from stridex._transforms.tracing import weak_scalar_example as _weak_scalar
@@ -89,9 +90,55 @@ def getitem(x: Array, key) -> Array:
     key = _as_tuple(key)
     if _is_basic(key):
         return _views.basic_index.bind(x, entries=_normalize_basic(key, x.shape))
+    if _has_traced_ints(key):
+        return _dynamic_index(x, key)
     template, arrays, has_mask = _advanced_template(key, x.shape, _index_device(x))
     prim = _ix.boolean_gather if has_mask else _ix.gather
     return prim.bind(x, *arrays, template=template)
+
+
+def _is_traced_int(k) -> bool:
+    """Whether key entry `k` is a traced integer scalar (a Python int argument of a jitted function, say)."""
+    return isinstance(k, Tracer) and k.shape == () and k.dtype.kind in ("signed", "unsigned")
+
+
+def _has_traced_ints(key: tuple) -> bool:
+    """Whether `key` is basic but for traced integer scalars, and has at least one."""
+    return any(_is_traced_int(k) for k in key) and _is_basic(tuple(0 if _is_traced_int(k) else k for k in key))
+
+
+def _dynamic_index(x: Array, key: tuple) -> Array:
+    """`x[key]` for a basic key some of whose integers are traced: the rest of the key as a view, then one
+    `dynamic_slice` of length 1 on each axis a traced integer indexes (a negative one counts from the end, as
+    eagerly; one out of range is clamped into the axis, as JAX's `x[i]`: its value is not known to check it),
+    those axes dropped. One program serves every index."""
+    entries = _normalize_basic(tuple(slice(None) if _is_traced_int(k) else k for k in key), x.shape)
+    position, traced = 0, {}  # entry position -> the traced integer there
+    n_indexing = sum(1 for k in key if k is not None and k is not Ellipsis)
+    for k in key:
+        if k is Ellipsis:
+            position += len(x.shape) - n_indexing
+            continue
+        if _is_traced_int(k):
+            traced[position] = k
+        position += 1
+    whole = all(e[0] == "slice" and e[1:] == (0, n, 1) for e, n in zip(entries, x.shape)) and len(entries) == x.ndim
+    view = x if whole else _views.basic_index.bind(x, entries=entries)
+    shape = view.shape
+    starts: list[Any] = [0] * len(shape)
+    sizes = list(shape)
+    axis, dropped = 0, []
+    for position, entry in enumerate(entries):
+        if entry[0] == "int":
+            continue
+        if position in traced:
+            n = shape[axis]
+            if n == 0:
+                raise IndexError(f"an index into axis {axis} of size 0 is always out of bounds")
+            starts[axis], sizes[axis] = traced[position], 1  # (dynamic_slice counts a negative one from the end)
+            dropped.append(axis)
+        axis += 1
+    return ops.squeeze(ops.dynamic_slice(view, starts, tuple(sizes)), tuple(dropped))
 
 
 def _advanced_template(key: tuple, shape: tuple, device=None):

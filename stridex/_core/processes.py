@@ -12,7 +12,7 @@ from typing import Any
 # others guard a few stores each and take no other lock). A fork takes them all in this order before it, so it
 # waits for a thread in the middle of a pass, a write into a device buffer or a cache update, and the child's
 # copy of what they guard is whole; both processes release them after it.
-ORDER = ("device.OWNERS", "fusion.LOCK", "fusion.POOL", "device.CACHE", "random.CACHE", "storage.COPYING",
+ORDER = ("device.OWNERS", "fusion.LOCK", "fusion.POOL", "random.CACHE", "storage.COPYING",
          "storage.ADOPTING")
 
 _LOCKS: dict[str, Any] = {}  # name in ORDER -> the lock

@@ -392,3 +392,125 @@ scatter_flat = Primitive(
     vjp=_scatter_flat_vjp,
     batch=_scatter_flat_batch,
 )
+
+
+# --- dynamic_slice, dynamic_update_slice: a block at starts known when the program runs ------------------
+# JAX's `lax.dynamic_slice` / `lax.dynamic_update_slice`, with their index rules: a negative start counts from
+# the end of its axis (once: `-1` is the last element), then each start is clamped into [0, axis length -
+# block length], so the block always fits. Under `jit` an integer index that is a traced value (`x[i]` with `i`
+# an argument) reads through `dynamic_slice`: one program for every index.
+
+
+def clamped_starts(shape: tuple, sizes: tuple, starts) -> tuple:
+    """The starts (Python ints or 0-D integers) of a block of `sizes` in `shape`, as JAX takes them: a negative
+    one counted from the end, then clamped so that the block fits."""
+    return tuple(min(max(int(s) + n if int(s) < 0 else int(s), 0), n - k) for s, n, k in zip(starts, shape, sizes))
+
+
+def _check_starts(what: str, shape: tuple, starts) -> None:
+    if len(starts) != len(shape):
+        raise TypeError(f"{what}: an array of shape {shape} takes {len(shape)} start indices, got {len(starts)}")
+    for i, s in enumerate(starts):
+        if s.shape != () or s.dtype.kind not in ("signed", "unsigned"):
+            raise TypeError(f"{what}: start index {i} must be a 0-D integer, got {s.dtype.name}{list(s.shape)}")
+
+
+def _dynamic_slice_abstract(x, *starts, sizes):
+    _check_starts("dynamic_slice", x.shape, starts)
+    if len(sizes) != len(x.shape) or any(not 0 <= k <= n for k, n in zip(sizes, x.shape)):
+        raise TypeError(f"dynamic_slice: slice sizes {sizes} do not fit an array of shape {x.shape}")
+    return ShapedArray(tuple(sizes), x.dtype, x.weak_type)
+
+
+def _dynamic_slice_impl(x, *starts, sizes):
+    key = tuple(slice(s, s + k) for s, k in zip(clamped_starts(x.shape, sizes, starts), sizes))
+    return aligned_copy(x[key])
+
+
+def _lower_dynamic_slice(ctx, x, *starts, sizes):
+    return lax().dynamic_slice(x, [as_dtype(s, _dtypes.int64) for s in starts], tuple(sizes))
+
+
+def _dynamic_slice_vjp(ct, x, *starts, out, sizes):
+    return (dynamic_update_slice.bind(ops.zeros_like(x), ct, *starts),) + (None,) * len(starts)
+
+
+def _dynamic_slice_batch(values, dims, *, axis_size, sizes):
+    x, *starts = values
+    if any(d is not None for d in dims[1:]):
+        return batch_by_loop(dynamic_slice)(values, dims, axis_size=axis_size, sizes=sizes)
+    x = move_to_front(x, dims[0], axis_size)
+    return dynamic_slice.bind(x, 0, *starts, sizes=(axis_size, *sizes)), 0
+
+
+def _dynamic_slice_jvp(primals, tangents, *, sizes):
+    x, *starts = primals
+    return dynamic_slice.bind(x, *starts, sizes=sizes), dynamic_slice.bind(tangents[0], *starts, sizes=sizes)
+
+
+dynamic_slice: Primitive  # (declared first: its rules bind it)
+dynamic_slice = Primitive(
+    "dynamic_slice",
+    impl=_dynamic_slice_impl,
+    abstract_eval=_dynamic_slice_abstract,
+    lower=_lower_dynamic_slice,
+    jvp=_dynamic_slice_jvp,
+    vjp=_dynamic_slice_vjp,
+    batch=_dynamic_slice_batch,
+)
+
+
+def _dynamic_update_slice_abstract(x, update, *starts):
+    _check_starts("dynamic_update_slice", x.shape, starts)
+    if update.dtype is not x.dtype:
+        raise TypeError(f"dynamic_update_slice: the update's dtype {update.dtype.name} is not the operand's "
+                        f"{x.dtype.name}")
+    if len(update.shape) != len(x.shape) or any(not k <= n for k, n in zip(update.shape, x.shape)):
+        raise TypeError(f"dynamic_update_slice: an update of shape {update.shape} does not fit an array of shape "
+                        f"{x.shape}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dynamic_update_slice_impl(x, update, *starts):
+    out = aligned_copy(x)
+    sizes = update.shape
+    out[tuple(slice(s, s + k) for s, k in zip(clamped_starts(x.shape, sizes, starts), sizes))] = update
+    return out
+
+
+def _lower_dynamic_update_slice(ctx, x, update, *starts):
+    return lax().dynamic_update_slice(x, update, [as_dtype(s, _dtypes.int64) for s in starts])
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *starts = primals
+    tx = tangents[0] if tangents[0] is not None else ops.zeros_like(x)
+    tu = tangents[1] if tangents[1] is not None else ops.zeros_like(update)
+    return dynamic_update_slice.bind(x, update, *starts), dynamic_update_slice.bind(tx, tu, *starts)
+
+
+def _dynamic_update_slice_vjp(ct, x, update, *starts, out):
+    sizes = ops.shape_of(update)
+    return (dynamic_update_slice.bind(ct, ops.zeros(sizes, ops.dtype_of(ct)), *starts),
+            dynamic_slice.bind(ct, *starts, sizes=sizes)) + (None,) * len(starts)
+
+
+def _dynamic_update_slice_batch(values, dims, *, axis_size):
+    x, update, *starts = values
+    if any(d is not None for d in dims[2:]):
+        return batch_by_loop(dynamic_update_slice)(values, dims, axis_size=axis_size)
+    x = move_to_front(x, dims[0], axis_size)
+    update = move_to_front(update, dims[1], axis_size)
+    return dynamic_update_slice.bind(x, update, 0, *starts), 0
+
+
+dynamic_update_slice: Primitive  # (declared first: its rules bind it)
+dynamic_update_slice = Primitive(
+    "dynamic_update_slice",
+    impl=_dynamic_update_slice_impl,
+    abstract_eval=_dynamic_update_slice_abstract,
+    lower=_lower_dynamic_update_slice,
+    jvp=_dynamic_update_slice_jvp,
+    vjp=_dynamic_update_slice_vjp,
+    batch=_dynamic_update_slice_batch,
+)

@@ -55,11 +55,23 @@ def _iota_impl(*, start, step, num, dtype):
     return out
 
 
+def _word(value):
+    """An integer iota's start or step as the uint64 its arithmetic wraps in (a JAX value: stored so already)."""
+    return value % 2**64 if isinstance(value, (int, float)) else value
+
+
+def _store_iota(value, params):
+    """How the device executor passes a start or step (`Primitive.values`): as the lowering computes with it."""
+    if params["dtype"].kind in ("signed", "unsigned"):
+        return np.asarray(np.uint64(value % 2**64))
+    return np.asarray(value, _F64)
+
+
 def _iota_lower(ctx, *, start, step, num, dtype):
     lx = lax()
     if dtype.kind in ("signed", "unsigned"):
         values = lx.iota(_U64, num)
-        values = lx.add(lx.mul(values, lx.full_like(values, step % 2**64)), lx.full_like(values, start % 2**64))
+        values = lx.add(lx.mul(values, lx.full_like(values, _word(step))), lx.full_like(values, _word(start)))
     else:
         values = lx.iota(_F64, num)
         values = lx.add(lx.mul(values, lx.full_like(values, step)), lx.full_like(values, start))
@@ -73,6 +85,7 @@ iota = Primitive(
     lower=_iota_lower,
     batch=_no_inputs_batch,
     differentiable=False,
+    values={"start": _store_iota, "step": _store_iota},
 )
 
 
@@ -92,6 +105,8 @@ full = Primitive(
     lower=lambda ctx, *, shape, fill_value, dtype: lax().full(shape, fill_value, dtype.np),
     batch=_no_inputs_batch,
     differentiable=False,
+    # (stored into the dtype on the host as the eager rule stores it: NumPy's conversion, its errors included)
+    values={"fill_value": lambda value, params: np.asarray(value, params["dtype"].np)},
 )
 
 # Uninitialised memory eagerly; a traced program has no such thing, so its lowering fills zeros.
@@ -103,6 +118,11 @@ empty = Primitive(
     batch=_no_inputs_batch,
     differentiable=False,
 )
+
+
+def _clamped(k: int) -> int:
+    """A diagonal offset within int64 (one beyond any matrix's size selects the same: nothing, or everything)."""
+    return max(-(2**62), min(k, 2**62))
 
 
 # --- eye: ones on the k-th diagonal of a matrix, zeros elsewhere -------------------------------------
@@ -133,6 +153,7 @@ eye = Primitive(
     lower=_eye_lower,
     batch=_no_inputs_batch,
     differentiable=False,
+    values={"k": lambda k, params: np.asarray(_clamped(k), np.int64)},
 )
 
 
@@ -184,6 +205,7 @@ triangle = Primitive(
     jvp=linear_jvp,
     vjp=_triangle_vjp,
     batch=_triangle_batch,
+    values={"k": lambda k, params: np.asarray(_clamped(k), np.int64)},
 )
 
 

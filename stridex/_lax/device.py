@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from stridex._core import processes
+from stridex._core import caches
 from stridex._core.array import Array, window
 from stridex._core.array import adopt as adopt_host
 from stridex._core.avals import ShapedArray, aval_of
@@ -39,7 +40,7 @@ from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
 from stridex._lax import jax_bridge
-from stridex._lax.jax_bridge import LoweringContext, jax, jnp, x64
+from stridex._lax.jax_bridge import LoweringContext, jax, jnp, weakly_typed, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import is_whole, read_view, write_view
 
@@ -345,8 +346,9 @@ def transfer(x: Array, dev: Device) -> Array:
 
 # --- values that live on a device for the executables' sake -----------------------------------------
 
-_INDICES: dict = {}  # (device name, offset) -> that int64 on the device; also the scalars written (_scalar_on)
-_INDICES_MAX = 1 << 16
+_INDICES: dict = {}  # (device name, offset) -> that int64 on the device; also the scalars passed (`_scalar_on`)
+_INDICES_MAX = 1 << 12  # (emptied when full: a loop over distinct values transfers each once, and keeps few)
+caches.on_clear(_INDICES.clear)
 
 
 def _index_on(dev: Device, value: int):
@@ -367,14 +369,48 @@ def _scalar_on(dev: Device, value, dtype):
     """Python scalar `value` stored as `dtype` (as NumPy stores it into an array), on `dev` (an explicit
     transfer, made once per value and kept like the indices): the value of `x[key] = value`, passed to the
     write's executable rather than compiled into it."""
-    key = (dev.name, dtype, type(value), repr(value))
+    return value_on(dev, np.asarray(value, dtype=dtype.np))
+
+
+def value_on(dev: Device, value: np.ndarray):
+    """0-D ndarray `value` on `dev` (made once per value and kept, like the indices)."""
+    key = (dev.name, value.dtype, value.tobytes())
     scalar = _INDICES.get(key)
     if scalar is None:
         if len(_INDICES) >= _INDICES_MAX:
             _INDICES.clear()
         with x64():
-            scalar = _INDICES[key] = jax().device_put(np.asarray(value, dtype=dtype.np), creation_sharding(dev))
+            scalar = _INDICES[key] = jax().device_put(value, creation_sharding(dev))
     return scalar
+
+
+def passed_scalar(value) -> np.ndarray | None:
+    """Python scalar operand `value` as the 0-D ndarray an executable takes in its place (the 64-bit dtype of
+    its kind, weakly typed again inside: `weakly_typed`), or None for an int outside int64, which stays a
+    constant of the program (no argument dtype holds it with its weak meaning; rules compare it exactly)."""
+    t = type(value)
+    if t is int and not -(1 << 63) <= value < (1 << 63):
+        return None
+    return np.asarray(value, dtype=_PASSED_DTYPES[t])
+
+
+_PASSED_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+def _fits(value: int, args) -> bool:
+    """Whether Python int `value` converts to every array operand's dtype as NumPy converts it without error.
+    One that does not stays a constant of the program, whose lowering raises NumPy's OverflowError at the call
+    as the host does (or, for a comparison, answers it exactly)."""
+    for a in args:
+        if isinstance(a, Array):
+            d = a._dtype.np
+            if d.kind in "iu":
+                info = np.iinfo(d)
+                if not info.min <= value <= info.max:
+                    return False
+            elif d == np.float16 and not -65504 <= value <= 65504:
+                return False
+    return True
 
 
 # --- eager primitives on a device ---------------------------------------------------------------
@@ -394,8 +430,7 @@ class Executable:
         self.settled = False
 
 
-_CACHE: dict = {}  # key -> Executable
-_LOCK = processes.lock("device.CACHE", threading.Lock())
+_CACHE = caches.ProgramCache("device")  # key -> Executable
 
 
 class _Read:
@@ -405,6 +440,7 @@ class _Read:
     kind = "compute"
     multiple_results = False
     data_dependent = False
+    values = None
 
     @staticmethod
     def abstract_eval(aval):
@@ -450,10 +486,17 @@ def run(prim, args, params):
 
 
 def _run(prim, args, params):
-    # One pass over the arguments: their device, the cache key of this call and the buffers to pass.
+    # One pass over the arguments: their device, the cache key of this call and the buffers to pass. Python
+    # scalar operands and the primitive's value params (`Primitive.values`) are arguments too (after the
+    # buffers and the offsets), so that x + 1.0, x + 2.0, ... and full(n, v) for every v share one executable.
     dev = None
-    key = [prim, _params_key(params) if params else (), matmul_key()]  # (a lowering may read the precision)
-    buffers, offsets = [], []
+    values = prim.values
+    if values and params:
+        key_params, passed = _passed_params(prim, params)
+    else:
+        key_params, passed = params, ()
+    key = [prim, _params_key(key_params) if key_params else (), matmul_key()]  # (a lowering may read the precision)
+    buffers, offsets, scalars = [], [], []
     for a in args:
         if isinstance(a, Array):
             st = a._storage
@@ -472,7 +515,12 @@ def _run(prim, args, params):
                 key.append((st.jax_view.shape, a._dtype, v.shape, v.strides))
                 offsets.append(v.offset)
         elif type(a) in PY_SCALARS:
-            key.append((type(a), repr(a)))  # (1, 1.0 and True apart, -0.0 from 0.0; NaN keys equal)
+            scalar = passed_scalar(a) if type(a) is not int or _fits(a, args) else None
+            if scalar is None:
+                key.append((type(a), repr(a)))  # (a constant of the program: see `passed_scalar`)
+            else:
+                key.append(type(a))
+                scalars.append(scalar)
         else:
             raise TypeError(f"{prim.name}: an eager operation on a device array got a {type(a).__name__} operand; "
                             "pass stridex arrays on that device or Python scalars")
@@ -492,6 +540,8 @@ def _run(prim, args, params):
     key = tuple(key)
     if offsets:
         buffers += [_index_on(dev, o) for o in offsets]
+    if scalars or passed:
+        buffers += [value_on(dev, v) for v in (*scalars, *passed)]
     entry = _CACHE.get(key)
     if entry is None:
         entry = _compile(prim, args, params, buffers, dev, key)
@@ -502,6 +552,19 @@ def _run(prim, args, params):
     if prim.multiple_results:
         return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, entry.dtypes, entry.views))
     return adopt_out(outs[0], entry.views[0], entry.dtypes[0], dev)
+
+
+def _passed_params(prim, params) -> tuple:
+    """(params with each value param replaced by its argument's dtype, for the cache key; the arguments, as
+    0-D ndarrays): a primitive's value params (`Primitive.values`), each stored by its rule as the lowering
+    takes it."""
+    key_params = dict(params)
+    passed = []
+    for name, store in prim.values.items():
+        value = store(params[name], params)
+        key_params[name] = ("argument", value.dtype)
+        passed.append(value)
+    return key_params, tuple(passed)
 
 
 def _mixed(prim, dev: Device, other: Device) -> ValueError:
@@ -580,31 +643,41 @@ def _out_avals(prim, avals, params) -> tuple:
 
 def _compile(prim, args, params, buffers, dev, key) -> Executable:
     """Compile `prim`'s lowering for these arguments (their Views read inside) on `dev`; cache and return
-    its entry."""
+    its entry. The buffers are the arrays', then the offsets of Views read at one, then the Python scalar
+    operands and the value params passed as arguments (see `_run`)."""
     if prim.lower is None:
         raise NotImplementedError(f"{prim.name} has no JAX lowering, so it cannot run on {dev.name}")
     avals = _avals(args)
     avals_out = _out_avals(prim, avals, params)
     ctx = LoweringContext(avals, avals_out)
-    layout = [_layout(a) if isinstance(a, Array) else (None, False, a) for a in args]
+    layout = [_layout(a) if isinstance(a, Array) else
+              (None, False, _PASSED if passed_scalar(a) is not None and (type(a) is not int or _fits(a, args)) else a)
+              for a in args]
     n_arrays = sum(1 for a in args if isinstance(a, Array))
+    n_offsets = sum(1 for view, whole, _ in layout if view is not None and not whole)
+    value_names = tuple(prim.values) if prim.values and params else ()
 
     def program(*buffers_in):
-        arrays, offsets = iter(buffers_in[:n_arrays]), iter(buffers_in[n_arrays:])
-        values = [scalar if view is None else read_view(next(arrays), view, None if whole else next(offsets))
-                  for view, whole, scalar in layout]
-        out = prim.lower(ctx, *values, **params)
+        arrays = iter(buffers_in[:n_arrays])
+        offsets = iter(buffers_in[n_arrays:n_arrays + n_offsets])
+        passed = iter(buffers_in[n_arrays + n_offsets:])
+        values = [(weakly_typed(next(passed)) if scalar is _PASSED else scalar) if view is None else
+                  read_view(next(arrays), view, None if whole else next(offsets)) for view, whole, scalar in layout]
+        lowered_params = {**params, **{name: next(passed) for name in value_names}} if value_names else params
+        out = prim.lower(ctx, *values, **lowered_params)
         return tuple(out) if prim.multiple_results else (out,)
 
     # JAX would drop arguments a program does not read (an empty input's), and an executable left with none
     # runs on JAX's default device: the arguments are kept, so that the program runs where they are.
-    options = {"keep_unused": True} if buffers else {"out_shardings": creation_sharding(dev)}
+    options = {"keep_unused": True} if n_arrays else {"keep_unused": True, "out_shardings": creation_sharding(dev)}
     with x64():
         compiled = jax().jit(program, **options).lower(*buffers).compile()
     entry = Executable(compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out))
-    with _LOCK:
-        _CACHE[key] = entry
+    _CACHE.put(key, entry)
     return entry
+
+
+_PASSED = object()  # (in a layout: a Python scalar operand the executable takes as an argument)
 
 
 def jax_default():
@@ -728,8 +801,7 @@ def _write(prim, args, params, dev):
         with x64():
             compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
         entry = Executable(compiled, None, None)
-        with _LOCK:
-            _CACHE[key] = entry
+        _CACHE.put(key, entry)
     call = entry.call
     st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
     if not entry.settled:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from stridex._core import processes
+from stridex._core import caches
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.device import HOST
@@ -45,7 +46,7 @@ from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Stora
 from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax import jax_bridge
-from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._lax.jax_bridge import LoweringContext, jax, weakly_typed, x64
 from stridex._lax.precision import matmul_key
 from stridex._lax.strided import read_view
 
@@ -1117,7 +1118,9 @@ def _device_step(group: DeviceGroup, prim, params, sources: tuple, dtype) -> Non
     key.append(prim)
     key.append(_device._params_key(params) if params else ())
     for kind, v in sources:
-        key.append(v if kind == 1 else ~v if kind == 0 else (type(v), repr(v)))
+        # (a Python scalar is an argument of the pass, keyed by its type; an int beyond int64 a constant)
+        key.append(v if kind == 1 else ~v if kind == 0 else
+                   type(v) if _device.passed_scalar(v) is not None else (type(v), repr(v)))
     key.append(dtype.name)
 
 
@@ -1178,7 +1181,7 @@ _PENDING = (PendingStorage, PendingDeviceStorage)
 # (device, shape) -> a weak reference to the group a record with no pending operand joins (under LOCK)
 _OPEN_DEVICE_GROUPS: dict = {}
 # (device, matmul precision, structure, outputs) -> the compiled executable of a pass on a device
-_DEVICE_PASSES: dict = {}
+_DEVICE_PASSES = caches.ProgramCache("device_pass")
 
 
 def _record_on_device(prim, args, params, dev, shape, dtype):
@@ -1268,16 +1271,16 @@ def _run_device_group(group: DeviceGroup) -> None:
     if outputs:
         structure = (group.device.name, matmul_key(), tuple(group.key), tuple(outputs))
         compiled = _DEVICE_PASSES.get(structure)
+        scalars = _passed_scalars(group)
         if compiled is None:
-            compiled = _compile_device_pass(group, outputs)
-            if len(_DEVICE_PASSES) > 1024:
-                _DEVICE_PASSES.clear()
-            _DEVICE_PASSES[structure] = compiled
+            compiled = _compile_device_pass(group, outputs, scalars)
+            _DEVICE_PASSES.put(structure, compiled)
         with _device.OWNERS:
-            results = compiled(*group.buffers)  # (an error leaves the group pending: a later force raises again)
+            # (an error leaves the group pending: a later force raises again)
+            results = compiled(*group.buffers, *scalars)
         fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
         if fast is not None and fast is not compiled:
-            _DEVICE_PASSES[structure] = fast
+            _DEVICE_PASSES.replace(structure, fast)
         for st, buffer in zip(storages, results):
             _OWNER_SLOT.__set__(st, buffer)
             st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
@@ -1296,25 +1299,44 @@ def _run_device_group(group: DeviceGroup) -> None:
 _EXACT_PRECISION = {"xla_allow_excess_precision": False}
 
 
-def _compile_device_pass(group: DeviceGroup, outputs: list):
-    """The executable computing members `outputs` of `group` from its leaf buffers."""
+def _passed_scalars(group: DeviceGroup) -> list:
+    """The Python scalars of `group`'s plan that its pass takes as arguments, in plan order, on its device."""
+    scalars = []
+    for _, _, sources, _ in group.plan:
+        for kind, v in sources:
+            if kind == 2:
+                passed = _device.passed_scalar(v)
+                if passed is not None:
+                    scalars.append(_device.value_on(group.device, passed))
+    return scalars
+
+
+def _compile_device_pass(group: DeviceGroup, outputs: list, scalars: list):
+    """The executable computing members `outputs` of `group` from its leaf buffers and the Python scalars it
+    takes as arguments (`scalars`, in plan order: one pass serves x * 2.0, x * 3.0, ...)."""
     plan, reads, shape = group.plan, group.reads, group.shape
     steps = []
     for prim, params, sources, dtype in plan:
         avals_in = [ShapedArray(reads[v][1].shape, reads[v][2]) if kind == 0 else
                     ShapedArray(shape, plan[v][3]) if kind == 1 else aval_of(v) for kind, v in sources]
+        sources = tuple((3, None) if kind == 2 and _device.passed_scalar(v) is not None else (kind, v)
+                        for kind, v in sources)
         steps.append((prim, params, sources, LoweringContext(avals_in, [ShapedArray(shape, dtype)])))
+    n_buffers = len(group.buffers)
 
     def program(*bufs):
         values_read = [read_view(bufs[b], view, None) for b, view, _ in reads]
+        passed = iter(bufs[n_buffers:])
         values: list = []
         for prim, params, sources, ctx in steps:
-            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v for kind, v in sources]
+            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v if kind == 2 else
+                    weakly_typed(next(passed)) for kind, v in sources]
             values.append(prim.lower(ctx, *args, **params))
         return tuple(values[i] for i in outputs)  # (XLA drops the members no output needs)
 
     with x64():
-        return jax().jit(program, keep_unused=True).lower(*group.buffers).compile(compiler_options=_EXACT_PRECISION)
+        return jax().jit(program, keep_unused=True).lower(*group.buffers, *scalars).compile(
+            compiler_options=_EXACT_PRECISION)
 
 
 # --- what was fused ----------------------------------------------------------------------------------------

@@ -88,6 +88,15 @@ def _wide_aval(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, _dtypes.float32, aval.weak_type) if _dtypes.is_half(aval.dtype) else aval
 
 
+def _weak_scalar(value, aval) -> bool:
+    """Whether a lowering operand stands for a Python float or int: one itself, or a run-time value of one (a
+    Python scalar argument of `jit` or of a device executable: a weak 0-D float64 or int64)."""
+    if type(value) in (float, int):
+        return True
+    return aval.weak_type and aval.shape == () and aval.dtype in (_dtypes.float64, _dtypes.int64) \
+        and hasattr(value, "dtype")
+
+
 def lower_in_float32(lower):
     """The lowering rule `lower`, computing half operands and half dtype parameters in float32 and converting
     its results to the dtypes of the context's output avals."""
@@ -100,7 +109,7 @@ def lower_in_float32(lower):
         args = [as_dtype(a, _dtypes.float32) if _dtypes.is_half(aval.dtype)
                 # (a Python float or int with a half array becomes a half value first, as eagerly: the spec
                 # converts a scalar operand to the array's dtype)
-                else as_dtype(as_dtype(a, half), _dtypes.float32) if half is not None and type(a) in (float, int)
+                else as_dtype(as_dtype(a, half), _dtypes.float32) if half is not None and _weak_scalar(a, aval)
                 else a
                 for a, aval in zip(args, ctx.avals_in)]
         out = lower(wide, *args, **_wide_params(params))

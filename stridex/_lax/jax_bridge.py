@@ -105,7 +105,35 @@ def as_dtype(x, dtype):
     if not hasattr(x, "dtype"):
         with np.errstate(over="ignore"):  # (a float beyond float16's range is inf, as jnp.asarray made it)
             return np.asarray(x, dtype=dtype.np)
-    return x if x.dtype == dtype.np else lax().convert_element_type(x, dtype.np)
+    if x.dtype == dtype.np:
+        return x
+    if x.dtype == np.float64 and dtype.np == np.float16:
+        # (XLA converts through float32, rounding twice: rounded to odd first, the result is NumPy's nearest
+        # float16, as for a Python float above; see `data_type.float32_round_to_odd`. A Python scalar argument
+        # of `jit` or of a device executable is such a float64 value.)
+        x = float64_rounded_to_odd(x, 24)
+    return lax().convert_element_type(x, dtype.np)
+
+
+def weakly_typed(x):
+    """JAX value `x` (a 0-D argument standing for a Python scalar) made weakly typed, as `jax.jit` makes a Python
+    scalar argument, so that `jax.numpy` promotions inside a rule treat it as the scalar it stands for (lax
+    rules convert through `ctx` either way). JAX has no public spelling of this conversion: where its private
+    one is missing, `x` is returned as it is."""
+    global _WEAKEN
+    if _WEAKEN is None:
+        try:
+            from jax._src.lax.lax import _convert_element_type  # (private: see the docstring)
+        except ImportError:  # pragma: no cover - a JAX without it
+            _WEAKEN = False
+        else:
+            _WEAKEN = _convert_element_type
+    if _WEAKEN is False:
+        return x
+    return _WEAKEN(x, x.dtype, weak_type=True)
+
+
+_WEAKEN = None
 
 
 def broadcast_to(x, shape):

@@ -431,3 +431,14 @@ def count_distinct(x) -> Array:
         ordered = sort(flat)
     changes = not_equal(index(ordered, (("slice", 1, n, 1),)), index(ordered, (("slice", 0, n - 1, 1),)))
     return add(count_nonzero(changes), 1)
+
+
+def dynamic_slice(x, starts, sizes: tuple) -> Array:
+    """The block of `sizes` of `x` at `starts` (ints or 0-D integer arrays, one per axis), clamped to fit
+    (JAX's `lax.dynamic_slice`)."""
+    return _P.dynamic_slice.bind(x, *starts, sizes=tuple(sizes))
+
+
+def dynamic_update_slice(x, update, starts) -> Array:
+    """A copy of `x` with the block at `starts` (clamped to fit) replaced by `update` (of `x`'s rank and dtype)."""
+    return _P.dynamic_update_slice.bind(x, update, *starts)

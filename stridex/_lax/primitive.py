@@ -75,6 +75,7 @@ class Primitive:
         "name",
         "output_size",
         "transpose",
+        "values",
         "vjp",
         "write_back",
     )
@@ -97,11 +98,12 @@ class Primitive:
     compose: Callable[..., Any] | None
     is_identity: Callable[..., Any] | None
     output_size: Callable[..., Any] | None
+    values: dict[str, Callable[..., Any]] | None
 
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
                  output_size=None, differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False,
-                 elementwise: bool = False):
+                 elementwise: bool = False, values=None):
         """The rules, each `None` where the primitive has none:
 
         abstract_eval(*avals, **params) -> aval (a tuple of avals with `multiple_results`)
@@ -119,6 +121,11 @@ class Primitive:
         output_size(*args, **params) -> an int64 array: the data-dependent length(s) of the result
             (data-dependent primitives only: what `jit` guards when it compiles one with a known length;
             written in internal operations, so it is traced into the program like any other rule)
+
+        values       {param: store(value, params) -> 0-D ndarray}: the params that are values, not structure (a
+            fill value, a start): the device executor passes each to one executable as an argument, stored
+            by its rule, instead of compiling one program per value. The lowering receives such a param as a
+            Python scalar (under `jit`, from the IR) or as the stored 0-D JAX value.
 
         `elementwise`: each element of the result depends only on the same element of the (broadcast) inputs,
         and `impl` computes it the same whatever block of the arrays it is given (so eager fusion may defer it
@@ -138,6 +145,7 @@ class Primitive:
                   "jvp": jvp, "transpose": transpose, "vjp": vjp, "batch": batch, "write_back": write_back,
                   "compose": compose, "is_identity": is_identity, "output_size": output_size, "differentiable": differentiable,
                   "multiple_results": multiple_results, "data_dependent": data_dependent, "elementwise": elementwise,
+                  "values": values,
                   "eager": (_eager_elementwise if elementwise else
                             _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind])}
         for slot, value in fields.items():

@@ -35,6 +35,7 @@ from functools import partial
 import numpy as np
 
 from stridex._core import processes
+from stridex._core import caches
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.view import View
@@ -125,10 +126,28 @@ class Arguments:
         return "(" + ", ".join(f"{n}={v.name if isinstance(v, np.dtype) else repr(v)}" for n, v in self.items) + ")"
 
 
+# The JAX functions and result avals per signature (kept as long as the sampler cache's limit, and emptied with
+# it), and the eager samplers compiled per signature (the "random" kind of `sx.set_cache_limit`).
 _FUNCTIONS: dict = {}
 _AVALS: dict = {}
-_COMPILED: dict = {}
+_COMPILED = caches.ProgramCache("random")
 _LOCK = processes.lock("random.CACHE", threading.Lock())
+
+
+def _clear_signatures() -> None:
+    _FUNCTIONS.clear()
+    _AVALS.clear()
+
+
+caches.on_clear(_clear_signatures)
+
+
+def _remember(table: dict, key, value) -> None:
+    """Keep `value` in `table` (`_FUNCTIONS`, `_AVALS`), emptied when it outgrows the sampler cache's limit."""
+    with _LOCK:
+        if len(table) >= 4 * caches.limit("random"):
+            table.clear()
+        table[key] = value
 
 
 def _base(mode: str, name: str, static: Arguments, names: tuple):
@@ -161,8 +180,7 @@ def _function(mode: str, name: str, static: Arguments, names: tuple, vmapped: tu
         fn = _base(mode, name, static, names)
         for in_axes in reversed(vmapped):
             fn = jax().vmap(fn, in_axes=in_axes)
-        with _LOCK:
-            _FUNCTIONS[key] = fn
+        _remember(_FUNCTIONS, key, fn)
     return fn
 
 
@@ -179,8 +197,7 @@ def _abstract(mode: str, name: str, avals: tuple, static: Arguments, names: tupl
             out = tuple(ShapedArray(tuple(r.shape), FROM_NUMPY[np.dtype(r.dtype)]) for r in result)
         else:
             out = ShapedArray(tuple(result.shape), FROM_NUMPY[np.dtype(result.dtype)])
-        with _LOCK:
-            _AVALS[key] = out
+        _remember(_AVALS, key, out)
     return out
 
 
@@ -206,8 +223,7 @@ def _eager(mode: str, name: str, *windows, static: Arguments, names: tuple, vmap
         outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
         layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
         entry = (getattr(compiled, "_call", None) or compiled, any(w.dtype.itemsize >= 8 for w in windows), layouts)
-        with _LOCK:
-            _COMPILED[key] = entry
+        _COMPILED.put(key, entry)
     call, wide, layouts = entry
     if wide:
         with x64():

@@ -14,13 +14,14 @@ import operator
 import threading
 import warnings
 import weakref
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
 from stridex._core import processes
+from stridex._core import caches as _caches
 from stridex._core import tree as _tree
 from stridex._core.array import Array, Device, window
 from stridex._core.avals import ShapedArray, aval_of
@@ -40,8 +41,6 @@ from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
 
-CACHE_SIZE = 256
-_LIVE: weakref.WeakSet = weakref.WeakSet()  # every Jitted (for `_forget_after_fork`)
 
 
 @processes.in_child
@@ -54,6 +53,8 @@ def _forget_after_fork() -> None:
         if jax_bridge.RUNTIME_FORKED:
             jitted._memos = ()
             jitted.__call__ = jitted._dispatcher
+
+
 _SCALARS = (bool, int, float, complex)
 
 
@@ -181,7 +182,10 @@ class Jitted(Generic[P, R]):
         self._device = None if device is None else _jax_device(self._placement)  # type: ignore[arg-type]  # (placed: a device)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
-        self._cache: OrderedDict = OrderedDict()
+        # The compiled signatures, least recently used out beyond the "jit" limit (`sx.set_cache_limit`).
+        # (the eviction hook reaches this function through a weak reference: no cycle keeps its programs alive)
+        self._cache = _caches.ProgramCache("jit", on_evict=_evicted_from(weakref.ref(self)))
+        _LIVE.add(self)
         # Calls whose arguments are all plain arrays with distinct storages, keyed without flattening.
         self._fast_cache: dict = {}
         # Guards `_cache` (tracing included): the trace itself is per thread (`_state`), the cache is shared.
@@ -192,7 +196,6 @@ class Jitted(Generic[P, R]):
         self._memos = ()
         self._recent_windows: list[Any] = []  # (weak references: see `memo.comes_again`)
         self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
-        _LIVE.add(self)
 
     def __repr__(self):
         return f"<stridex.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
@@ -396,18 +399,25 @@ class Jitted(Generic[P, R]):
 
     def _entry(self, sig: _Signature, nargs: int) -> Compiled | Branches:
         """The compiled program for `sig` (or, where the graph broke, its paths), traced on a miss; the cache
-        is least-recently-used, CACHE_SIZE long."""
+        is least-recently-used, as long as the "jit" limit (`sx.set_cache_limit`)."""
         with self._lock:  # concurrent first calls trace once; the LRU order is updated by one thread at a time
             entry = self._cache.get(sig.key)
             if entry is not None:
-                self._cache.move_to_end(sig.key)
                 return entry
             compiled = Compiled(self._trace(sig, nargs), self)
-            entry = self._cache[sig.key] = Branches(compiled) if compiled.traced.guards else compiled
-            if len(self._cache) > CACHE_SIZE:
-                evicted = self._cache.popitem(last=False)[1]
-                self._fast_cache = {k: e for k, e in self._fast_cache.items() if e is not evicted}
+            entry = Branches(compiled) if compiled.traced.guards else compiled
+            self._cache.put(sig.key, entry)
             return entry
+
+    def _evicted(self, entries: list) -> None:
+        """Forget the programs the cache evicted everywhere else a call could still find them."""
+        with self._lock:
+            gone = {id(e) for e in entries}
+            self._fast_cache = {k: e for k, e in self._fast_cache.items() if id(e) not in gone}
+            memos: tuple[Any, ...] = self._memos
+            if any(id(getattr(memo, "entry", None)) in gone for memo in memos):
+                self._memos = ()
+                self.__call__ = self._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
 
     def _closure_signature(self, sig, args, kwargs, constants) -> _Signature | None:
         """For a program that writes into its inputs or the arrays it closes over: when a closed-over array
@@ -444,6 +454,28 @@ class Jitted(Generic[P, R]):
 
     def cache_size(self) -> int:
         return len(self._cache)
+
+
+def _evicted_from(ref):
+    """The eviction hook of the cache of the jitted function `ref` refers to (see `Jitted._evicted`)."""
+
+    def evicted(entries: list) -> None:
+        jitted = ref()
+        if jitted is not None:
+            jitted._evicted(entries)
+
+    return evicted
+
+
+_LIVE: weakref.WeakSet[Jitted] = weakref.WeakSet()  # every jitted function, for `sx.clear_caches`
+
+
+def _clear_all() -> None:
+    for jitted in list(_LIVE):
+        jitted.clear_cache()
+
+
+_caches.on_clear(_clear_all)
 
 
 def _fast_key(args):
@@ -853,6 +885,7 @@ class Branches:
                 path = self._matching(failure, tried)
                 if path is None:
                     jitted.stats["retraces"] += 1
+                    _caches.note_compile("jit")
                     with jitted._lock:  # (threads share the paths; each traces on its own arguments)
                         path = Compiled(jitted._trace(sig, len(args)), jitted)
                         self.paths.insert(0, path)

@@ -298,7 +298,7 @@ def failures_in_a_device_pass() -> None:
 
     original_compile = fusion._compile_device_pass
 
-    def failing_compile(group, outputs):
+    def failing_compile(group, outputs, scalars):
         raise MemoryError("injected: compiling the pass")
 
     fusion._compile_device_pass = failing_compile
@@ -315,8 +315,8 @@ def failures_in_a_device_pass() -> None:
     assert all(is_pending(r) for r in arrays)
     settle(x, arrays)
 
-    def failing_call_compile(group, outputs):
-        compiled = original_compile(group, outputs)
+    def failing_call_compile(group, outputs, scalars):
+        compiled = original_compile(group, outputs, scalars)
 
         def call(*buffers):
             raise KeyboardInterrupt("injected: calling the pass")

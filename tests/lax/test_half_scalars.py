@@ -35,3 +35,31 @@ def test_a_python_float_meets_a_half_array_in_its_dtype(name, dtype):
         on_device = np.asarray(f(sx.asarray(x, device="cpu:1"))).astype(np.float32)
     np.testing.assert_array_equal(jitted, eager)
     np.testing.assert_array_equal(on_device, eager)
+
+
+ARGUMENT_OPERATIONS = {
+    "remainder": lambda u, s: u % s,
+    "floor_divide": lambda u, s: u // s,
+    "add": lambda u, s: u + s,
+    "less": lambda u, s: u < s,
+    "pow": lambda u, s: u ** s,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(ARGUMENT_OPERATIONS))
+def test_a_python_float_argument_meets_a_half_array_in_its_dtype(name, dtype):
+    """The same with the scalar a run-time value: an argument of `jit`, or of a device executable (where
+    Python scalars are arguments, one executable for every value): converted to the half dtype as NumPy
+    converts it (float64 to float16 rounded once, not through float32)."""
+    values = RNG.random(4000).astype(np.float32) * 60 + 0.5
+    x = sx.astype(sx.asarray(values), getattr(sx, dtype))
+    f = ARGUMENT_OPERATIONS[name]
+    on_device = sx.asarray(x, device="cpu:1")
+    for s in (0.3, 2.0, 1.0009765625 + 2**-12):  # (the last: a tie after a rounding to float32)
+        with np.errstate(all="ignore"):
+            eager = np.asarray(f(x, s)).astype(np.float32)
+            jitted = np.asarray(sx.jit(f)(x, s)).astype(np.float32)
+            device = np.asarray(f(on_device, s)).astype(np.float32)
+        np.testing.assert_array_equal(jitted, eager)
+        np.testing.assert_array_equal(device, eager)
