@@ -20,6 +20,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.state import push
+from stridex._lax.callbacks import effects_suppressed
 from stridex._transforms.ir import Literal
 
 # Breaks one trace may take before `jit` gives up on compiling the call (a loop whose trip count depends
@@ -106,7 +107,9 @@ class Evaluator:
         return self.values[id(var)]
 
     def _run(self, eqns: list) -> None:
-        with push(None):  # the equations run eagerly, whatever trace is recording
+        # The equations run eagerly, whatever trace is recording; their effects (a debug print) do not happen
+        # here but when the compiled program runs, once.
+        with push(None), effects_suppressed():
             for eqn in eqns[self.done:]:
                 if all(id(v) in self.values for v in eqn.outputs):
                     continue  # (a data-dependent equation: evaluated when it was recorded)
