@@ -114,11 +114,11 @@ def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_
     inner_trees = outer_treedef.flatten_up_to(pytree_to_transpose)
     if inner_treedef is None:
         inner_treedef = tree_structure(inner_trees[0]) if inner_trees else PyTreeDef(("leaf",))
-    columns = [inner_treedef.flatten_up_to(t) for t in inner_trees]
-    for t, column in zip(inner_trees, columns):
-        if len(column) != inner_treedef.num_leaves or tree_structure(t) != inner_treedef:
+    for t in inner_trees:
+        if tree_structure(t) != inner_treedef:
             raise TypeError(f"tree.transpose: an inner tree has structure {tree_structure(t)}, expected "
                             f"{inner_treedef}")
+    columns = [tree_leaves(t) for t in inner_trees]
     rows = [outer_treedef.unflatten([column[k] for column in columns]) for k in range(inner_treedef.num_leaves)]
     return inner_treedef.unflatten(rows)
 

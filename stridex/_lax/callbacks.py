@@ -29,6 +29,8 @@ from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 
 _SILENT: ContextVar = ContextVar("stridex_silent_callbacks", default=False)
+# While lowering: None (effects run), False (they are left out) or a JAX boolean (they run where it holds).
+_GATE: ContextVar = ContextVar("stridex_effect_gate", default=None)
 
 
 @contextlib.contextmanager
@@ -40,6 +42,18 @@ def effects_suppressed():
         yield
     finally:
         _SILENT.reset(token)
+
+
+@contextlib.contextmanager
+def effects_gated(predicate):
+    """A block in which the lowering of an effectful callback runs it only where `predicate` holds (a JAX boolean
+    of the program being lowered), or leaves it out (`predicate` False): how `jit` keeps a path whose graph-break
+    guards fail from printing (`jit._gated`)."""
+    token = _GATE.set(predicate)
+    try:
+        yield
+    finally:
+        _GATE.reset(token)
 
 
 class HostFunction:
@@ -155,8 +169,18 @@ def _debug_impl(*values, callback, ordered):
 
 
 def _debug_lower(ctx, *values, callback, ordered):
+    gate = _GATE.get()
+    if gate is False:
+        return ()
     arrays, rebuild = _host_operands(ctx, values)
-    jax().debug.callback(lambda *host: callback(*rebuild(host)), *arrays, ordered=ordered)
+
+    def emit():
+        jax().debug.callback(lambda *host: callback(*rebuild(host)), *arrays, ordered=ordered)
+
+    if gate is None:
+        emit()
+    else:
+        lax().cond(gate, emit, lambda: None)
     return ()
 
 

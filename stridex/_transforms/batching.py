@@ -62,6 +62,15 @@ class BatchTrace(Trace):
     def device_of(self, tracer):
         return _device.device_of_value(tracer._var.value)
 
+    def concretize(self, tracer, conversion):
+        """A value the same for every member (no batch dimension) has the value of its payload, as an unmapped
+        argument of `jax.vmap` does; a batched one has none (JAX's errors)."""
+        payload = self.read(tracer)
+        if payload.dim is not None:
+            return super().concretize(tracer, conversion)
+        value = payload.value
+        return value._concrete(conversion) if isinstance(value, Tracer) else value
+
     def aval(self, payload) -> ShapedArray:
         a = _aval(payload.value)
         if payload.dim is None:

@@ -26,6 +26,7 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
+from stridex._lax.callbacks import effects_gated
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
@@ -610,6 +611,9 @@ class Compiled:
         self.matmul_key = matmul_key() if any(e.prim.name in PRECISION_SENSITIVE for e in traced.program.eqns) \
             else None
         run = lower_program(traced.program)
+        self.effectful = any(has_effect(e) for e in traced.program.eqns)
+        if self.effectful and traced.guards:
+            run = _gated(run, traced.guards)
         n_consts = len(traced.constants)
         options = {}
         on_host_device = False  # placed on JAX's CPU device explicitly (JAX's default is an accelerator)
@@ -638,7 +642,6 @@ class Compiled:
         self.pure = not traced.input_writes and not traced.const_writes
         # A program with effects (`sx.debug.print`, ...) runs through `run`, which waits for them before the
         # call returns, so that what it prints comes before what the caller prints next.
-        self.effectful = any(has_effect(e) for e in traced.program.eqns)
         # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
         # without the general output handling; its JAX function returns the array itself, not a tuple.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
@@ -787,6 +790,20 @@ class Compiled:
     def _run_single_locked(self, leaves):
         with _device.OWNERS:  # (device buffers read: see `run`)
             return self._run_single(leaves)
+
+
+def _gated(run, guards):
+    """The lowering of a program with effects and graph-break guards: its effects happen only where every guard
+    holds, so that a path whose guards fail (the call then runs another path) prints nothing. Lowered twice: once
+    without the effects, for the guarded values, then with them, gated on those (XLA merges the two copies' work)."""
+
+    def gated(*args):
+        with effects_gated(False):
+            outs = run(*args)
+        with effects_gated(breaks.hold([outs[g.output] for g in guards], guards)):
+            return run(*args)
+
+    return gated
 
 
 def _all_jax_arrays(args) -> bool:
