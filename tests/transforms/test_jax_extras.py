@@ -338,3 +338,15 @@ def test_compiled_function_with_graph_breaks_and_writes():
     np.testing.assert_array_equal(np.asarray(x), [0.0, 2.0])  # written, as eagerly
     y = sx.asarray([-3.0, 1.0])
     np.testing.assert_array_equal(np.asarray(compiled(y)), [-6.0, 2.0])  # (the other path: jit's own rules)
+
+
+@pytest.mark.parametrize("n", [5, 5000], ids=["5 elements", "5000 elements"])
+@pytest.mark.parametrize("device", [None, DEV], ids=["host", "device"])
+def test_stop_gradient_keeps_every_value_on_both_sides_of_the_aligned_output_size(n, device):
+    values = np.random.default_rng(n).standard_normal(n)
+    values[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    x = sx.asarray(values, device=device)
+    for out in (sx.stop_gradient(x), sx.jit(sx.stop_gradient)(x), sx.vmap(sx.stop_gradient)(x)):
+        got = np.asarray(out.to_device("cpu"))
+        assert got.tobytes() == values.tobytes()
+        assert out.device == x.device

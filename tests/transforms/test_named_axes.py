@@ -223,3 +223,22 @@ def test_jitted_psum_compiles_to_one_reduction():
     f = sx.jit(sx.vmap(lambda v: v / sx.lax.psum(v, "i"), axis_name="i"))
     text = f.lower(sx.asarray(X)).as_text()
     assert text.count("reduce") >= 1 and "all-reduce" not in text and "psum" not in text
+
+
+@pytest.mark.parametrize("members", [3, 5000], ids=["3 members", "5000 members"])
+def test_collectives_at_both_sides_of_the_reduction_size_threshold(members):
+    """Over 4096 members XLA's CPU reductions change kernel: psum/pmax with NaN, infinities and -0.0 agree with
+    NumPy eagerly and under jit (pmax propagates NaN, as `max` does; a sum of -0.0s is NumPy's +0.0)."""
+    rng = np.random.default_rng(members)
+    x = rng.standard_normal((members, 2))
+    x[0, 0], x[-1, 0] = np.inf, -np.inf  # column 0: inf - inf = nan in the sum
+    x[1 % members, 1] = np.nan
+    zeros = np.full((members, 1), -0.0)
+    f = sx.vmap(lambda v, z: (sx.lax.psum(v, "i"), sx.lax.pmax(v, "i"), sx.lax.pmin(v, "i"), sx.lax.psum(z, "i")),
+                axis_name="i")
+    for how in (f, sx.jit(f)):
+        total, top, bottom, zero_sum = how(sx.asarray(x), sx.asarray(zeros))
+        np.testing.assert_allclose(np.asarray(total)[0], x.sum(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(np.asarray(top)[0], np.max(x, axis=0))
+        np.testing.assert_array_equal(np.asarray(bottom)[0], np.min(x, axis=0))
+        np.testing.assert_array_equal(np.signbit(np.asarray(zero_sum)[0]), np.signbit(zeros.sum(axis=0)))
