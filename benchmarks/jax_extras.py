@@ -10,7 +10,8 @@ function that calls `sx.debug.print` against `jax.jit` of one that calls `jax.de
 to a null sink, each call waiting for its effects: stridex's calls do, JAX's are followed by
 `jax.effects_barrier()`), and the same functions without the print (what a program without prints pays). The
 conversion check under differentiation touches neither eager dispatch nor `jit`'s steady call; that is measured
-before/after with `python -m benchmarks.revisions main` (see docs/benchmarks.md).
+before/after with `python -m benchmarks.revisions <revision before>` (its table is kept beside this one's, in
+benchmarks/JAX_EXTRAS_RESULTS.md).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import measure
+from benchmarks.jit import format_rows
 
 HERE = Path(__file__).resolve().parent
 
@@ -106,13 +108,6 @@ def run(quick: bool = False) -> list[tuple]:
         rows.append(("jit of a function with debug.print (1000 elements)", t["sx print"], t["jax print"]))
         rows.append(("the same function without the print", t["sx plain"], t["jax plain"]))
     return rows
-
-
-def format_rows(rows) -> str:
-    lines = ["| case | stridex | JAX | ratio |", "|---|---:|---:|---:|"]
-    for name, a, b in rows:
-        lines.append(f"| {name} | {a * 1e6:.2f} µs | {b * 1e6:.2f} µs | {a / b:.2f}x |")
-    return "\n".join(lines)
 
 
 def main(argv=None):

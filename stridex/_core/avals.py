@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 from stridex._core import dtypes as _dtypes
@@ -87,10 +88,7 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape and self.dtype is other.dtype
