@@ -29,7 +29,8 @@ __all__ = ["callback", "print"]
 def print(fmt: str, *args: Any, ordered: bool = True, **kwargs: Any) -> None:  # noqa: A001  (JAX's name)
     """Print `fmt.format(*args, **kwargs)` with the values the arguments have when the program runs (a format
     spec such as `{x:.3f}` works on 0-D arrays). Under `jit` it prints on every call, in program order with the
-    other prints (`ordered=False` lets XLA order them as it likes, as `jax.debug.print` does by default).
+    other prints (`ordered=False` lets XLA order them as it likes, as `jax.debug.print` does by default; a
+    program over several devices, `jit` with shardings, prints unordered, as JAX orders effects on one only).
 
     >>> import stridex as sx
     >>> _ = sx.vmap(lambda v: sx.debug.print("member {v}", v=v) or v)(sx.asarray([1, 2]))

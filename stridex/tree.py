@@ -12,6 +12,7 @@ Tuples, lists, dicts (in sorted-key order), namedtuples, None and the classes re
 
 from __future__ import annotations
 
+import builtins
 import functools
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -96,8 +97,6 @@ def all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:  # 
     >>> sx.tree.all({"a": True, "b": [1, 2]}), sx.tree.all([True, 0])
     (True, False)
     """
-    import builtins
-
     return builtins.all(tree_leaves(tree, is_leaf))
 
 

@@ -31,6 +31,9 @@ from stridex._lax.rule_shapes import move_to_front
 _SILENT: ContextVar = ContextVar("stridex_silent_callbacks", default=False)
 # While lowering: None (effects run), False (they are left out) or a JAX boolean (they run where it holds).
 _GATE: ContextVar = ContextVar("stridex_effect_gate", default=None)
+# While lowering: whether effects may be ordered (JAX orders them on one device only; `jit` with shardings
+# lowers them unordered).
+_ORDERED: ContextVar = ContextVar("stridex_ordered_effects", default=True)
 
 
 @contextlib.contextmanager
@@ -54,6 +57,17 @@ def effects_gated(predicate):
         yield
     finally:
         _GATE.reset(token)
+
+
+@contextlib.contextmanager
+def effects_unordered():
+    """A block in which effectful callbacks lower unordered: a program over several devices (`jit` with
+    shardings), where JAX refuses ordered effects."""
+    token = _ORDERED.set(False)
+    try:
+        yield
+    finally:
+        _ORDERED.reset(token)
 
 
 class HostFunction:
@@ -175,7 +189,7 @@ def _debug_lower(ctx, *values, callback, ordered):
     arrays, rebuild = _host_operands(ctx, values)
 
     def emit():
-        jax().debug.callback(lambda *host: callback(*rebuild(host)), *arrays, ordered=ordered)
+        jax().debug.callback(lambda *host: callback(*rebuild(host)), *arrays, ordered=ordered and _ORDERED.get())
 
     if gate is None:
         emit()

@@ -26,7 +26,7 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
-from stridex._lax.callbacks import effects_gated
+from stridex._lax.callbacks import effects_gated, effects_unordered
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
@@ -614,6 +614,8 @@ class Compiled:
         self.effectful = any(has_effect(e) for e in traced.program.eqns)
         if self.effectful and traced.guards:
             run = _gated(run, traced.guards)
+        if self.effectful and (jitted._in_shardings is not None or jitted._out_shardings is not None):
+            run = _unordered(run)
         n_consts = len(traced.constants)
         options = {}
         on_host_device = False  # placed on JAX's CPU device explicitly (JAX's default is an accelerator)
@@ -804,6 +806,17 @@ def _gated(run, guards):
             return run(*args)
 
     return gated
+
+
+def _unordered(run):
+    """The lowering of a program with effects and shardings: its prints unordered (JAX orders effects on one
+    device only; a program over several would be refused)."""
+
+    def unordered(*args):
+        with effects_unordered():
+            return run(*args)
+
+    return unordered
 
 
 def _all_jax_arrays(args) -> bool:

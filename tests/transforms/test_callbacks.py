@@ -268,3 +268,18 @@ def test_pure_callback_results_are_pytrees_of_fresh_arrays():
     out["same"][0] = 5.0  # (a result is its own memory: the operand is not written)
     np.testing.assert_array_equal(np.asarray(x), [1.0, 2.0])
     np.testing.assert_array_equal(np.asarray(out["twice"]), [2.0, 4.0])
+
+
+def test_print_in_a_program_over_several_devices(capsys):
+    """JAX orders effects on one device only: a jitted function with shardings prints unordered."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    devices = jax.devices("cpu")
+    if len(devices) < 2:
+        pytest.skip("needs several JAX devices (tests/conftest.py asks for 4 host devices)")
+    mesh = Mesh(np.array(devices[:2]), ("rows",))
+    rows = NamedSharding(mesh, PartitionSpec("rows", None))
+    f = sx.jit(lambda v: sx.debug.print("total {}", sx.sum(v)) or v * 2, in_shardings=(rows,), out_shardings=rows)
+    out = f(sx.asarray(np.ones((4, 2))))
+    np.testing.assert_array_equal(np.asarray(out), np.full((4, 2), 2.0))
+    assert printed(capsys) == ["total 8.0"]
