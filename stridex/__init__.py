@@ -48,8 +48,14 @@ from stridex._api.statistical_functions import *
 from stridex._api.transcendental_functions import *
 from stridex._api.utility_functions import *
 
+from stridex._core.avals import ShapeDtypeStruct  # beyond the spec: JAX's, for eval_shape and pure_callback
+
 if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
+    from stridex import debug, errors, lax, tree
     from stridex import fft, linalg, random, tree_util
+    from stridex._transforms.callbacks import pure_callback
+    from stridex._transforms.shapes import eval_shape
+    from stridex.lax import stop_gradient
     from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
     from stridex._transforms.batching import vmap
     from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
@@ -70,6 +76,10 @@ _LAZY = {
     **dict.fromkeys(("checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat"),
                     "stridex._transforms.custom"),
     **dict.fromkeys(("jit", "make_ir"), "stridex._transforms.jit"),
+    # JAX's extras around the transformations (issue 42): extension modules, and three functions
+    **dict.fromkeys(("debug", "errors", "lax", "tree"), "stridex"),
+    "eval_shape": "stridex._transforms.shapes", "pure_callback": "stridex._transforms.callbacks",
+    "stop_gradient": "stridex.lax",
 }
 
 
@@ -118,4 +128,5 @@ __all__ = [
     "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack", "value_and_grad", "var", "vecdot",
     "vjp", "vmap", "where", "while_loop", "zeros", "zeros_like",
+    "ShapeDtypeStruct", "debug", "errors", "eval_shape", "lax", "pure_callback", "stop_gradient", "tree",
 ]

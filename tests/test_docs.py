@@ -97,7 +97,8 @@ def public_objects() -> list[tuple[str, object]]:
     import stridex
 
     objects: list[tuple[str, object]] = []
-    for module in (stridex, stridex.linalg, stridex.fft, stridex.random):
+    for module in (stridex, stridex.linalg, stridex.fft, stridex.random, stridex.lax, stridex.debug, stridex.tree,
+                   stridex.errors):
         objects.append((module.__name__, module))
         objects += [(f"{module.__name__}.{name}", getattr(module, name)) for name in module.__all__
                     if callable(getattr(module, name)) and type(getattr(module, name)) is not type(stridex)]

@@ -235,7 +235,8 @@ def test_operator_types_are_the_namespace_functions(stem: str) -> None:
 
 # --- exports and annotations ---------------------------------------------------------------------------------
 
-PUBLIC_MODULES = [stridex, stridex.linalg, stridex.fft, stridex.random]
+PUBLIC_MODULES = [stridex, stridex.linalg, stridex.fft, stridex.random, stridex.lax, stridex.debug, stridex.tree,
+                  stridex.errors]
 
 
 def _literal_all(module: types.ModuleType) -> list[str]:

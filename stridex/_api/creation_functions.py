@@ -29,6 +29,8 @@ from stridex._lax.data_type import convert_element_type
 from stridex._lax.elementwise import copy as _copy_prim
 from stridex._transforms.tracing import (
     ConcretizationError,
+    ConcretizationTypeError,
+    Conversion,
     DataDependentShapeError,
     Tracer,
     note_scalar_store,
@@ -649,7 +651,8 @@ def _concrete_bound(value, what: str):
     if not isinstance(value, Tracer):
         return value
     try:
-        return value._concrete(f"arange's {what} (the length of the result depends on it)")
+        return value._concrete(Conversion(f"arange's {what} (the length of the result depends on it)",
+                                          ConcretizationTypeError))
     except ConcretizationError:
         raise DataDependentShapeError(
             f"arange: the length of the result depends on the value of {what}, a traced 0-D array "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import operator
+
 from stridex._core import dtypes as _dtypes
 from stridex._core.dtypes import DType
 
@@ -31,6 +34,72 @@ class ShapedArray:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]" + ("{weak}" if self.weak_type else "")
 
 
+
+
+class ShapeDtypeStruct:
+    """A shape and a dtype, standing for an array that is not there: what `eval_shape` takes and returns, and how
+    `pure_callback` declares its results (JAX's `jax.ShapeDtypeStruct`).
+
+    >>> import stridex as sx
+    >>> sx.ShapeDtypeStruct((2, 3), sx.float32)
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("dtype", "shape", "weak_type")
+    shape: tuple[int, ...]
+    dtype: DType
+    weak_type: bool
+
+    def __init__(self, shape: tuple[int, ...] | list[int], dtype: object, *, weak_type: bool = False) -> None:
+        try:
+            shape = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            raise TypeError(f"ShapeDtypeStruct: shape must be a tuple of ints, got {shape!r}") from None
+        if any(n < 0 for n in shape):
+            raise ValueError(f"ShapeDtypeStruct: shape {shape} has a negative length")
+        resolved = _dtypes.as_dtype(dtype)
+        if resolved is None:
+            try:
+                resolved = _dtypes.from_numpy(dtype)  # (a NumPy or JAX dtype, or its name)
+            except TypeError:
+                resolved = None
+        if resolved is None:
+            raise TypeError(f"ShapeDtypeStruct: {dtype!r} is not a stridex dtype")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "dtype", resolved)
+        object.__setattr__(self, "weak_type", bool(weak_type))
+
+    @classmethod
+    def of(cls, x: object, what: str) -> ShapeDtypeStruct:
+        """`x` as a ShapeDtypeStruct: one as it is, else any object with `shape` and `dtype` (an array of
+        stridex, NumPy or JAX); TypeError naming `what` otherwise."""
+        if isinstance(x, ShapeDtypeStruct):
+            return x
+        if hasattr(x, "shape") and hasattr(x, "dtype"):
+            return cls(x.shape, x.dtype)
+        raise TypeError(f"{what}: expected a ShapeDtypeStruct (or an array), got {type(x).__name__}")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a ShapeDtypeStruct is immutable")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape and self.dtype is other.dtype
+                and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 def aval_of(x) -> ShapedArray:

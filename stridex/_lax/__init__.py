@@ -8,13 +8,16 @@ Each family module is named after the chapter of the namespace that binds it (`c
 
 from stridex._lax import (  # noqa: F401
     array_indexing,
+    callbacks,
     creation,
     data_type,
+    differentiation,
     elementwise,
     fft,
     indexing,
     linalg,
     manipulation,
+    parallel,
     random,
     searching,
     set,

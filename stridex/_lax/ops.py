@@ -389,6 +389,16 @@ def reduce_any(x, axes: int | tuple | None = None, keepdims: bool = False) -> Ar
     return _P.reduce_any.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
 
 
+def reduce_max(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
+    """The maximum over `axes` (all when None), NaN propagating."""
+    return _P.reduce_max.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
+
+
+def reduce_min(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
+    """The minimum over `axes` (all when None), NaN propagating."""
+    return _P.reduce_min.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)
+
+
 def reduce_all(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
     """Whether every element over `axes` (all when None) is true."""
     return _P.reduce_all.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)

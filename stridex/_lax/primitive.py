@@ -65,6 +65,7 @@ class Primitive:
         "data_dependent",
         "differentiable",
         "eager",
+        "effectful",
         "elementwise",
         "impl",
         "is_identity",
@@ -85,6 +86,7 @@ class Primitive:
     abstract_eval: Callable[..., Any]
     eager: Callable[..., Any]
     differentiable: bool
+    effectful: bool
     elementwise: bool
     multiple_results: bool
     data_dependent: bool
@@ -103,7 +105,7 @@ class Primitive:
     def __init__(self, name: str, *, kind: str = "compute", impl, abstract_eval, lower=None, jvp=None,
                  transpose=None, vjp=None, batch=None, write_back=None, compose=None, is_identity=None,
                  output_size=None, differentiable: bool = True, multiple_results: bool = False, data_dependent: bool = False,
-                 elementwise: bool = False, values=None):
+                 elementwise: bool = False, values=None, effectful: bool = False):
         """The rules, each `None` where the primitive has none:
 
         abstract_eval(*avals, **params) -> aval (a tuple of avals with `multiple_results`)
@@ -130,6 +132,9 @@ class Primitive:
         `elementwise`: each element of the result depends only on the same element of the (broadcast) inputs,
         and `impl` computes it the same whatever block of the arrays it is given (so eager fusion may defer it
         and run it block by block: see `stridex._lax.fusion`). Only single-result compute primitives.
+        `effectful`: running it does something beyond computing its results (a host callback that prints), so
+        an equation of it is kept and run in program order: the passes never remove or merge one, and a graph
+        break's evaluation of the program so far skips it (the compiled program runs it).
         """
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} is registered twice")
@@ -145,7 +150,7 @@ class Primitive:
                   "jvp": jvp, "transpose": transpose, "vjp": vjp, "batch": batch, "write_back": write_back,
                   "compose": compose, "is_identity": is_identity, "output_size": output_size, "differentiable": differentiable,
                   "multiple_results": multiple_results, "data_dependent": data_dependent, "elementwise": elementwise,
-                  "values": values,
+                  "values": values, "effectful": effectful,
                   "eager": (_eager_elementwise if elementwise else
                             _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind])}
         for slot, value in fields.items():

@@ -15,14 +15,16 @@ from typing import Any, Literal, ParamSpec, TypeVar, overload
 from stridex._core import dtypes as _dtypes
 from stridex._core import tree as _tree
 from stridex._core.array import Array
-from stridex._core.avals import ShapedArray, value_aval
+from stridex._core.avals import ShapedArray, aval_of, value_aval
+from stridex._core.dtypes import DType
 from stridex._core.state import TraceScope, current_trace, push
 from stridex._lax import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._transforms import handover
 from stridex._transforms.batching import vmap
-from stridex._transforms.tracing import Trace, Tracer, user_frame
+from stridex._transforms.tracing import (Conversion, Trace, Tracer, TracerArrayConversionError, conversion_site,
+                                        user_frame)
 
 
 def is_differentiable(x) -> bool:
@@ -60,12 +62,25 @@ def add_any(a, b):
 # --- forward mode ------------------------------------------------------------------------------------
 
 
-def concrete_primal(trace, tracer, what: str):
+def concrete_primal(trace, tracer, conversion: Conversion):
     """The value a derivative trace's tracer stands for: its primal, which is concrete eagerly and under `jit`
-    a tracer of the trace below (which decides: a graph break, or ConcretizationError). Python control flow
-    on values works under `grad`/`jvp` as it does eagerly; no derivative flows through the decision."""
-    primal = trace.read(tracer).primal
-    return primal._concrete(what) if isinstance(primal, Tracer) else primal
+    a tracer of the trace below (which decides: a graph break, or ConcretizationTypeError).
+
+    A Python decision on a value (`bool()`) works under `grad`/`jvp` as it does eagerly, as in `jax.grad`: the
+    branch taken is differentiated. Every other conversion (NumPy, a Python number, DLPack) of a value that
+    carries a derivative raises: the value would leave as a constant, and its derivative would silently be
+    zero. Under `jit(grad(f))` this check comes before the graph break, so a break never drops a derivative.
+    """
+    payload = trace.read(tracer)
+    if not conversion.branch and trace.carries_derivative(payload):
+        site = conversion_site() if conversion.error is TracerArrayConversionError else user_frame()
+        raise conversion.error(
+            f"{conversion.name} of an array that carries a derivative ({tracer._aval}, under `{trace.kind}`) at "
+            f"{site}.\nLeaving stridex, the value would become a constant, and the derivative through it would "
+            "silently be zero. Ways out: `sx.stop_gradient(x)` first, where no derivative should flow through the "
+            "value; or compute it with stridex operations, which the transformation differentiates.")
+    primal = payload.primal
+    return primal._concrete(conversion) if isinstance(primal, Tracer) else primal
 
 
 class JVPPayload:
@@ -83,8 +98,11 @@ class JVPTrace(Trace):
     def device_of(self, tracer):
         return _device.device_of_value(tracer._var.primal)
 
-    def concretize(self, tracer, what):
-        return concrete_primal(self, tracer, what)
+    def concretize(self, tracer, conversion):
+        return concrete_primal(self, tracer, conversion)
+
+    def carries_derivative(self, payload) -> bool:
+        return payload.tangent is not None
 
     def aval(self, payload) -> ShapedArray:
         return value_aval(payload.primal)
@@ -244,8 +262,11 @@ class VJPTrace(Trace):
         super().__init__(parent)
         self.tape: list[Node] = []
 
-    def concretize(self, tracer, what):
-        return concrete_primal(self, tracer, what)
+    def concretize(self, tracer, conversion):
+        return concrete_primal(self, tracer, conversion)
+
+    def carries_derivative(self, payload) -> bool:
+        return payload.node is not None
 
     def aval(self, payload) -> ShapedArray:
         return value_aval(payload.primal)
@@ -396,11 +417,61 @@ def _check_argnums(nums: tuple, nargs: int, what: str) -> tuple:
     return normal
 
 
-def value_and_grad(fun: Callable[P, Any], argnums: Argnums = 0,
-                   has_aux: bool = False) -> Callable[P, tuple[Any, Any]]:
+def _inexact_kind(leaf) -> str:
+    kind = leaf.dtype.kind
+    return "complex" if kind == "complex floating" else "real" if kind == "real floating" else "integer"
+
+
+def _differentiated(what: str, args: list, nums: tuple, holomorphic: bool, allow_int: bool) -> None:
+    """Check the leaves of the differentiated arguments, as JAX's reverse mode does (complex ones under
+    `holomorphic`; integer and boolean ones only with `allow_int`); Python floats and complex numbers become 0-D
+    arrays (float64, complex128), as do Python ints and bools under `allow_int`."""
+    for i in nums:
+        leaves, treedef = _tree.flatten(args[i])
+        for j, leaf in enumerate(leaves):
+            if isinstance(leaf, (float, complex)) or (allow_int and isinstance(leaf, int)):
+                leaf = leaves[j] = ops.constant(leaf, aval_of(leaf).dtype)
+            if not isinstance(leaf, Array):
+                raise TypeError(f"{what} requires floating-point inputs, but argument {i} has a leaf of type "
+                                f"{type(leaf).__name__}")
+            kind = _inexact_kind(leaf)
+            if holomorphic and kind != "complex":
+                raise TypeError(f"{what} with holomorphic=True requires inputs with complex dtype, but argument {i} "
+                                f"has dtype {leaf.dtype.name}")
+            if kind == "integer" and not allow_int:
+                raise TypeError(f"{what} requires floating-point inputs, but argument {i} has dtype {leaf.dtype.name}; "
+                                "integer and boolean values carry no gradient (allow_int=True takes them, with a "
+                                "gradient of zeros)")
+        args[i] = _tree.unflatten(treedef, leaves)
+
+
+def _check_output(what: str, out, holomorphic: bool, scalar: bool) -> None:
+    """The output checks of JAX's reverse mode: real floating (complex under `holomorphic`), 0-D for `grad`."""
+    leaves = _tree.flatten(out)[0]
+    for leaf in leaves:
+        dtype = getattr(leaf, "dtype", None)
+        kind = _inexact_kind(leaf) if isinstance(leaf, Array) else None
+        shape_ok = not scalar or getattr(leaf, "shape", None) == ()
+        if holomorphic:
+            if kind != "complex" or not shape_ok:
+                got = getattr(dtype, "name", type(leaf).__name__)
+                raise TypeError(f"{what} with holomorphic=True requires a function returning complex "
+                                f"{'0-D arrays' if scalar else 'arrays'}, got {got} of shape {getattr(leaf, 'shape', None)}")
+        elif kind != "real" or not shape_ok:
+            hint = " (for a holomorphic function, pass holomorphic=True)" if kind == "complex" else ""
+            raise TypeError(f"{what} requires a function returning a real floating-point "
+                            f"{'0-D array' if scalar else 'array'}, got {getattr(dtype, 'name', type(leaf).__name__)} "
+                            f"of shape {getattr(leaf, 'shape', None)}{hint}")
+
+
+def value_and_grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False) -> Callable[P, tuple[Any, Any]]:
     """A function returning `(fun(*args), gradient of fun with respect to args[argnums])`.
 
-    `fun` must return a real floating 0-D array; arguments differentiated must be floating-point.
+    `fun` must return a real floating 0-D array (a complex one with `holomorphic=True`, whose gradient is then
+    `f'(z)`); the arguments differentiated (pytrees of arrays) must be floating-point (complex with
+    `holomorphic=True`; integers and booleans with `allow_int=True`, whose gradient is zeros of their dtype:
+    stridex has no `float0`). Python floats are taken as float64 0-D arrays.
 
     >>> import stridex as sx
     >>> sx.value_and_grad(lambda x: sx.sum(x ** 2))(sx.asarray([1.0, 3.0]))[1]
@@ -410,24 +481,21 @@ def value_and_grad(fun: Callable[P, Any], argnums: Argnums = 0,
 
     def value_and_grad_fun(*args, **kwargs):
         nums = _check_argnums(_argnums_tuple(argnums), len(args), "grad")
-        for i in nums:
-            for leaf in _tree.flatten(args[i])[0]:
-                if not is_differentiable(leaf):
-                    dtype = getattr(leaf, "dtype", type(leaf).__name__)
-                    raise TypeError(f"grad requires floating-point inputs, but argument {i} has dtype {dtype}; "
-                                    "integer and boolean values carry no gradient")
+        args_list = list(args)
+        _differentiated("grad", args_list, nums, holomorphic, allow_int)
 
         def partial_fun(*diff_args):
-            full = list(args)
+            full = list(args_list)
             for i, a in zip(nums, diff_args):
                 full[i] = a
             return fun(*full, **kwargs)
 
-        res = vjp(partial_fun, *[args[i] for i in nums], has_aux=has_aux)
+        res = vjp(partial_fun, *[args_list[i] for i in nums], has_aux=has_aux)
         out, pullback = res[0], res[1]
-        if not isinstance(out, Array) or out.shape != () or out.dtype.kind != "real floating":
-            raise TypeError("grad requires a function returning a real floating-point 0-D array, got "
-                            f"{getattr(out, 'dtype', type(out).__name__)} of shape {getattr(out, 'shape', None)}")
+        if not isinstance(out, Array):
+            raise TypeError(f"grad requires a function returning a real floating-point 0-D array, got "
+                            f"{type(out).__name__}")
+        _check_output("grad", out, holomorphic, scalar=True)
         with _scope(current_trace()), _device.placing([out]):
             seed = ops.ones((), out.dtype)
         grads = pullback(seed)
@@ -442,14 +510,18 @@ def _scope(trace):
     return TraceScope(trace)
 
 
-def grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[P, Any]:
-    """The gradient of a real scalar function with respect to argument(s) `argnums`.
+def grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False) -> Callable[P, Any]:
+    """The gradient of a real scalar function with respect to argument(s) `argnums` (pytrees of arrays); see
+    `value_and_grad` for `has_aux`, `holomorphic` and `allow_int`.
 
     >>> import stridex as sx
     >>> sx.grad(lambda x: sx.sum(sx.sin(x)))(sx.asarray([0.0]))
     Array([1.])
+    >>> sx.grad(lambda z: z * z, holomorphic=True)(sx.asarray(1.0 + 1.0j))
+    Array(2.+2.j)
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     def grad_fun(*args, **kwargs):
         (value, grads) = vg(*args, **kwargs)
@@ -458,57 +530,188 @@ def grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False) -> 
     return grad_fun
 
 
-def jacfwd(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
-    """The Jacobian by forward mode: a JVP per input basis vector, batched with `vmap`."""
+# --- Jacobians over pytrees -----------------------------------------------------------------------------
+# As JAX's: the result has the output's structure, and at each output leaf the structure of the argument (a
+# tuple of them for a tuple `argnums`), each block of shape output leaf's shape + input leaf's shape. Both are
+# computed along one flat basis over every leaf (of the inputs for jacfwd, of the outputs for jacrev), in the
+# leaves' common dtype, each leaf's part cast to its own.
+
+
+def _basis_dtype(leaves) -> DType:
+    return _dtypes.result_type_of(*[leaf.dtype for leaf in leaves]) if leaves else _dtypes.float64
+
+
+def _part(x, axis: int, start: int, stop: int):
+    """The view of `x` at positions start:stop of `axis`."""
+    return ops.index(x, tuple(("slice", start, stop, 1) if a == axis else ("slice", 0, n, 1)
+                              for a, n in enumerate(ops.shape_of(x))))
+
+
+def _split_basis(row, leaves) -> list:
+    """A basis row (a flat vector over every leaf) as one array per leaf: its part, in its shape and dtype."""
+    parts, start = [], 0
+    for leaf in leaves:
+        n = leaf.size
+        part = ops.reshape(_part(row, 0, start, start + n), leaf.shape)
+        parts.append(ops.astype(part, leaf.dtype) if part.dtype is not leaf.dtype else part)
+        start += n
+    return parts
+
+
+def _blocks(stacked, leaves, outer_shape: tuple, basis_first: bool) -> list:
+    """`stacked` (a Jacobian with the flat basis axis first, or last) cut into one block per leaf of the basis:
+    shape outer_shape + leaf.shape (basis_first) or outer_shape's axes last."""
+    out, start = [], 0
+    for leaf in leaves:
+        n = leaf.size
+        if basis_first:
+            out.append(ops.reshape(_part(stacked, 0, start, start + n), leaf.shape + outer_shape))
+        else:
+            out.append(ops.reshape(_part(stacked, len(ops.shape_of(stacked)) - 1, start, start + n),
+                                   outer_shape + leaf.shape))
+        start += n
+    return out
+
+
+def _jacobian_tree(out_leaves, out_def, block_of, diff_defs, argnums):
+    """The result's pytree: the output's structure, each leaf replaced by the arguments' structure (one, or a tuple
+    of them) with `block_of(out_index, input_leaf_index)` at each input leaf."""
+    per_out = []
+    for o in range(len(out_leaves)):
+        trees, k = [], 0
+        for treedef, n in diff_defs:
+            trees.append(_tree.unflatten(treedef, [block_of(o, k + j) for j in range(n)]))
+            k += n
+        per_out.append(trees[0] if isinstance(argnums, int) else tuple(trees))
+    return _tree.unflatten(out_def, per_out)
+
+
+def _check_jacfwd_inputs(leaves, holomorphic: bool) -> None:
+    for leaf in leaves:
+        kind = _inexact_kind(leaf) if isinstance(leaf, Array) else "integer"
+        if holomorphic and kind != "complex":
+            raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex dtype, but got "
+                            f"{getattr(leaf, 'dtype', type(leaf).__name__)}")
+        if not holomorphic and kind != "real":
+            raise TypeError(f"jacfwd requires real-valued floating-point inputs, but got "
+                            f"{getattr(getattr(leaf, 'dtype', None), 'name', type(leaf).__name__)}. For holomorphic "
+                            "differentiation, pass holomorphic=True; for functions of complex or integer inputs, use "
+                            "jvp directly")
+
+
+def jacfwd(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[P, Any]:
+    """The Jacobian by forward mode: a JVP per input basis vector, batched with `vmap`.
+
+    Arguments and output are pytrees, as in JAX: the result has the output's structure, and at each output leaf
+    the argument's (a tuple of them for a tuple `argnums`), with blocks of shape output shape + input shape.
+    `has_aux=True`: `fun` returns `(output, aux)` and the result is `(jacobian, aux)`. `holomorphic=True`:
+    complex inputs and outputs, the complex derivative.
+
+    >>> import stridex as sx
+    >>> j = sx.jacfwd(lambda p: {"y": p["w"] * p["b"]})({"w": sx.asarray([1.0, 2.0]), "b": sx.asarray(3.0)})
+    >>> j["y"]["w"]
+    Array([[3., 0.],
+           [0., 3.]])
+    >>> j["y"]["b"]
+    Array([1., 2.])
+    """
 
     _argnums_tuple(argnums)
 
-    def jac_fun(*args):
+    def jac_fun(*args, **kwargs):
         nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacfwd")
-        arrays = [k for k, a in enumerate(args) if isinstance(a, Array)]
-        results, final = [], None
-        for i in nums:
-            x = args[i]
-            written = []
+        args = tuple(_tree.tree_map(lambda x: ops.constant(x, aval_of(x).dtype) if isinstance(x, (float, complex))
+                                    else x, a) if k in nums else a for k, a in enumerate(args))
+        leaves, treedef = _tree.flatten(tuple(args))
+        owner = _tree.flatten(tuple(_tree.tree_map(lambda _, k=k: k, a) for k, a in enumerate(args)))[0]
+        diff = [j for j, k in enumerate(owner) if k in nums]  # (the differentiated leaves, in the order of nums)
+        diff.sort(key=lambda j: nums.index(owner[j]))
+        diff_leaves = [leaves[j] for j in diff]
+        _check_jacfwd_inputs(diff_leaves, holomorphic)
+        arrays = [j for j, leaf in enumerate(leaves) if isinstance(leaf, Array)]
+        written: list = []
+        n = sum(leaf.size for leaf in diff_leaves)
 
-            def pushforward(t, i=i, x=x, written=written):
-                # Every direction differentiates at the arguments as given: the function runs on copies made
-                # inside the vmap (unbatched), and what it writes into them is written back once, below.
-                inner = [ops.copy(a) if k in arrays else a for k, a in enumerate(args)]
-                tangents = [ops.reshape(t, x.shape) if k == i else ops.zeros(a.shape, a.dtype) if k in arrays else a
-                            for k, a in enumerate(args)]
-                tangent = jvp(fun, inner, tangents)[1]
-                written[:] = [k for k in arrays if inner[k]._buffer.version]
-                return tangent, [inner[k] for k in written]
+        def pushforward(row):
+            # Every direction differentiates at the arguments as given: the function runs on copies made inside
+            # the vmap (unbatched), and what it writes into them is written back once, below.
+            inner = [ops.copy(leaf) if j in arrays else leaf for j, leaf in enumerate(leaves)]
+            tangents: list = [None] * len(leaves)
+            for j, t in zip(diff, _split_basis(row, diff_leaves)):
+                tangents[j] = t
+            res = _jvp(lambda *a: fun(*a, **kwargs), inner, treedef, tangents, has_aux)
+            written[:] = [j for j in arrays if inner[j]._buffer.version]
+            return (res[0], res[1], [inner[j] for j in written]) + ((res[2],) if has_aux else ())
 
-            jac, after = vmap(pushforward, out_axes=(0, None))(ops.eye(x.size, dtype=x.dtype))  # (n, *out_shape)
-            if final is None:
-                final = list(zip(written, after))
-            jac = ops.moveaxis(jac, 0, -1) if jac.ndim > 1 else jac
-            results.append(ops.reshape(jac, jac.shape[:-1] + x.shape))
-        for k, value in final or ():
-            assign.bind(args[k], value, template=(("ellipsis",),))
-        return results[0] if isinstance(argnums, int) else tuple(results)
+        with _device.placing(leaves):
+            basis = ops.eye(n, dtype=_basis_dtype(diff_leaves))
+        out_axes = (None, 0, None) + ((None,) if has_aux else ())
+        res = vmap(pushforward, out_axes=out_axes)(basis)
+        y, jac, after = res[0], res[1], res[2]
+        for j, value in zip(written, after):
+            assign.bind(leaves[j], value, template=(("ellipsis",),))
+        y_leaves, y_def = _tree.flatten(y)
+        jac_leaves = _tree.flatten(jac)[0]
+        if holomorphic:
+            for leaf in y_leaves:
+                if not isinstance(leaf, Array) or _inexact_kind(leaf) != "complex":
+                    raise TypeError(f"jacfwd with holomorphic=True requires outputs with complex dtype, but got "
+                                    f"{getattr(leaf, 'dtype', type(leaf).__name__)}")
+        blocks = [_blocks(ops.moveaxis(t, 0, -1) if t.ndim > 1 else t, diff_leaves, yl.shape, basis_first=False)
+                  for t, yl in zip(jac_leaves, y_leaves)]
+        defs = [(_tree.flatten(args[i])[1], len(_tree.flatten(args[i])[0])) for i in nums]
+        out = _jacobian_tree(y_leaves, y_def, lambda o, k: blocks[o][k], defs, argnums)
+        return (out, res[3]) if has_aux else out
 
-    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
+    return jac_fun
 
 
-def jacrev(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
-    """The Jacobian by reverse mode: a VJP per output basis vector, batched with `vmap`."""
+def jacrev(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False) -> Callable[P, Any]:
+    """The Jacobian by reverse mode: a VJP per output basis vector, batched with `vmap`.
 
-    def jac_fun(*args):
+    Pytrees, `has_aux` and `holomorphic` as in `jacfwd`; `allow_int` as in `grad`.
+
+    >>> import stridex as sx
+    >>> sx.jacrev(lambda x, y: (x * y, x + y), argnums=(0, 1))(sx.asarray([1.0, 2.0]), sx.asarray(3.0))[0][1]
+    Array([1., 2.])
+    """
+
+    _argnums_tuple(argnums)
+
+    def jac_fun(*args, **kwargs):
         nums = _check_argnums(_argnums_tuple(argnums), len(args), "jacrev")
-        out, pullback = vjp(lambda *d: fun(*[d[nums.index(i)] if i in nums else a for i, a in enumerate(args)]),
-                            *[args[i] for i in nums])
-        m = out.size
-        basis = ops.eye(m, dtype=out.dtype)
-        jacs = vmap(lambda ct: tuple(pullback(ops.reshape(ct, out.shape))))(basis)
-        results = [ops.reshape(j, out.shape + args[i].shape) for j, i in zip(jacs, nums)]
-        return results[0] if isinstance(argnums, int) else tuple(results)
+        args_list = list(args)
+        _differentiated("jacrev", args_list, nums, holomorphic, allow_int)
 
-    return jac_fun  # type: ignore[return-value]  # (it takes fun's positional arguments)
+        def partial_fun(*d):
+            return fun(*[d[nums.index(i)] if i in nums else a for i, a in enumerate(args_list)], **kwargs)
+
+        res = vjp(partial_fun, *[args_list[i] for i in nums], has_aux=has_aux)
+        y, pullback = res[0], res[1]
+        _check_output("jacrev", y, holomorphic, scalar=False)
+        y_leaves, y_def = _tree.flatten(y)
+        with _device.placing(y_leaves):
+            basis = ops.eye(sum(leaf.size for leaf in y_leaves), dtype=_basis_dtype(y_leaves))
+        jac = vmap(lambda row: tuple(pullback(_tree.unflatten(y_def, _split_basis(row, y_leaves)))))(basis)
+        in_leaves = _tree.flatten(tuple(args_list[i] for i in nums))[0]
+        blocks = [_blocks(j, y_leaves, leaf.shape, basis_first=True) for j, leaf in
+                  zip(_tree.flatten(jac)[0], in_leaves)]  # blocks[input][output]
+        defs = [(_tree.flatten(args_list[i])[1], len(_tree.flatten(args_list[i])[0])) for i in nums]
+        out = _jacobian_tree(y_leaves, y_def, lambda o, k: blocks[k][o], defs, argnums)
+        return (out, res[2]) if has_aux else out
+
+    return jac_fun
 
 
-def hessian(fun: Callable[P, Any], argnums: Argnums = 0) -> Callable[P, Any]:
-    """The Hessian: `jacfwd(jacrev(fun))`."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+def hessian(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[P, Any]:
+    """The Hessian: `jacfwd(jacrev(fun))`, over pytrees as they are.
+
+    >>> import stridex as sx
+    >>> sx.hessian(lambda x: sx.sum(x ** 3))(sx.asarray([1.0, 2.0]))
+    Array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -20,6 +20,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.state import push
+from stridex._lax import jax_bridge
+from stridex._lax.callbacks import effects_suppressed
 from stridex._transforms.ir import Literal
 
 # Breaks one trace may take before `jit` gives up on compiling the call (a loop whose trip count depends
@@ -106,7 +108,9 @@ class Evaluator:
         return self.values[id(var)]
 
     def _run(self, eqns: list) -> None:
-        with push(None):  # the equations run eagerly, whatever trace is recording
+        # The equations run eagerly, whatever trace is recording; their effects (a debug print) do not happen
+        # here but when the compiled program runs, once.
+        with push(None), effects_suppressed():
             for eqn in eqns[self.done:]:
                 if all(id(v) in self.values for v in eqn.outputs):
                     continue  # (a data-dependent equation: evaluated when it was recorded)
@@ -115,6 +119,24 @@ class Evaluator:
                 for v, o in zip(eqn.outputs, out if eqn.prim.multiple_results else (out,)):
                     self.values[id(v)] = o
             self.done = len(eqns)
+
+
+def hold(values: list, guards: list):
+    """Whether every guard holds, computed in the program being lowered (a JAX boolean) from the guarded values
+    (JAX values, one per guard): `same_value` written in JAX operations."""
+    jnp = jax_bridge.jnp()
+    ok = jnp.asarray(True)
+    for value, guard in zip(values, guards):
+        expected = guard.expected
+        if _dtypes.np_kind(expected.dtype) in "fc":
+            pairs = [(jnp.real(value), expected.real), (jnp.imag(value), expected.imag)] \
+                if expected.dtype.kind == "c" else [(value, expected)]
+            for x, e in pairs:
+                same = (x == e) & (jnp.signbit(x) == np.signbit(e)) | (jnp.isnan(x) & np.isnan(e))
+                ok = ok & jnp.all(same)
+        else:
+            ok = ok & jnp.all(value == expected)
+    return ok
 
 
 def snapshot(value) -> np.ndarray:

@@ -32,7 +32,7 @@ from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff
-from stridex._transforms.batching import vmap
+from stridex._transforms.batching import rule_vmap
 from stridex._transforms.ir import Literal, Program, Var, evaluate
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import dead_code_elimination
@@ -365,9 +365,10 @@ def _scan_batch(values, dims, *, axis_size, body, num_consts, num_carry, length,
     xs = [v if d is None or d == 1 else ops.moveaxis(v, d, 1) for v, d in zip(xs, xd)]
     in_axes = tuple(cd) + tuple(0 if b else None for b in bk) + tuple(None if d is None else 0 for d in xd)
     out_axes = [0 if b else None for b in bk + by]
+    batched_body = rule_vmap(lambda *a: evaluate(body, *a), in_axes, out_axes, axis_size=axis_size)
 
     def step(c, x):
-        outs = vmap(lambda *a: evaluate(body, *a), in_axes=in_axes, out_axes=out_axes)(*consts, *c, *x)
+        outs = batched_body(*consts, *c, *x)
         return outs[:nk], outs[nk:]
 
     c_out, ys = _scan_flat(step, carry, xs, length, reverse, unroll, "a batched scan body")
@@ -467,31 +468,35 @@ def _while_batch(values, dims, *, axis_size, cond, body, cond_nconsts, body_ncon
         carry = [_batched_front(v, d, axis_size) if b else _as(v, value_aval(v)) for v, d, b in zip(carry, kd, bk)]
         cond_axes = tuple(ccd) + tuple(0 if b else None for b in bk)
         body_axes = tuple(bcd) + tuple(0 if b else None for b in bk)
+        batched_cond = rule_vmap(lambda *a: evaluate(cond, *a)[0], cond_axes, None, axis_size=axis_size)
+        batched_body = rule_vmap(lambda *a: evaluate(body, *a), body_axes, [0 if b else None for b in bk],
+                                 axis_size=axis_size)
 
         def uniform_cond(c):
             if all(d is None for d in cond_axes):
                 return evaluate(cond, *cc, *c)[0]
-            return vmap(lambda *a: evaluate(cond, *a)[0], in_axes=cond_axes, out_axes=None)(*cc, *c)
+            return batched_cond(*cc, *c)
 
         def uniform_body(c):
-            return vmap(lambda *a: evaluate(body, *a), in_axes=body_axes,
-                        out_axes=[0 if b else None for b in bk])(*bc, *c)
+            return batched_body(*bc, *c)
 
         return _while_flat(uniform_cond, uniform_body, carry, "a batched while_loop"), \
             [0 if b else None for b in bk]
     carry = [_batched_front(v, d, axis_size) for v, d in zip(carry, kd)]
     cond_axes = tuple(ccd) + (0,) * nk
     body_axes = tuple(bcd) + (0,) * nk
+    batched_cond = rule_vmap(lambda *a: evaluate(cond, *a)[0], cond_axes, 0, axis_size=axis_size)
+    batched_body = rule_vmap(lambda *a: evaluate(body, *a), body_axes, 0, axis_size=axis_size)
 
     def preds(c):
-        return vmap(lambda *a: evaluate(cond, *a)[0], in_axes=cond_axes, out_axes=0)(*cc, *c)
+        return batched_cond(*cc, *c)
 
     def cond_fn(c):
         return ops.reduce_any(preds(c))
 
     def body_fn(c):
         active = preds(c)
-        new = vmap(lambda *a: evaluate(body, *a), in_axes=body_axes, out_axes=0)(*bc, *c)
+        new = batched_body(*bc, *c)
         return [ops.where(ops.reshape(active, (axis_size,) + (1,) * (o.ndim - 1)), n, o) for n, o in zip(new, c)]
 
     return _while_flat(cond_fn, body_fn, carry, "a batched while_loop"), [0] * nk
@@ -597,15 +602,17 @@ def _cond_batch(values, dims, *, axis_size, branches):
     idim, *odims = dims
     mapped = any(d is not None for d in odims)
 
+    def batched(program):
+        return rule_vmap(lambda *a: evaluate(program, *a), tuple(odims), 0, axis_size=axis_size)
+
     def run(program):
         if not mapped:
             return evaluate(program, *operands)
-        return vmap(lambda *a: evaluate(program, *a), in_axes=tuple(odims), out_axes=0)(*operands)
+        return batched(program)(*operands)
 
     m = len(branches[0].outputs)
     if idim is None:
-        fns = [lambda *a, b=b: vmap(lambda *x: evaluate(b, *x), in_axes=tuple(odims), out_axes=0)(*a)
-               for b in branches]
+        fns = [batched(b) for b in branches]
         return _switch_flat(index, fns, operands, "a batched cond branch"), [0] * m
     # A batched index: every branch runs, and each member takes its own branch's results.
     index = ops.minimum(ops.maximum(move_to_front(index, idim, axis_size), 0), len(branches) - 1)

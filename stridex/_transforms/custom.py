@@ -44,7 +44,7 @@ from stridex._lax.jax_bridge import lax as _jax_lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff as _ad
-from stridex._transforms.batching import vmap
+from stridex._transforms.batching import rule_vmap
 from stridex._transforms.ir import Literal, Program
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import dead_code_elimination, optimize
@@ -278,19 +278,28 @@ def _custom_jvp_vjp(ct, *primals, out, call, jvp, num_consts, num_writes, name):
 
 def _custom_jvp_batch(values, dims, *, axis_size, call, jvp, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
-    batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
+    batched_call = _batched_call(call, axes, axis_size, name)
     x_axes = axes[num_consts:]
     if any(a is not None for a in axes[:num_consts]):
         batched_jvp = Fn(functools.partial(_batched_closure_error, name), f"{name}_jvp")
     else:
+        batched_rule = rule_vmap(lambda p, t: tuple(map(tuple, jvp(list(p), list(t)))), (x_axes, x_axes),
+                                 axis_size=axis_size)
+
         def batched(xs, ts):
-            outs, touts = vmap(lambda p, t: tuple(map(tuple, jvp(list(p), list(t)))), in_axes=(x_axes, x_axes))(
-                tuple(xs), tuple(ts))
+            outs, touts = batched_rule(tuple(xs), tuple(ts))
             return list(outs), list(touts)
         batched_jvp = Fn(batched, f"{name}_jvp")
     outs = custom_jvp_call.bind(*values, call=batched_call, jvp=batched_jvp, num_consts=num_consts,
                                 num_writes=num_writes, name=name)
     return outs, [0] * len(outs)
+
+
+def _batched_call(call, axes, axis_size: int, name: str) -> Fn:
+    """The function of a custom-rule or checkpointed call, vmapped over the batch axes `axes` of its operands
+    (made now, while the batching rule runs: it takes that vmap's axis name, see `batching.rule_vmap`)."""
+    batched = rule_vmap(lambda *b: tuple(run(call, b)), axes, axis_size=axis_size)
+    return Fn(lambda *a: list(batched(*a)), name)
 
 
 def _batched_closure_error(name, *_):
@@ -331,18 +340,21 @@ def _custom_vjp_vjp(ct, *primals, out, call, fwd, bwd, num_consts, num_writes, n
 
 def _custom_vjp_batch(values, dims, *, axis_size, call, fwd, bwd, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
-    batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
+    batched_call = _batched_call(call, axes, axis_size, name)
     x_axes = axes[num_consts:]
     if any(a is not None for a in axes[:num_consts]):
         batched_fwd = batched_bwd = Fn(functools.partial(_batched_closure_error, name), f"{name}_fwd")
     else:
+        batched_forward = rule_vmap(lambda *b: tuple(map(tuple, fwd(*b))), x_axes, axis_size=axis_size)
+        # (every residual and output of the batched forward has its batch axis first: vmap's out_axes=0)
+        batched_backward = rule_vmap(lambda r, c: tuple(bwd(list(r), list(c))), axis_size=axis_size)
+
         def forward(*xs):
-            outs, res = vmap(lambda *b: tuple(map(tuple, fwd(*b))), in_axes=x_axes)(*xs)
+            outs, res = batched_forward(*xs)
             return list(outs), list(res)
 
         def backward(res, cts):
-            # every residual and output of the batched forward has its batch axis first (vmap's out_axes=0)
-            return list(vmap(lambda r, c: tuple(bwd(list(r), list(c))))(tuple(res), tuple(cts)))
+            return list(batched_backward(tuple(res), tuple(cts)))
         batched_fwd, batched_bwd = Fn(forward, f"{name}_fwd"), Fn(backward, f"{name}_bwd")
     outs = custom_vjp_call.bind(*values, call=batched_call, fwd=batched_fwd, bwd=batched_bwd, num_consts=num_consts,
                                 num_writes=num_writes, name=name)
@@ -448,7 +460,7 @@ def _substitute(subst, eqn, inputs):
 
 def _checkpoint_batch(values, dims, *, axis_size, call, policy, prevent_cse, num_consts, num_writes, name):
     values, axes = _moved(values, dims, axis_size)
-    batched_call = Fn(lambda *a: list(vmap(lambda *b: tuple(run(call, b)), in_axes=axes)(*a)), name)
+    batched_call = _batched_call(call, axes, axis_size, name)
     outs = checkpoint_p.bind(*values, call=batched_call, policy=policy, prevent_cse=prevent_cse,
                              num_consts=num_consts, num_writes=num_writes, name=name)
     return outs, [0] * len(outs)

@@ -126,6 +126,14 @@ def sub_programs(params: dict) -> list:
     return out
 
 
+def has_effect(eqn: Eqn) -> bool:
+    """Whether running `eqn` does something beyond computing its outputs: an `effectful` primitive (a debug
+    callback), or a higher-order one with such an equation in a sub-program (a print inside a loop body)."""
+    if eqn.prim.effectful:
+        return True
+    return any(has_effect(e) for _, program in sub_programs(eqn.params) for e in program.eqns)
+
+
 def replace_sub_programs(params: dict, fn) -> dict:
     """`params` with each sub-program `p` replaced by `fn(p)` (the same dict where there is none)."""
     if not any(isinstance(v, Program) or (isinstance(v, tuple) and v and isinstance(v[0], Program))

@@ -30,13 +30,14 @@ from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._lax import device as _device
 from stridex._lax import jax_bridge
+from stridex._lax.callbacks import effects_gated, effects_unordered
 from stridex._lax.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._lax.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
 from stridex._transforms import memo as _memo
-from stridex._transforms.ir import Program, checked
+from stridex._transforms.ir import Program, checked, has_effect
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
 from stridex._transforms.tracing import Tracer, trace_to_program
@@ -377,6 +378,10 @@ class Jitted(Generic[P, R]):
                     if handover.distinct_storages((*args, *entry.constants) if entry.constants else args):
                         return entry.run(args)
         sig = self._signature(args, kwargs)
+        return self._call_signature(sig, args, kwargs, fast_key)
+
+    def _call_signature(self, sig: _Signature, args, kwargs, fast_key=None):
+        """A call whose signature is `sig`: its entry (traced and compiled on a miss), then the entry's run."""
         try:
             entry = self._entry(sig, len(args))
             if not entry.pure and entry.constants:
@@ -442,8 +447,17 @@ class Jitted(Generic[P, R]):
         return Explanation(self._trace(sig, len(args)))
 
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
+        """The program for these arguments, traced and lowered to JAX now (`.as_text()`, `.ir`); `.compile()`
+        compiles it ahead of time, into a function of arrays of this signature.
+
+        >>> import stridex as sx
+        >>> f = sx.jit(lambda x, n: x * n, static_argnums=1)
+        >>> compiled = f.lower(sx.ones(3), 2).compile()
+        >>> compiled(sx.asarray([1.0, 2.0, 3.0]))  # (static arguments are left out, as in JAX)
+        Array([2., 4., 6.])
+        """
         sig = self._signature(args, kwargs)
-        return Lowered(Compiled(self._trace(sig, len(args)), self), sig.leaves)
+        return Lowered(self, sig, len(args), self._entry(sig, len(args)))
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -648,6 +662,11 @@ class Compiled:
         self.matmul_key = matmul_key() if any(e.prim.name in PRECISION_SENSITIVE for e in traced.program.eqns) \
             else None
         run = lower_program(traced.program)
+        self.effectful = any(has_effect(e) for e in traced.program.eqns)
+        if self.effectful and traced.guards:
+            run = _gated(run, traced.guards)
+        if self.effectful and (jitted._in_shardings is not None or jitted._out_shardings is not None):
+            run = _unordered(run)
         n_consts = len(traced.constants)
         options = {}
         on_host_device = False  # placed on JAX's CPU device explicitly (JAX's default is an accelerator)
@@ -674,11 +693,13 @@ class Compiled:
                                               if i < traced.n_leaves)
         self.donates = bool(options.get("donate_argnums"))
         self.pure = not traced.input_writes and not traced.const_writes
+        # A program with effects (`sx.debug.print`, ...) runs through `run`, which waits for them before the
+        # call returns, so that what it prints comes before what the caller prints next.
         # The commonest shape of a call (one output array, written nowhere else), run by `_run_single`
         # without the general output handling; its JAX function returns the array itself, not a tuple.
         self.single_output = (traced.specs == [("out", 0, ())] and traced.out_treedef == ("leaf",)
                               and self.pure and not traced.groups and not traced.same and not self.donates
-                              and not traced.guards)
+                              and not traced.guards and not self.effectful)
         if self.single_output:
             self.function = jax().jit(lambda *a: run(*a)[0], **options)
             aval = traced.program.outputs[0].aval
@@ -699,6 +720,7 @@ class Compiled:
         # Several outputs, each a program output as it is (a pure program's tuple of results, its gradients
         # say): the memo path may call the executable and adopt its outputs (`outputs`) with nothing else to do.
         self.plain_outputs = (self.pure and not traced.groups and not traced.same and not self.donates
+                              and not self.effectful
                               and not traced.guards and all(kind == "out" and not chain
                                                             for kind, _, chain in traced.specs))
         self.may_call_directly = (self.single_output or self.plain_outputs) and self.plain and not self.constants
@@ -749,6 +771,8 @@ class Compiled:
                 outs = self._execute(inputs)
         else:
             outs = self._execute(inputs)
+        if self.effectful:
+            jax().effects_barrier()
         traced = self.traced
         if traced.guards:
             _check_guards(traced.guards, outs)  # before any effect of the call is kept
@@ -819,6 +843,31 @@ class Compiled:
     def _run_single_locked(self, leaves):
         with _device.OWNERS:  # (device buffers read: see `run`)
             return self._run_single(leaves)
+
+
+def _gated(run, guards):
+    """The lowering of a program with effects and graph-break guards: its effects happen only where every guard
+    holds, so that a path whose guards fail (the call then runs another path) prints nothing. Lowered twice: once
+    without the effects, for the guarded values, then with them, gated on those (XLA merges the two copies' work)."""
+
+    def gated(*args):
+        with effects_gated(False):
+            outs = run(*args)
+        with effects_gated(breaks.hold([outs[g.output] for g in guards], guards)):
+            return run(*args)
+
+    return gated
+
+
+def _unordered(run):
+    """The lowering of a program with effects and shardings: its prints unordered (JAX orders effects on one
+    device only; a program over several would be refused)."""
+
+    def unordered(*args):
+        with effects_unordered():
+            return run(*args)
+
+    return unordered
 
 
 def _all_jax_arrays(args) -> bool:
@@ -943,15 +992,67 @@ class Explanation:
 
 
 class Lowered:
-    """What `jit(f).lower(*args)` returns: `.as_text()` shows JAX's lowered module; `.ir` stridex's program."""
+    """What `jit(f).lower(*args)` returns: `.as_text()` shows JAX's lowered module; `.ir` stridex's program;
+    `.compile()` compiles it now and returns the function of stridex arrays that runs it (`AotCompiled`)."""
 
-    def __init__(self, compiled: Compiled, leaves):
+    def __init__(self, jitted: Jitted, sig: _Signature, nargs: int, entry):
+        compiled = entry.paths[0] if isinstance(entry, Branches) else entry
         self.ir = compiled.traced.program
+        self._jitted, self._sig, self._nargs, self._compiled = jitted, sig, nargs, compiled
         with compiled.x64(True):
-            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(leaves)))
+            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(sig.leaves)))
 
     def as_text(self, dialect: str | None = None) -> str:
         return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()
 
-    def compile(self):
-        return self._jax_lowered.compile()
+    def compile(self) -> AotCompiled:
+        """Compile the program with XLA now; the result is called with the arguments of the signature it was
+        lowered for (static ones left out), takes and returns stridex arrays, and compiles nothing more."""
+        with self._compiled.x64(True):
+            executable = self._jax_lowered.compile()  # (JAX keeps it: the program's calls run this executable)
+        return AotCompiled(self._jitted, self._sig, self._nargs, executable)
+
+
+class AotCompiled:
+    """A jitted function compiled ahead of time for one signature (`jit(f).lower(*args).compile()`): call it
+    with arrays of that signature, leaving out the static arguments (as JAX's `Compiled`); other shapes or dtypes
+    are a TypeError. `as_text()`, `cost_analysis()` and the other attributes of JAX's `Compiled`
+    (`output_shardings`, `memory_analysis()`, ...) are the XLA executable's."""
+
+    def __init__(self, jitted: Jitted, sig: _Signature, nargs: int, executable):
+        self._jitted, self._key, self._nargs, self._executable = jitted, sig.key, nargs, executable
+        self._compiled_for = _describe_leaves(sig)
+        self._statics = dict(sig.statics)
+        self._static_positions = sorted(i for i in self._statics if isinstance(i, int))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        full = list(args)
+        for i in self._static_positions:  # (the static arguments the program was compiled with, in place)
+            full.insert(i, self._statics[i])
+        full_kwargs = {**kwargs, **{k: v for k, v in self._statics.items() if isinstance(k, str)}}
+        if len(full) != self._nargs:
+            raise TypeError(f"this function was compiled for {self._nargs - len(self._static_positions)} positional "
+                            f"arguments (static ones left out), and was called with {len(args)}")
+        sig = self._jitted._signature(tuple(full), full_kwargs)
+        if sig.key != self._key:
+            raise TypeError(f"the arguments' types differ from those this function was compiled for: compiled for "
+                            f"({self._compiled_for}), called with ({_describe_leaves(sig)}) (or their layouts, "
+                            "placement or static values differ); lower and compile it again for these, or call the "
+                            "jitted function, which compiles per signature")
+        return self._jitted._call_signature(sig, tuple(full), full_kwargs)
+
+    def as_text(self) -> str:
+        return self._executable.as_text()
+
+    def cost_analysis(self) -> Any:
+        return self._executable.cost_analysis()
+
+    def __getattr__(self, name: str) -> Any:  # (the rest of JAX's `Compiled`: output_shardings, memory_analysis, ...)
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._executable, name)
+
+
+def _describe_leaves(sig: _Signature) -> str:
+    return ", ".join(f"{leaf.dtype.name}{list(leaf.shape)}" if isinstance(leaf, Array) else type(leaf).__name__
+                     for leaf in sig.leaves)

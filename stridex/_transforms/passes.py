@@ -6,7 +6,7 @@ Each pass takes a Program and returns a new, equivalent one (the input is not mo
 from __future__ import annotations
 
 from stridex._core.tree import freeze
-from stridex._transforms.ir import Eqn, Literal, Program, Var, replace_sub_programs
+from stridex._transforms.ir import Eqn, Literal, Program, Var, has_effect, replace_sub_programs
 
 
 def _inside(eqn: Eqn, pass_fn) -> Eqn:
@@ -16,11 +16,12 @@ def _inside(eqn: Eqn, pass_fn) -> Eqn:
 
 
 def dead_code_elimination(program: Program) -> Program:
-    """Drop equations none of whose outputs reach the program's outputs (inside sub-programs too)."""
+    """Drop equations none of whose outputs reach the program's outputs (inside sub-programs too); equations
+    with an effect (`ir.has_effect`) stay."""
     live = {id(v) for v in program.outputs if isinstance(v, Var)}
     kept = []
     for eqn in reversed(program.eqns):
-        if any(id(v) in live for v in eqn.outputs):
+        if any(id(v) in live for v in eqn.outputs) or has_effect(eqn):
             if eqn.prim.name == "scan" and not all(id(v) in live for v in eqn.outputs):
                 eqn = _prune_scan(eqn, live)
             eqn = _inside(eqn, dead_code_elimination)
@@ -31,10 +32,10 @@ def dead_code_elimination(program: Program) -> Program:
 
 
 def _needed_inputs(program: Program, outputs: list) -> set:
-    """ids of the inputs of `program` that the outputs at positions `outputs` depend on."""
+    """ids of the inputs of `program` that the outputs at positions `outputs`, or its effects, depend on."""
     need = {id(program.outputs[k]) for k in outputs if isinstance(program.outputs[k], Var)}
     for eqn in reversed(program.eqns):
-        if any(id(v) in need for v in eqn.outputs):
+        if any(id(v) in need for v in eqn.outputs) or has_effect(eqn):
             need.update(id(v) for v in eqn.inputs if isinstance(v, Var))
     return need
 
@@ -86,7 +87,7 @@ def common_subexpression_elimination(program: Program) -> Program:
         key = (eqn.prim, tuple(_operand_key(v) for v in inputs),
                tuple((k, freeze(v)) for k, v in sorted(eqn.params.items())))
         try:
-            earlier = seen.get(key)
+            earlier = None if has_effect(eqn) else seen.get(key)  # (an effect happens as often as it is written)
         except TypeError:  # an unhashable param: leave the equation alone
             earlier, key = None, None  # type: ignore[assignment]  # (no key: the equation is kept as it is)
         if earlier is not None:

@@ -28,7 +28,8 @@ from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace, push
 from stridex._lax.array_indexing import assign
 from stridex._transforms.ir import Program, Var, print_program
-from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Tracer, WrittenRegion, user_frame
+from stridex._transforms.tracing import (DataDependentShapeError, JitTrace, Tracer, TracerArrayConversionError,
+                                        WrittenRegion, conversion_site, user_frame)
 
 
 class SubProgram(Program):
@@ -94,12 +95,14 @@ class SubprogramTrace(JitTrace):
         return super().device_of(tracer)
 
     # --- errors --------------------------------------------------------------------------------
-    def concretization_message(self, tracer, what: str) -> str:
-        return (f"{what} needs a concrete value, but this array is traced ({tracer._aval}) inside {self.what}, "
-                f"at {user_frame()}.\nA loop body, a branch, a function with custom rules or a checkpointed "
+    def concretization_message(self, tracer, conversion) -> str:
+        where = conversion_site() if conversion.error is TracerArrayConversionError else user_frame()
+        return (f"{conversion.name} needs a concrete value, but this array is traced ({tracer._aval}) inside "
+                f"{self.what}, at {where}.\nA loop body, a branch, a function with custom rules or a checkpointed "
                 "function is traced once into a sub-program (a loop body for all its iterations), so Python "
-                "control flow cannot depend on its values, and graph breaks are not available inside it (only "
-                "around it). Ways out: express the decision with `where` or `cond`, or compute it outside.")
+                "control flow and NumPy cannot see its values, and graph breaks are not available inside it (only "
+                "around it). Ways out: express the decision with `where` or `cond` and the computation with stridex "
+                "operations, or compute it outside.")
 
     def data_dependent(self, prim, args, params):
         raise DataDependentShapeError(

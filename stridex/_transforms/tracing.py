@@ -31,15 +31,41 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # st
 _DEMO = os.path.join(_PACKAGE_DIR, "demo.py")  # the tour is user code
 
 
+def _is_user(filename: str) -> bool:
+    filename = os.path.abspath(filename)
+    return not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO
+
+
 def user_frame() -> str:
     """'file:line' of the innermost frame outside stridex (the user's line that triggered an error)."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO:
+        if _is_user(frame.f_code.co_filename):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]  # (None ends the walk)
     return "<unknown>"
+
+
+_LIBRARY_DIRS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep,
+                 os.path.dirname(os.__file__) + os.sep)
+
+
+def conversion_site() -> str:
+    """Where a value leaves stridex: the innermost frame outside stridex, and when that is library code (NumPy,
+    SciPy: a function that converted its argument), also the user's line that called the library."""
+    frame = sys._getframe(1)
+    while frame is not None and not _is_user(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]  # (None ends the walk)
+    if frame is None:
+        return "<unknown>"
+    site = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    caller = frame
+    while caller is not None and (not _is_user(caller.f_code.co_filename)
+                                  or any(d in os.path.abspath(caller.f_code.co_filename) for d in _LIBRARY_DIRS)):
+        caller = caller.f_back  # type: ignore[assignment]  # (None ends the walk)
+    if caller is None or caller is frame:
+        return site
+    return f"{site}, called from {caller.f_code.co_filename}:{caller.f_lineno}"
 
 
 class TracingError(Exception):
@@ -47,7 +73,40 @@ class TracingError(Exception):
 
 
 class ConcretizationError(TracingError, TypeError):
-    """A traced value was needed as a concrete Python value (bool/int/float/index)."""
+    """A traced value was needed as a concrete value (a Python bool/int/float/index, a NumPy array, DLPack).
+
+    The base of JAX's two names below, which are what stridex raises."""
+
+
+class ConcretizationTypeError(ConcretizationError):
+    """A traced value was converted to a Python scalar (`bool`, `int`, `float`, `complex`, `operator.index`),
+    exported over DLPack or pickled where its trace cannot give a value: JAX's name."""
+
+
+class TracerArrayConversionError(ConcretizationError):
+    """A traced value was converted to a NumPy array (`np.asarray`, `__array__`, a NumPy or SciPy function
+    given it) where its trace cannot give a value: JAX's name."""
+
+
+class Conversion(NamedTuple):
+    """One way a value leaves stridex: `name` (as errors and graph breaks show it), `error` (the class raised
+    where it has no value), `branch` (a Python decision on the value: allowed on a value that carries a
+    derivative, whose primal decides it, as under `jax.grad`; every other conversion of such a value would
+    give a constant whose derivative is silently zero, so it raises)."""
+
+    name: str
+    error: type
+    branch: bool = False
+
+
+BOOL = Conversion("bool()", ConcretizationTypeError, branch=True)
+INT = Conversion("int()", ConcretizationTypeError)
+FLOAT = Conversion("float()", ConcretizationTypeError)
+COMPLEX = Conversion("complex()", ConcretizationTypeError)
+INDEX = Conversion("operator.index (__index__: use as a Python integer)", ConcretizationTypeError)
+NUMPY = Conversion("np.asarray (__array__: conversion to a NumPy array)", TracerArrayConversionError)
+DLPACK = Conversion("__dlpack__ (DLPack export)", ConcretizationTypeError)
+PICKLE = Conversion("pickling (or copy.copy)", ConcretizationTypeError)
 
 
 class EscapedTracerError(TracingError, RuntimeError):
@@ -139,35 +198,35 @@ class Tracer(Array):
 
     # --- conversions to Python and NumPy values --------------------------------------------------
     # A traced value has no value yet: its trace decides (`Trace.concretize`) whether it can give one (the
-    # primal of a derivative, a graph break under `jit`) or raises ConcretizationError.
-    def _concrete(self, what: str) -> Array:
-        self._check_live(what)
-        return self._trace.concretize(self, what)
+    # primal of a value that carries no derivative, a graph break under `jit`) or raises `conversion.error`.
+    def _concrete(self, conversion: Conversion) -> Array:
+        self._check_live(conversion.name)
+        return self._trace.concretize(self, conversion)
 
     def __bool__(self):
-        return bool(self._concrete("bool()"))
+        return bool(self._concrete(BOOL))
 
     def __int__(self):
-        return int(self._concrete("int()"))
+        return int(self._concrete(INT))
 
     def __float__(self):
-        return float(self._concrete("float()"))
+        return float(self._concrete(FLOAT))
 
     def __complex__(self):
-        return complex(self._concrete("complex()"))
+        return complex(self._concrete(COMPLEX))
 
     def __index__(self):
-        return operator.index(self._concrete("__index__ (use as a Python integer)"))
+        return operator.index(self._concrete(INDEX))
 
     def __array__(self, dtype=None, copy=None):
-        return self._concrete("conversion to a NumPy array").__array__(dtype=dtype, copy=copy)
+        return self._concrete(NUMPY).__array__(dtype=dtype, copy=copy)
 
     def __dlpack__(self, *args, **kwargs):
-        return self._concrete("DLPack export").__dlpack__(*args, **kwargs)
+        return self._concrete(DLPACK).__dlpack__(*args, **kwargs)
 
     def __reduce__(self):
         self._check_live("pickling")
-        raise ConcretizationError(self._trace.concretization_message(self, "pickling (or copy.copy)"))
+        raise ConcretizationTypeError(self._trace.concretization_message(self, PICKLE))
 
     def __iter__(self):
         if not self.shape:
@@ -212,16 +271,22 @@ class Trace:
         decided per call, from its arguments)."""
         return _device.HOST
 
-    def concretize(self, tracer: Tracer, what: str) -> Array:
-        """The concrete value of `tracer`, needed for `what` (bool(), a NumPy conversion, ...); by default
-        there is none: ConcretizationError."""
-        raise ConcretizationError(self.concretization_message(tracer, what))
+    def concretize(self, tracer: Tracer, conversion: Conversion) -> Array:
+        """The concrete value of `tracer`, needed for `conversion` (bool(), a NumPy conversion, ...); by
+        default there is none: `conversion.error` (ConcretizationTypeError, TracerArrayConversionError)."""
+        raise conversion.error(self.concretization_message(tracer, conversion))
 
-    def concretization_message(self, tracer: Tracer, what: str) -> str:
-        return (f"{what} needs a concrete value, but this array is traced ({tracer._aval}) at {user_frame()}.\n"
-                f"Python control flow cannot depend on values inside `{self.kind}`. Ways out: pass the value as a "
-                "static argument (static_argnums=/static_argnames=), compute the decision outside the transformed "
-                "function, or express it with array operations such as `where`.")
+    def concretization_message(self, tracer: Tracer, conversion: Conversion) -> str:
+        where = conversion_site() if conversion.error is TracerArrayConversionError else user_frame()
+        if conversion.error is TracerArrayConversionError or conversion is DLPACK:
+            why = (f"Inside `{self.kind}` an array has no values for NumPy (or a library that converts with it, "
+                   "such as SciPy) to read. Ways out: compute it with stridex operations, which the transformation "
+                   "sees, or convert outside the transformed function.")
+        else:
+            why = (f"Python control flow cannot depend on values inside `{self.kind}`. Ways out: pass the value as a "
+                   "static argument (static_argnums=/static_argnames=), compute the decision outside the transformed "
+                   "function, or express it with array operations such as `where`.")
+        return f"{conversion.name} needs a concrete value, but this array is traced ({tracer._aval}) at {where}.\n{why}"
 
     def data_dependent(self, prim, args, params):
         raise DataDependentShapeError(
@@ -438,12 +503,12 @@ class JitTrace(Trace):
             raise breaks.TooManyBreaks(user_frame())
         self.guards.append(breaks.Guard(var, breaks.snapshot(value), what, user_frame()))
 
-    def concretize(self, tracer: Tracer, what: str) -> Array:
+    def concretize(self, tracer: Tracer, conversion: Conversion) -> Array:
         if not self.graph_breaks:
-            return super().concretize(tracer, what)
+            return super().concretize(tracer, conversion)
         var = self.read(tracer)
         value = self.value(var)
-        self._guard(var, value, what)
+        self._guard(var, value, conversion.name)
         return value
 
     def data_dependent(self, prim, args, params):
@@ -629,10 +694,13 @@ def note_scalar_store(value, dtype) -> None:
 
 __all__ = [
     "ConcretizationError",
+    "ConcretizationTypeError",
+    "Conversion",
     "DataDependentShapeError",
     "EscapedTracerError",
     "JitTrace",
     "Tracer",
+    "TracerArrayConversionError",
     "TracingError",
     "_dtypes",
     "trace_to_program",

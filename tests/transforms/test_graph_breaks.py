@@ -14,7 +14,7 @@ import pytest
 
 import stridex as sx
 from stridex._transforms import breaks
-from stridex._transforms.tracing import ConcretizationError, DataDependentShapeError
+from stridex._transforms.tracing import ConcretizationError, ConcretizationTypeError, DataDependentShapeError
 from tests.helpers import run_in_threads
 
 pytest.importorskip("jax")
@@ -226,10 +226,18 @@ def test_explain_lists_reasons_and_lines():
 def test_grad_inside_jit_works_across_breaks_and_vmap_names_the_break():
     def loss(w):
         y = w * w
-        return sx.sum(y) if float(sx.sum(w)) > 0 else -sx.sum(y)
+        return sx.sum(y) if sx.sum(w) > 0 else -sx.sum(y)  # (a Python branch: the branch taken is differentiated)
 
     for w in ([1.0, 2.0], [-3.0, 1.0]):
         _same(sx.jit(sx.grad(loss))(sx.asarray(w)), sx.grad(loss)(sx.asarray(w)))
+
+    def leaks(w):  # float() of a value that carries a derivative: its derivative would be dropped at the break
+        y = w * w
+        return sx.sum(y) if float(sx.sum(w)) > 0 else -sx.sum(y)
+
+    for how in (sx.grad, lambda f: sx.jit(sx.grad(f))):
+        with pytest.raises(ConcretizationTypeError, match=r"float\(\) of an array that carries a derivative"):
+            how(leaks)(sx.asarray([1.0, 2.0]))
     with pytest.raises(ConcretizationError, match="bool"):
         sx.jit(sx.vmap(lambda r: r if r[0] > 0 else -r))(sx.ones((2, 2)))
 
