@@ -101,7 +101,7 @@ def dtype(name: str, value) -> _dtypes.DType:
 # --- the masked reductions of JAX's `where=` arguments ------------------------------------------------------------
 
 
-def broadcast_pair(x: Array, y: Array) -> tuple:
+def broadcast_pair(x: Array, y: Array) -> tuple[Array, Array]:
     """`x` and `y` broadcast to their common shape (views)."""
     shape = np.broadcast_shapes(x.shape, y.shape)
     return ops.broadcast_to(x, shape), ops.broadcast_to(y, shape)

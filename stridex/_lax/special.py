@@ -72,7 +72,8 @@ erf_inv = _special("erf_inv", lambda ctx, x: lax().erf_inv(x),
 # polygamma's order is a parameter (a Python int): the derivatives of digamma need polygamma(1), (2), ...; JAX's
 # derivative in the order is an error, and so is a traced order here.
 
-polygamma: Primitive  # (declared first: digamma's derivative binds it)
+digamma: Primitive  # (declared first: lgamma's derivative binds it, and digamma's polygamma)
+polygamma: Primitive
 lgamma = _special("lgamma", lambda ctx, x: lax().lgamma(x), lambda t, x, out: ops.multiply(t, digamma.bind(x)))
 digamma = _special("digamma", lambda ctx, x: lax().digamma(x),
                    lambda t, x, out: ops.multiply(t, polygamma.bind(x, order=1)))

@@ -301,7 +301,7 @@ def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
 
     >>> import stridex as sx
     >>> sx.nn.squareplus(sx.asarray([0.0, 3.0]))
-    Array([1. , 3.5])
+    Array([1.        , 3.30277564])
     """
     x, b = inexact("squareplus", x, b)
     return ops.divide(ops.add(x, ops.sqrt(ops.add(ops.square(x), b))), 2)

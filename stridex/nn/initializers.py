@@ -11,7 +11,7 @@ exp(1j θ), which NumPy and XLA round differently in the last bit: there the val
 >>> from stridex.nn.initializers import glorot_normal, zeros
 >>> w = glorot_normal()(sx.random.key(0), (3, 4), sx.float32)
 >>> w.shape, w.dtype
-((3, 4), float32)
+((3, 4), stridex.float32)
 >>> zeros(sx.random.key(0), (2,))
 Array([0., 0.])
 """
@@ -274,7 +274,7 @@ def glorot_uniform(in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (
 
     >>> import stridex as sx
     >>> sx.nn.initializers.glorot_uniform()(sx.random.key(42), (2, 3), sx.float32).dtype
-    float32
+    stridex.float32
     """
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
