@@ -403,3 +403,23 @@ def test_imports_as_jax_names_them_without_importing_jax():
             "assert 'jax' not in sys.modules, 'imported JAX'\n"
             "stridex.scipy.special.erf(sx.ones(3))\nassert 'jax' in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", list(NORMALISERS))
+def test_normalisers_on_a_device(name):
+    ours, _ = NORMALISERS[name]
+    x = np.random.default_rng(14).standard_normal((3, 7)) * 4
+    got = ours(sx.asarray(x, device=DEVICE), axis=-1)
+    assert got.device == DEVICE
+    assert_close(np.asarray(got.to_device("cpu")), np.asarray(ours(sx.asarray(x), axis=-1)), ulps=8, atol=1e-14)
+    masked = ours(sx.asarray(x, device=DEVICE), where=sx.asarray(x > 0, device=DEVICE))
+    assert masked.device == DEVICE
+
+
+def test_jax_and_numpy_arrays_are_taken_as_they_are():
+    x = np.array([-1.0, 0.5, 2.0], dtype=np.float32)
+    with jax.enable_x64(True):
+        from_jax = sx.nn.gelu(jnp.asarray(x))
+    assert from_jax.dtype == sx.float32
+    assert_close(from_jax, on_jax(JNN.gelu, x), ulps=4, atol=eps_atol(x, F32, 4))
+    assert_close(sx.nn.softmax(x), on_jax(JNN.softmax, x), ulps=4)
