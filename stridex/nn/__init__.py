@@ -2,11 +2,11 @@
 derivatives; `stridex.nn.initializers` holds `jax.nn.initializers`' initialisers.
 
 Each function composes stridex's primitives as `jax.nn` composes `jax.lax`'s, so its derivative is JAX's: where
-JAX gives a custom rule (`relu` and `relu6`, whose derivative is 0 at their kinks), so does stridex (`custom_jvp`);
-`softmax`, `log_softmax` and `logsumexp` shift by the maximum as a constant of differentiation, as JAX does.
-Elementwise activations on large arrays fuse eagerly like any chain of elementwise operations
-(`stridex._lax.fusion`). Integers and booleans are promoted to the default
-floating dtype (float64) wherever JAX computes in floating point.
+JAX gives a custom rule (`relu` and `relu6`, whose derivative is 0 at their kinks; `sigmoid`), so does stridex
+(`custom_jvp`); `softmax`, `log_softmax` and `logsumexp` shift by the maximum as a constant of differentiation, as
+JAX does. Elementwise activations on large arrays fuse eagerly like any chain of elementwise operations
+(`stridex._lax.fusion`). Integers and booleans are promoted to the default floating dtype (float64) wherever JAX
+computes in floating point (docs/nn.md).
 
 >>> import stridex as sx
 >>> from stridex.nn import relu, softmax
@@ -27,7 +27,8 @@ import numpy as np
 
 from stridex._api import creation_functions as _creation
 from stridex._api import statistical_functions as _stat
-from stridex._api.jax_arguments import ArrayLike, array, as_mask, broadcast_pair, inexact, masked_max, masked_sum
+from stridex._api.jax_arguments import (ArrayLike, array, as_mask, broadcast_pair, inexact, masked_max, masked_sum,
+                                        real)
 from stridex._api.jax_arguments import axes as _axes
 from stridex._api.jax_arguments import axis as _axis
 from stridex._api.jax_arguments import dtype as _dtype_argument
@@ -45,10 +46,8 @@ __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swis
 
 
 def _floating(name: str, x) -> Array:
-    (x,) = inexact(name, x)
-    if x.dtype.kind == "complex floating":
-        raise TypeError(f"{name} requires a real floating-point or integer array, got {x.dtype.name}")
-    return x
+    """`x` as a real floating array (integers and booleans promoted; complex values refused, JAX's TypeError)."""
+    return real(name, x)[0]
 
 
 # --- the rectifiers ---------------------------------------------------------------------------------------------
@@ -320,15 +319,9 @@ def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, where: ArrayL
     Array([[0.5, 0.5, 0. ],
            [0. , 1. , 0. ]])
     """
-    x = _floating("softmax", x)
-    mask = None if where is None else as_mask("softmax", where)
-    with np.errstate(all="ignore"):
-        if mask is not None:
-            x, mask = broadcast_pair(x, mask)
-        axes = _axes("softmax", x, axis)
-        x_max = masked_max(x, axes, mask, keepdims=True)
-        x_safe = x if mask is None else ops.where(mask, x, -math.inf)
-        unnormalized = ops.exp(ops.subtract(x_safe, ops.stop_gradient(x_max)))
+    with np.errstate(all="ignore"):  # (a row of -inf computes -inf - -inf, as JAX's does)
+        shifted, axes, mask = _shifted_by_max("softmax", x, axis, where)
+        unnormalized = ops.exp(shifted)
         result = ops.divide(unnormalized, masked_sum(unnormalized, axes, mask, keepdims=True))
         return result if mask is None else ops.where(mask, result, 0.0)
 
@@ -341,15 +334,8 @@ def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, where: Ar
     >>> sx.nn.log_softmax(sx.asarray([0.0, 0.0, 1000.0]))
     Array([-1000., -1000.,     0.])
     """
-    x = _floating("log_softmax", x)
-    mask = None if where is None else as_mask("log_softmax", where)
     with np.errstate(all="ignore"):
-        if mask is not None:
-            x, mask = broadcast_pair(x, mask)
-        axes = _axes("log_softmax", x, axis)
-        x_max = masked_max(x, axes, mask, keepdims=True)
-        x_safe = x if mask is None else ops.where(mask, x, -math.inf)
-        shifted = ops.subtract(x_safe, ops.stop_gradient(x_max))
+        shifted, axes, mask = _shifted_by_max("log_softmax", x, axis, where)
         result = ops.subtract(shifted, ops.log(masked_sum(ops.exp(shifted), axes, mask, keepdims=True)))
         return result if mask is None else ops.where(mask, result, -math.inf)
 
@@ -417,6 +403,19 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
 
 
 # --- helpers ----------------------------------------------------------------------------------------------------
+
+
+def _shifted_by_max(name: str, x, axis, where) -> tuple:
+    """(x - max over `axis` where `where` holds (-inf elsewhere), the maximum a constant of differentiation; the axes;
+    the mask broadcast to x's shape, or None): what softmax and log_softmax share with JAX's."""
+    x = _floating(name, x)
+    mask = None if where is None else as_mask(name, where)
+    if mask is not None:
+        x, mask = broadcast_pair(x, mask)
+    axes = _axes(name, x, axis)
+    x_max = masked_max(x, axes, mask, keepdims=True)
+    x_safe = x if mask is None else ops.where(mask, x, -math.inf)
+    return ops.subtract(x_safe, ops.stop_gradient(x_max)), axes, mask
 
 
 def _operand(name: str, value):

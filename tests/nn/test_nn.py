@@ -85,12 +85,13 @@ def test_values_against_jax(name, dtype):
     _check_values(name, x, dtype, dtype.__name__)
 
 
-@pytest.mark.parametrize("size", [3000, 40000])
+@pytest.mark.parametrize("size", [3000, 40000, 100000])
 @pytest.mark.parametrize("name", ["relu", "sigmoid", "gelu", "gelu_exact", "silu", "elu", "softplus", "mish"])
 def test_values_on_both_sides_of_the_thresholds_and_fused_equals_unfused(name, size):
-    # 3000: above the aligned-output threshold; 40000: deferred and fused (DEFER_MIN_ELEMENTS = 32768)
+    # 3000: above the aligned-output threshold (2048), run at once; 40000: deferred and fused in one thread
+    # (DEFER_MIN_ELEMENTS = 32768); 100000: a pass shared by threads (THREADED_MIN_ELEMENTS = 49152)
+    assert 2048 < 3000 < fusion.DEFER_MIN_ELEMENTS <= 40000 < fusion.THREADED_MIN_ELEMENTS <= 100000
     x = inputs(size, F64, ELEMENTWISE[name][2], seed=size)
-    assert size < fusion.DEFER_MIN_ELEMENTS or size >= fusion.DEFER_MIN_ELEMENTS  # (documenting the two sides)
     fused = _check_values(name, x, F64, f"size {size}")
     with sx.fusion(False):
         unfused = ELEMENTWISE[name][0](sx.asarray(x, copy=True))
@@ -294,6 +295,21 @@ def test_where_masks_against_jax(name):
         g = sx.grad(lambda v: sx.sum(sx.where(sx.asarray(mask[1:]), ours(v, where=sx.asarray(mask[1:])), 0.0)))
         want_g = on_jax(jax.grad(lambda v: jnp.sum(jnp.where(mask[1:], theirs(v, where=mask[1:]), 0.0))), x[1:])
         assert_close(g(sx.asarray(x[1:])), want_g, ulps=16, atol=1e-14, what=f"grad {name} where=")
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp"])
+def test_long_rows_under_jit(name):
+    # XLA lowers reductions of 4096 elements and more otherwise (stridex/_lax/statistical.py): rows of 5000
+    ours, theirs = NORMALISERS[name]
+    x = np.random.default_rng(15).standard_normal((3, 5000)) * 10
+    x[1, 7] = -np.inf
+    x[2, :] = -np.inf
+    got = sx.jit(lambda v: ours(v, axis=-1))(sx.asarray(x))
+    # (log_softmax of a row's maximum is -log Σ exp(x - max), small where one element dominates: absolute error)
+    atol = eps_atol(np.nan_to_num(x, neginf=0.0), F64, 16) if name == "log_softmax" else 0.0
+    assert_close(got, np.asarray(ours(sx.asarray(x), axis=-1)), ulps=16, atol=atol, what=f"jit against eager {name}")
+    assert_close(got, on_jax(jax.jit(lambda v: theirs(v, axis=-1)), x), ulps=16, atol=atol,
+                 what=f"jit against jax.jit {name}")
 
 
 def test_softmax_rows_of_infinities_are_jaxs():
