@@ -10,6 +10,7 @@ from stridex._lax import (  # noqa: F401
     array_indexing,
     creation,
     data_type,
+    differentiation,
     elementwise,
     fft,
     indexing,

@@ -28,8 +28,8 @@ from stridex._lax.device import adopt_out
 from stridex._lax.jax_bridge import LoweringContext, jax, x64
 from stridex._lax.primitive import RuleShape
 
-# How many compiled programs the cache keeps (STRIDEX_COMPILED_KERNELS overrides it): each is some 10-100 KiB of
-# XLA's code and buffers, and a program evicted is compiled again on its next use (tens of milliseconds).
+# How many compiled programs the cache keeps (STRIDEX_COMPILED_KERNELS overrides it); a program evicted is compiled
+# again on its next use (tens of milliseconds).
 CACHE_SIZE = int(os.environ.get("STRIDEX_COMPILED_KERNELS", "512"))
 
 
@@ -43,19 +43,54 @@ class Kernel(NamedTuple):
     layouts: tuple
 
 
-_KERNELS: OrderedDict = OrderedDict()  # key -> Kernel, least recently used first
-_LOCK = threading.Lock()
-_STATS = {"compilations": 0}
+class _Programs:
+    """The cache: key -> Kernel, bounded by `CACHE_SIZE`, least recently used out; `get` and `put` as a map's."""
+
+    __slots__ = ("compiles", "entries", "lock")
+
+    def __init__(self):
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+        self.compiles = 0
+
+    def get(self, key):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key, entry) -> None:
+        with self.lock:
+            self.compiles += 1
+            self.entries[key] = entry
+            while len(self.entries) > CACHE_SIZE:
+                self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+_KERNELS = _Programs()
+
+
+def _after_fork_in_child() -> None:
+    _KERNELS.lock = threading.Lock()  # (a lock another thread of the parent held at the fork would stay held)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def kernel(key, make, windows) -> Kernel:
     """The compiled program of the JAX function `make()` for `windows` (NumPy arrays; their shapes and dtypes are
     part of `key`, which names the function too), compiled and cached on a miss."""
-    with _LOCK:
-        entry = _KERNELS.get(key)
-        if entry is not None:
-            _KERNELS.move_to_end(key)
-            return entry
+    entry = _KERNELS.get(key)
+    if entry is not None:
+        return entry
     with x64():
         compiled = jax().jit(make()).lower(*windows).compile()
         compiled(*windows)  # (the first call makes its C++ call)
@@ -64,11 +99,7 @@ def kernel(key, make, windows) -> Kernel:
     layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
     wide = any(getattr(w, "dtype", None) is not None and w.dtype.itemsize >= 8 for w in windows)
     entry = Kernel(getattr(compiled, "_call", None) or compiled, wide, layouts)
-    with _LOCK:
-        _STATS["compilations"] += 1
-        _KERNELS[key] = entry
-        while len(_KERNELS) > CACHE_SIZE:
-            _KERNELS.popitem(last=False)
+    _KERNELS.put(key, entry)
     return entry
 
 
@@ -90,13 +121,12 @@ def adopted(entry: Kernel, out):
 
 def compilations() -> int:
     """How many programs this cache has compiled (a program evicted and compiled again counts twice)."""
-    return _STATS["compilations"]
+    return _KERNELS.compiles
 
 
 def clear() -> None:
     """Empty the cache (each program is compiled again on its next use)."""
-    with _LOCK:
-        _KERNELS.clear()
+    _KERNELS.clear()
 
 
 def _lowered(prim):

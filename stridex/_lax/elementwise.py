@@ -1158,16 +1158,3 @@ copy = Primitive(
     batch=batch_elementwise,
 )
 
-
-# --- stop_gradient: the identity, through which no derivative flows ------------------------------------------
-# (A value of the program that differentiation treats as a constant: softmax's and logsumexp's shift by the
-# maximum, as in JAX. Eagerly a copy, as `copy`.)
-
-stop_gradient = Primitive(
-    "stop_gradient",
-    impl=_copy_impl,
-    abstract_eval=unary_abstract(),
-    lower=lambda ctx, x: as_dtype(x, ctx.aval_out.dtype),
-    batch=batch_elementwise,
-    differentiable=False,
-)
