@@ -1,7 +1,8 @@
 """MkDocs hooks: the generated pages of the site, and repository files that the docs link to.
 
 - `api.md` is generated from the public namespace at build time: one mkdocstrings entry for every name
-  in `stridex.__all__` and in each public submodule's `__all__` (linalg, fft, random), rendered from docstrings.
+  in `stridex.__all__` and in each public submodule's `__all__` (linalg, fft, random, nn, scipy), rendered from
+  docstrings.
 - `one-file.md` is generated from `docs/stridex_in_one_file.py`: its comment paragraphs become prose,
   its code becomes code blocks (the script itself is run by `tests/test_docs.py`).
 - A page of `docs/` that `mkdocs.yml`'s nav does not list yet is added to the nav under "More", so a new
@@ -63,7 +64,8 @@ def api_reference_page() -> str:
         "# API reference\n",
         (
             "Generated at build time from the docstrings of the public namespace: every name in "
-            f"`stridex.__all__` ({len(names)} names), `stridex.linalg`, `stridex.fft` and `stridex.random`. The functions follow "
+            f"`stridex.__all__` ({len(names)} names), `stridex.linalg`, `stridex.fft`, `stridex.random`, `stridex.nn` and "
+            "`stridex.scipy`. The functions follow "
             "the [Array API standard 2025.12](https://data-apis.org/array-api/2025.12/); what stridex does where "
             "the standard leaves room is in [semantics.md](semantics.md) and [library-authors.md](library-authors.md). "
             "As the standard requires, array arguments are positional-only; a signature whose parameters are all "

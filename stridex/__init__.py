@@ -56,6 +56,7 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
     from stridex._transforms.callbacks import pure_callback
     from stridex._transforms.shapes import eval_shape
     from stridex.lax import stop_gradient
+    from stridex import nn, scipy  # JAX's vocabulary: jax.nn and jax.scipy.special (issue 43)
     from stridex._transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
     from stridex._transforms.batching import vmap
     from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
@@ -69,6 +70,7 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
 # and then stays in the namespace like any other.
 _LAZY = {
     **dict.fromkeys(("fft", "linalg", "random", "tree_util"), "stridex"),
+    **dict.fromkeys(("nn", "scipy"), "stridex"),  # JAX's vocabulary: jax.nn and jax.scipy.special (issue 43)
     **dict.fromkeys(("grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"),
                     "stridex._transforms.autodiff"),
     "vmap": "stridex._transforms.batching",
@@ -120,9 +122,9 @@ __all__ = [
     "jacrev", "jit", "jvp", "less", "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2",
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
-    "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
+    "negative", "newaxis", "nextafter", "nn", "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi",
     "positive", "pow", "prod", "random", "real", "reciprocal", "remainder", "remat", "repeat", "reshape", "result_type",
-    "roll", "round", "scan", "searchsorted", "set_cache_limit", "set_matmul_precision", "sign", "signbit", "sin",
+    "roll", "round", "scan", "scipy", "searchsorted", "set_cache_limit", "set_matmul_precision", "sign", "signbit", "sin",
     "sinh", "sort",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
     "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",

@@ -52,6 +52,7 @@ __all__ = [
     "logistic",
     "multivariate_normal",
     "normal",
+    "orthogonal",
     "permutation",
     "poisson",
     "randint",
@@ -336,7 +337,10 @@ def _plain(name: str, key, shape, dtype, extra: tuple = ()) -> Array:
     cacheable = dtype is None or type(dtype) is DType  # (keys that compare equal only to themselves)
     arguments = _PLAIN.get((name, shape, dtype, extra)) if cacheable else None
     if arguments is None:
-        resolved = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
+        if name == "normal":  # (JAX's normal also draws complex samples: real and imaginary parts of variance 1/2)
+            resolved = _dtype(dtype, _FLOATING + _dtypes.COMPLEX_DTYPES, _dtypes.float64, "floating-point", name)
+        else:
+            resolved = _dtype(dtype, _FLOATING, _dtypes.float64, "real floating", name)
         arguments = _p.Arguments((("shape", shape), ("dtype", resolved.np), *extra))
         if cacheable and len(_PLAIN) < 4096:
             _PLAIN[(name, shape, dtype, extra)] = arguments
@@ -364,7 +368,7 @@ def uniform(key: Array, shape: Sequence[int] = (), dtype: DType | None = None, m
 
 
 def normal(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) -> Array:
-    """Standard normal samples.
+    """Standard normal samples (for a complex `dtype`, complex ones of variance 1, as JAX's).
 
     >>> import stridex as sx
     >>> sx.random.normal(sx.random.key(0), (2, 3)).shape
@@ -411,6 +415,35 @@ def logistic(key: Array, shape: Sequence[int] = (), dtype: DType | None = None) 
     stridex.float32
     """
     return _plain("logistic", key, shape, dtype)
+
+
+def orthogonal(key: Array, n: int, shape: Sequence[int] = (), dtype: DType | None = None,
+               m: int | None = None) -> Array:
+    """Matrices drawn uniformly from the orthogonal group O(n) (the unitary group for a complex `dtype`), of shape
+    `shape + (n, m)`; with m != n, semi-orthogonal (orthonormal rows or columns, whichever are fewer). JAX's own
+    sampler (a QR decomposition of normal samples), so the bits are `jax.random.orthogonal`'s.
+
+    >>> import stridex as sx
+    >>> q = sx.random.orthogonal(sx.random.key(0), 3)
+    >>> bool(sx.all(sx.abs(q @ q.T - sx.eye(3)) < 1e-12))
+    True
+    """
+    key = _as_key(key, "orthogonal")
+    rows, columns = (_count(v, "orthogonal", name) for v, name in ((n, "n"), (n if m is None else m, "m")))
+    dtype = _dtype(dtype, _FLOATING + _dtypes.COMPLEX_DTYPES, _dtypes.float64, "floating-point", "orthogonal")
+    return _bind("orthogonal", key, (("n", rows), ("shape", _shape(shape, "orthogonal")), ("dtype", dtype.np),
+                                     ("m", columns)))
+
+
+def _count(value, what: str, name: str) -> int:
+    """A non-negative Python int argument (a concrete size)."""
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise TypeError(f"random.{what}: {name} must be a concrete integer, got {value!r}") from None
+    if count < 0:
+        raise ValueError(f"random.{what}: {name} must be non-negative, got {count}")
+    return count
 
 
 def _with_parameters(name: str, key, parameters: dict, shape, dtype) -> Array:

@@ -95,10 +95,13 @@ def test_no_run_marker_is_rare():
 def public_objects() -> list[tuple[str, object]]:
     """What the API reference documents: the namespaces, and every public function and class in them."""
     import stridex
+    import stridex.nn.initializers
+    import stridex.scipy.special
 
     objects: list[tuple[str, object]] = []
     for module in (stridex, stridex.linalg, stridex.fft, stridex.random, stridex.lax, stridex.debug, stridex.tree,
-                   stridex.errors):
+                   stridex.errors, stridex.nn,
+                   stridex.nn.initializers, stridex.scipy, stridex.scipy.special):
         objects.append((module.__name__, module))
         objects += [(f"{module.__name__}.{name}", getattr(module, name)) for name in module.__all__
                     if callable(getattr(module, name)) and type(getattr(module, name)) is not type(stridex)]

@@ -34,7 +34,10 @@ import pytest
 import stridex
 import stridex.fft
 import stridex.linalg
+import stridex.nn
+import stridex.nn.initializers
 import stridex.random
+import stridex.scipy.special
 from stridex._api import array_object
 from stridex._api import elementwise_functions as _ew
 from stridex._api import transcendental_functions as _tr
@@ -236,7 +239,8 @@ def test_operator_types_are_the_namespace_functions(stem: str) -> None:
 # --- exports and annotations ---------------------------------------------------------------------------------
 
 PUBLIC_MODULES = [stridex, stridex.linalg, stridex.fft, stridex.random, stridex.lax, stridex.debug, stridex.tree,
-                  stridex.errors]
+                  stridex.errors, stridex.nn,
+                  stridex.nn.initializers, stridex.scipy, stridex.scipy.special]
 
 
 def _literal_all(module: types.ModuleType) -> list[str]:

@@ -12,7 +12,8 @@ compiles once or on every call.
 | `jit_mode`   | the static signatures of one `stridex.jit_mode` function        | 128 per function |
 | `device`     | eager executables of single primitives on JAX devices           | 1024            |
 | `device_pass`| eager fusion's passes on JAX devices (one program per structure)| 1024            |
-| `random`     | eager samplers of `stridex.random` (one program per signature)   | 256             |
+| `host`       | eager programs on the host: `stridex.random`'s samplers, special    | 512             |
+|              | functions NumPy has no kernel for (one program per signature)   |                 |
 
 >>> import stridex as sx
 >>> previous = sx.set_cache_limit("device", 2048)
@@ -32,7 +33,7 @@ from typing import Any, NamedTuple
 
 from stridex._core import processes
 
-_DEFAULT_LIMITS = {"jit": 256, "jit_mode": 128, "device": 1024, "device_pass": 1024, "random": 256}
+_DEFAULT_LIMITS = {"jit": 256, "jit_mode": 128, "device": 1024, "device_pass": 1024, "host": 512}
 
 
 class _Kind:
@@ -176,8 +177,9 @@ def cache_stats() -> dict[str, CacheStats]:
 def set_cache_limit(kind: str, size: int) -> int:
     """Set how many compiled programs each cache of `kind` keeps (least recently used out); returns the previous
     limit. Kinds: "jit" (per `sx.jit` function, 256), "jit_mode" (per `stridex.jit_mode` function, 128),
-    "device" (eager device executables, 1024), "device_pass" (eager fusion on devices, 1024), "random" (eager
-    samplers, 256). Caches holding more than the new limit drop their oldest entries now.
+    "device" (eager device executables, 1024), "device_pass" (eager fusion on devices, 1024), "host" (eager
+    programs on the host: samplers and special functions, 512). Caches holding more than the new limit drop
+    their oldest entries now.
 
     >>> import stridex as sx
     >>> previous = sx.set_cache_limit("jit", 8)
@@ -198,7 +200,7 @@ def set_cache_limit(kind: str, size: int) -> int:
 def clear_caches() -> None:
     """Empty every cache of compiled programs stridex keeps (as `jax.clear_caches()` does JAX's): `sx.jit`'s
     per-function caches, `stridex.jit_mode`'s, the device executor's, eager fusion's device passes and the
-    eager samplers'. The next call of each compiles again. JAX's own caches are left alone.
+    host's compiled eager programs (samplers, special functions). The next call of each compiles again. JAX's own caches are left alone.
 
     >>> import stridex as sx
     >>> f = sx.jit(lambda x: x + 1)

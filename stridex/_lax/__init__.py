@@ -3,7 +3,7 @@
 Each family module is named after the chapter of the namespace that binds it (`creation` ↔
 `_api/creation_functions.py`, ...); `views` holds the view primitives every chapter shares, and
 `array_indexing` the gathers and writes behind `x[key]` and `x[key] = value`; `random` serves
-`stridex.random`.
+`stridex.random`, `special` `stridex.scipy.special` and `stridex.nn`.
 """
 
 from stridex._lax import (  # noqa: F401
@@ -22,6 +22,7 @@ from stridex._lax import (  # noqa: F401
     searching,
     set,
     sorting,
+    special,
     statistical,
     transcendental,
     utility,

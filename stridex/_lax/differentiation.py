@@ -1,4 +1,5 @@
-"""Primitives that exist for the derivative transformations: `stop_gradient` (serves `stridex.lax`)."""
+"""Primitives that exist for the derivative transformations: `stop_gradient` (serves `stridex.lax`, and
+`stridex.nn`'s and `stridex.scipy.special`'s shift by a maximum, as JAX's)."""
 
 from __future__ import annotations
 

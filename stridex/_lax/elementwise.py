@@ -397,8 +397,20 @@ def _multiply_vjp(ct, x1, x2, *, out):
     return None if _scalar(x1) else multiply.bind(ct, x2), None if _scalar(x2) else multiply.bind(ct, x1)
 
 
-multiply = ufunc_binary("multiply", np.multiply, lower=lower_binary(lambda a, b: lax().mul(a, b)),
-                        jvp=_multiply_jvp, vjp=_multiply_vjp)
+def _lower_multiply(ctx, x1, x2):
+    a, b = operands(ctx, (x1, x2))
+    masks = [aval.dtype is _dtypes.bool and hasattr(x, "dtype") for aval, x in zip(ctx.avals_in, (x1, x2))]
+    if masks[0] != masks[1] and ctx.aval_out.dtype is not _dtypes.bool:
+        # x * mask (the derivative rules of maximum, minimum and clip take shares so): XLA rewrites a product with a
+        # converted boolean into select(mask, x, 0), which drops NaN * False = NaN (NumPy's value, and eager's); a
+        # select between x and x * 0 keeps it, and every signed zero.
+        x, mask = (a, x2) if masks[1] else (b, x1)
+        return lax().select(broadcast_to_aval(mask, ShapedArray(ctx.aval_out.shape, _dtypes.bool)), x,
+                            lax().mul(x, lax().full_like(x, 0)))
+    return lax().mul(a, b)
+
+
+multiply = ufunc_binary("multiply", np.multiply, lower=_lower_multiply, jvp=_multiply_jvp, vjp=_multiply_vjp)
 
 
 # --- divide: x1 / x2 (integer and bool operands divide in the default floating dtype, as NumPy) ------
@@ -1145,3 +1157,4 @@ copy = Primitive(
     vjp=_self_transpose,
     batch=batch_elementwise,
 )
+

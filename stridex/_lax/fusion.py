@@ -775,7 +775,10 @@ class _Program:
                 step[1] = None
                 dtype = steps[i].dtype
                 condition, *operands = (_source_dtype(steps, leaves, s) for s in step[3])
-                if dtype.itemsize in (1, 2, 4, 8) and condition == np.bool_ and all(d == dtype for d in operands):
+                # (`d is not None`: NumPy reads None as float64, so a Python int operand of a float64 `where` compared
+                # equal to its dtype and reached the blend, which needs arrays)
+                if dtype.itemsize in (1, 2, 4, 8) and condition == np.bool_ and \
+                        all(d is not None and d == dtype for d in operands):
                     slots = blend_slots.get(dtype.itemsize)
                     if slots is None:
                         lanes = np.dtype(f"u{dtype.itemsize}")

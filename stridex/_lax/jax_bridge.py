@@ -284,3 +284,10 @@ def float64_rounded_to_odd(x, bits: int):
     sticky = L.convert_element_type(L.ne(L.bitwise_and(word, dropped), np.uint64(0)), np.uint64)
     kept = L.bitwise_and(word, np.uint64(~((1 << cut) - 1) & (2**64 - 1)))
     return L.bitcast_convert_type(L.bitwise_or(kept, L.shift_left(sticky, np.uint64(cut))), np.float64)
+
+
+def jax_scipy_special():
+    """`jax.scipy.special` (the lowering of the special functions JAX defines as compositions: ndtri, log_ndtr)."""
+    from jax.scipy import special as _special
+
+    return _special

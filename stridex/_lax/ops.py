@@ -452,3 +452,37 @@ def dynamic_slice(x, starts, sizes: tuple) -> Array:
 def dynamic_update_slice(x, update, starts) -> Array:
     """A copy of `x` with the block at `starts` (clamped to fit) replaced by `update` (of `x`'s rank and dtype)."""
     return _P.dynamic_update_slice.bind(x, update, *starts)
+
+
+# --- appended for stridex.nn and stridex.scipy.special --------------------------------------------------
+
+
+def stop_gradient(x):
+    """`x`, through which no derivative flows (differentiation treats it as a constant)."""
+    return _P.stop_gradient.bind(x)
+
+
+
+def log1p(x):
+    return _P.log1p.bind(x)
+
+
+def expm1(x):
+    return _P.expm1.bind(x)
+
+
+def tanh(x):
+    return _P.tanh.bind(x)
+
+
+def logaddexp(x, y):
+    return _P.logaddexp.bind(x, y)
+
+
+def greater_equal(x, y):
+    return _P.greater_equal.bind(x, y)
+
+
+def reduce_max(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
+    """The maximum over `axes` (all when None; none of them empty); NaN propagates."""
+    return _P.reduce_max.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)

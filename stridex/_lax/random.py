@@ -15,8 +15,9 @@ construction. Its params are
   so a batch of keys gives what a Python loop over the keys gives, as `jax.vmap` of `jax.random` does.
 
 The abstract rule is `jax.eval_shape` of the same call (cached per signature), so shapes and dtypes agree
-with JAX's exactly. The eager rule runs the same call jitted, compiled once per signature and cached, and
-returns an Array over JAX's result, adopted lazily as a `jit` result is (no copy; a write copies it first).
+with JAX's exactly. The eager rule runs the same call jitted, compiled once per signature and kept in the bounded
+cache of `stridex._lax.compiled` (which the special functions' eager rules share), and returns an Array over JAX's
+result, adopted lazily as a `jit` result is (no copy; a write copies it first).
 On a JAX device the generic device executor runs the lowering there. JAX is imported by the first call, never by
 `import stridex`. Everything is computed with 64-bit types on (`jax_bridge.x64`), as all of stridex's
 lowering is: the bits are `jax.random`'s under `jax.enable_x64(True)` (they differ from JAX's default mode
@@ -38,9 +39,7 @@ from stridex._core import processes
 from stridex._core import caches
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._core.view import View
-from stridex._lax import ops
-from stridex._lax.device import adopt_out
+from stridex._lax import compiled, ops
 from stridex._lax.jax_bridge import jax, x64
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
@@ -76,7 +75,7 @@ def _sampler(name: str):
 
 _SAMPLERS = ("uniform", "normal", "bernoulli", "randint", "choice", "permutation", "categorical", "truncated_normal",
              "exponential", "gumbel", "gamma", "beta", "dirichlet", "multivariate_normal", "laplace", "logistic",
-             "poisson")
+             "poisson", "orthogonal")
 _CALLS = {"seed": _seed, "split": _split, "fold_in": _fold_in} | {name: _sampler(name) for name in _SAMPLERS}
 # The samplers whose floating parameters carry derivatives (in JAX as here); the others' outputs are
 # integers or booleans, or depend on the key alone.
@@ -127,10 +126,9 @@ class Arguments:
 
 
 # The JAX functions and result avals per signature (kept as long as the sampler cache's limit, and emptied with
-# it), and the eager samplers compiled per signature (the "random" kind of `sx.set_cache_limit`).
+# it), and the eager samplers compiled per signature (the "host" kind of `sx.set_cache_limit`, `stridex._lax.compiled`).
 _FUNCTIONS: dict = {}
 _AVALS: dict = {}
-_COMPILED = caches.ProgramCache("random")
 _LOCK = processes.lock("random.CACHE", threading.Lock())
 
 
@@ -145,7 +143,7 @@ caches.on_clear(_clear_signatures)
 def _remember(table: dict, key, value) -> None:
     """Keep `value` in `table` (`_FUNCTIONS`, `_AVALS`), emptied when it outgrows the sampler cache's limit."""
     with _LOCK:
-        if len(table) >= 4 * caches.limit("random"):
+        if len(table) >= 4 * caches.limit("host"):
             table.clear()
         table[key] = value
 
@@ -202,42 +200,23 @@ def _abstract(mode: str, name: str, avals: tuple, static: Arguments, names: tupl
 
 
 def _eager(mode: str, name: str, *windows, static: Arguments, names: tuple, vmapped: tuple):
-    """The function on NumPy windows: compiled once per signature and run; its result is an Array over JAX's
-    output, adopted lazily as `jit`'s results are (`device.adopt_out`: no copy, and no NumPy buffer made until
-    a use needs one; read-only, so a write copies it first). The compiled program's own C++ call is kept (as
-    the device executor does), which spares `Compiled.__call__`'s Python frame on every call; the 64-bit
-    scope is entered only where an input has 64-bit elements (JAX would narrow them outside it), not for a
-    key alone."""
+    """The function on NumPy windows, compiled once per signature (`stridex._lax.compiled`, the cache every eager
+    rule that runs a compiled program shares) and run; its result is an Array over JAX's output, adopted lazily as
+    `jit`'s results are (no copy, and no NumPy buffer made until a use needs one; read-only, so a write copies it
+    first)."""
     key: tuple
     if len(windows) == 1:  # (a key alone: the common case)
         w = windows[0]
-        key = (mode, name, static, names, vmapped, w.shape, w.dtype)
+        key = (_eager, mode, name, static, names, vmapped, w.shape, w.dtype)
     else:
-        key = (mode, name, static, names, vmapped, *[(w.shape, w.dtype) for w in windows])
-    entry = _COMPILED.get(key)
-    if entry is None:
-        with x64():
-            compiled = jax().jit(_function(mode, name, static, names, vmapped)).lower(*windows).compile()
-            compiled(*windows)  # (the first call makes its C++ call)
-        outs = compiled.out_info
-        outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
-        layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
-        entry = (getattr(compiled, "_call", None) or compiled, any(w.dtype.itemsize >= 8 for w in windows), layouts)
-        _COMPILED.put(key, entry)
-    call, wide, layouts = entry
-    if wide:
-        with x64():
-            out = call(*windows)
-    else:
-        out = call(*windows)
-    if type(out) is tuple or type(out) is list:
-        return tuple(adopt_out(o, view, dtype) for o, (view, dtype) in zip(out, layouts))
+        key = (_eager, mode, name, static, names, vmapped, *[(w.shape, w.dtype) for w in windows])
+    entry = compiled.kernel(key, lambda: _function(mode, name, static, names, vmapped), windows)
+    out = compiled.call(entry, windows)
     if name in _KEYS and mode == "call":
         # A few words that the next calls read as NumPy windows: a private NumPy copy keeps its window cached,
         # where a JAX result's window is rebuilt on each read (about 1 us of every sampler call with the key).
         return np.array(out)
-    view, dtype = layouts[0]
-    return adopt_out(out, view, dtype)
+    return compiled.adopted(entry, out)
 
 
 _KEYS = frozenset({"seed", "split", "fold_in"})  # the calls whose results are keys

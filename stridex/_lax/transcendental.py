@@ -665,10 +665,10 @@ def _lower_logaddexp(ctx, x1, x2):
 
 
 def _logaddexp_partials(x1, x2, out, need_1, need_2):
-    # 1 / (1 + exp(x2 - x1)) and 1 / (1 + exp(x1 - x2)); x2 - x1 is NaN only for two equal infinities
-    # (or a NaN operand), where it is taken as 0: half each.
+    # 1 / (1 + exp(x2 - x1)) and 1 / (1 + exp(x1 - x2)); x2 - x1 is NaN for two equal infinities, where it is
+    # taken as 0 (half each), and for a NaN operand, whose derivative stays NaN (as JAX's).
     delta = ops.subtract(x2, x1)
-    delta = ops.where(ops.not_equal(delta, delta), 0.0, delta)
+    delta = ops.where(ops.logical_and(ops.not_equal(delta, delta), ops.equal(x1, x2)), 0.0, delta)
     return (ops.reciprocal(ops.add(exp.bind(delta), 1)) if need_1 else None,
             ops.reciprocal(ops.add(exp.bind(ops.negative(delta)), 1)) if need_2 else None)
 

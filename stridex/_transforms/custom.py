@@ -621,9 +621,14 @@ class custom_jvp(Generic[P, R]):
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        name = _fun_name(self.fun)
         if self.jvp is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
+            raise AttributeError(f"No JVP defined for custom_jvp function {_fun_name(self.fun)} using defjvp.")
+        if not kwargs and current_trace() is None:
+            # Eagerly, with nothing to differentiate, the bind below would call the function on its flattened
+            # arguments and rebuild its output: the function itself, without the 15-20 us of that detour (an eager
+            # `sx.nn.relu` took 20 us against 1.5 us for its `maximum`).
+            return self.fun(*args)  # type: ignore[call-arg]  # (P's keyword part is empty here)
+        name = _fun_name(self.fun)
         args = _resolve(self.fun, args, kwargs, f"custom_jvp function {name}")
         c = _Call(args, _nondiff(self.nondiff_argnums, len(args), f"custom_jvp function {name}"))
         fun, rule = self.fun, self.jvp

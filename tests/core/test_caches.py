@@ -50,7 +50,7 @@ def test_a_cache_keeps_the_most_recently_used_entries():
 
 def test_counters_and_limits_are_reported_per_kind():
     stats = sx.cache_stats()
-    assert set(stats) == {"jit", "jit_mode", "device", "device_pass", "random"}
+    assert set(stats) == {"jit", "jit_mode", "device", "device_pass", "host"}
     assert stats["jit"].limit == 256 and stats["device"].limit == 1024
     before = stats["jit"]
     f = sx.jit(lambda x: x * 2)
@@ -132,12 +132,12 @@ def test_device_passes_evict_past_their_limit_and_compile_again():
 
 def test_samplers_evict_past_their_limit_and_compile_again():
     key = sx.random.key(1)
-    with limited("random", 1):
+    with limited("host", 1):
         first = np.asarray(sx.random.normal(key, (3,)))
         sx.random.normal(key, (4,))
-        before = compiles("random")
+        before = compiles("host")
         np.testing.assert_array_equal(np.asarray(sx.random.normal(key, (3,))), first)
-        assert compiles("random") == before + 1
+        assert compiles("host") == before + 1
 
 
 def test_a_forked_child_can_compile_while_the_parent_held_a_cache_lock():

@@ -581,3 +581,32 @@ def test_every_transcendental_primitive_has_its_rules():
     for name in mine:
         prim = PRIMITIVES[name]
         assert prim.jvp is not None and prim.vjp is not None and prim.batch is not None, name
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_logaddexp_derivative_of_a_nan_operand_is_nan():
+    # (it was 0.5 each: the rule took every NaN x2 - x1 for two equal infinities; JAX gives NaN)
+    nan, two = sx.asarray(np.nan), sx.asarray(2.0)
+    assert all(np.isnan(float(g)) for g in sx.grad(sx.logaddexp, argnums=(0, 1))(nan, two))
+    assert np.isnan(float(sx.grad(lambda v: sx.logaddexp(v, 0.0))(nan)))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_multiply_by_a_boolean_mask_under_jit_keeps_nan_times_false():
+    # XLA rewrote x * convert(mask) into select(mask, x, 0): under jit NaN * False gave 0 where eager gives NaN (so the
+    # derivative of expm1(minimum(x, 0)) at a NaN x was NaN eagerly and 0 under jit)
+    from stridex._lax import elementwise as E
+
+    x = sx.asarray([np.nan, np.inf, -np.inf, -3.0, 2.0, -0.0, np.nan])
+    mask = sx.asarray([False, False, False, False, True, True, True])
+    for a, b in ((x, mask), (mask, x)):
+        eager = np.asarray(E.multiply.bind(a, b))
+        assert np.asarray(sx.jit(lambda p, q: E.multiply.bind(p, q))(a, b)).tobytes() == eager.tobytes()
+    z = sx.asarray([complex(np.nan, 1.0), complex(np.inf, 0.0), 2 - 1j])
+    m = sx.asarray([False, False, True])
+    eager = np.asarray(E.multiply.bind(z, m))
+    jitted = np.asarray(sx.jit(lambda p, q: E.multiply.bind(p, q))(z, m))
+    np.testing.assert_array_equal(np.isnan(jitted), np.isnan(eager))
+    g = lambda v: sx.sum(sx.expm1(sx.minimum(v, 0.0)))  # noqa: E731
+    v = sx.asarray([np.nan, 1.0, -1.0])
+    assert np.asarray(sx.jit(sx.grad(g))(v)).tobytes() == np.asarray(sx.grad(g)(v)).tobytes()

@@ -768,3 +768,15 @@ def test_threads_recording_and_copying_pending_device_arrays_never_deadlock():
         t.join(120)
     assert not any(t.is_alive() for t in threads), "threads deadlocked on the device and fusion locks"
     assert not failures, failures
+
+
+def test_where_with_a_python_int_operand_in_a_pass():
+    # NumPy reads a None dtype as float64: a Python int beside a float64 array was taken for an array of the result's
+    # dtype and sent to the branch-free blend, which crashed ('int' object has no attribute 'view')
+    x = sx.asarray(np.random.default_rng(0).standard_normal(100_000), copy=True)
+    for make in (lambda: sx.where(x > 1, 1, x * 2), lambda: sx.where(x > 1, x * 2, -1),
+                 lambda: sx.where(x > 1, 1.5, x * 2), lambda: sx.where(x > 1, 1, 2 * sx.ones_like(x))):
+        fused = make()
+        with sx.fusion(False):
+            expected = np.asarray(make())
+        assert np.asarray(fused).tobytes() == expected.tobytes()
