@@ -62,6 +62,9 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
 # and then stays in the namespace like any other.
 _LAZY = {
     **dict.fromkeys(("fft", "linalg", "random", "tree_util"), "stridex"),
+    "numpy": "stridex",  # jax.numpy's names (`import stridex.numpy as jnp`); not in __all__, so that a star-import
+                         # of stridex never shadows NumPy's name
+
     **dict.fromkeys(("grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"),
                     "stridex._transforms.autodiff"),
     "vmap": "stridex._transforms.batching",

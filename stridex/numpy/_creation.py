@@ -22,14 +22,14 @@ from stridex._api import transcendental_functions as _tr
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
-from stridex.numpy import _args
+from stridex.numpy import _args, _indexing
 from stridex.numpy import _dtypes as _jd
 
 __all__ = [
-    "arange", "array", "asarray", "copy", "diag", "diag_indices", "diag_indices_from", "diagflat", "empty",
+    "arange", "array", "asarray", "c_", "copy", "diag", "diag_indices", "diag_indices_from", "diagflat", "empty",
     "empty_like", "eye", "from_dlpack", "frombuffer", "fromfunction", "fromstring", "full", "full_like", "geomspace",
-    "identity", "index_exp", "indices", "ix_", "linspace", "logspace", "meshgrid", "mgrid", "ogrid", "ones",
-    "ones_like", "s_", "tri", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "vander",
+    "identity", "index_exp", "indices", "ix_", "linspace", "logspace", "mask_indices", "meshgrid", "mgrid", "ogrid",
+    "ones", "ones_like", "r_", "s_", "tri", "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from", "vander",
     "zeros", "zeros_like",
 ]
 
@@ -655,6 +655,60 @@ mgrid = _Grid(False, "mgrid")
 ogrid = _Grid(True, "ogrid")
 
 
+class _Concatenator:
+    """r_ / c_: `r_[1:4, [5, 6], x]` joins slices (ranges, or `n` points for a complex step `nj`), scalars and
+    arrays along an axis; a leading string "axis,ndmin,trans1d" (or "r", "c": a row or column matrix) says how,
+    as in NumPy."""
+
+    def __init__(self, axis: int, ndmin: int, trans1d: int, name: str) -> None:
+        self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
+
+    def __getitem__(self, key) -> Array:
+        items = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d, matrix = self.axis, self.ndmin, self.trans1d, -1
+        if items and isinstance(items[0], str):
+            directive, items = items[0], items[1:]
+            if directive in ("r", "c"):
+                matrix = 0 if directive == "r" else 1
+            else:
+                try:
+                    values = [int(v) for v in directive.split(",")[:3]]
+                except ValueError:
+                    raise ValueError(f"{self.name}: could not understand directive {directive!r}") from None
+                axis, ndmin, trans1d = (values + [ndmin, trans1d][len(values) - 1:])[:3]
+        pieces = []
+        for item in items:
+            if isinstance(item, str):
+                raise ValueError(f"{self.name}: a string directive must come first")
+            if isinstance(item, slice):
+                piece, item_ndim = _grid_axis(item), 0
+            else:
+                piece = array(item, copy=False)
+                item_ndim = piece.ndim
+            if piece.ndim < ndmin:
+                piece = _manip.reshape(piece, (1,) * (ndmin - piece.ndim) + piece.shape)
+                if trans1d != -1 and ndmin - item_ndim > 0:
+                    order = tuple(range(ndmin))
+                    shift = ndmin - builtins.abs(ndmin + trans1d + 1) % ndmin
+                    piece = _manip.permute_dims(piece, order[shift:] + order[:shift])
+            pieces.append(piece)
+        dtype = _jd.result_of([p._dtype for p in pieces], [])
+        out = _manip.concat([_args.cast(p, dtype) for p in pieces], axis=axis)
+        if matrix != -1 and out.ndim == 1:
+            out = _manip.expand_dims(out, axis=matrix)
+        return out
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"stridex.numpy.{self.name}"
+
+
+r_ = _Concatenator(0, 1, -1, "r_")
+c_ = _Concatenator(-1, 2, 0, "c_")
+
+
 def ix_(*args: Any) -> tuple[Array, ...]:
     """An open mesh from 1-D sequences, for indexing the cross product (`x[jnp.ix_(rows, cols)]`).
 
@@ -730,6 +784,19 @@ def triu_indices_from(arr: Any, k: int = 0) -> tuple[Array, Array]:
     """
     rows, cols = _matrix_shape(arr, "triu_indices_from")
     return triu_indices(rows, k, cols)
+
+
+def mask_indices(n: int, mask_func: Callable[..., Any], k: int = 0, *, size: int | None = None) -> tuple[Array, Array]:
+    """The (row, column) indices where `mask_func(ones((n, n)), k)` is nonzero (`triu`, `tril`, ...); with `size`,
+    that many (see `nonzero`).
+
+    >>> import stridex.numpy as jnp
+    >>> jnp.mask_indices(3, jnp.triu, 1)
+    (Array([0, 0, 1]), Array([1, 2, 2]))
+    """
+    n = _args.index(n, "mask_indices", "n")
+    rows, cols = _indexing.nonzero(mask_func(_cr.ones((n, n), dtype=_d.int64), k), size=size)
+    return rows, cols
 
 
 def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:

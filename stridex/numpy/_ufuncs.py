@@ -16,6 +16,7 @@ from stridex._api import data_type_functions as _dt
 from stridex._api import elementwise_functions as _ew
 from stridex._api import manipulation_functions as _manip
 from stridex._api import searching_functions as _search
+from stridex._api import statistical_functions as _stat
 from stridex._api import transcendental_functions as _tr
 from stridex._api import utility_functions as _util
 from stridex._core.view import broadcast_shapes
@@ -36,9 +37,9 @@ __all__ = [
     "imag", "invert", "isclose", "iscomplex", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
     "lcm", "ldexp", "left_shift", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp",
     "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "modf",
-    "multiply", "nan_to_num", "negative", "nextafter", "not_equal", "positive", "pow", "power", "rad2deg",
+    "multiply", "nan_to_num", "negative", "nextafter", "not_equal", "packbits", "positive", "pow", "power", "rad2deg",
     "radians", "real", "reciprocal", "remainder", "right_shift", "rint", "round", "sign", "signbit", "sin", "sinc",
-    "sinh", "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
+    "sinh", "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc", "unpackbits",
 ]
 
 # How a function's arguments are promoted before it runs (after JAX's lattice joins them):
@@ -888,3 +889,64 @@ def clip(arr=None, /, min=None, max=None) -> Array:  # noqa: A002  (jax.numpy's 
     out = x if bounds[0] is None else _ew.maximum(x, bounds[0])
     out = out if bounds[1] is None else _ew.minimum(out, bounds[1])
     return _dt.astype(out, dtype) if out is x else out
+
+
+def packbits(a, axis: int | None = None, bitorder: str = "big") -> Array:
+    """The truth values of `a` packed into uint8, 8 to a byte along `axis` (the flattened array when None), the
+    last byte padded with zeros; "big" puts the first value in the highest bit.
+
+    >>> import stridex.numpy as jnp
+    >>> jnp.packbits(jnp.asarray([1, 0, 1, 1, 0, 0, 0, 0, 1]))
+    Array([176, 128], dtype=uint8)
+    """
+    a = _args.array(a, "packbits")
+    if a._dtype.kind not in ("bool", "signed", "unsigned"):
+        raise TypeError(f"packbits: expected an integer or boolean array, got {a._dtype.name}")
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"packbits: bitorder must be 'big' or 'little', got {bitorder!r}")
+    if axis is None:
+        a, axis = _manip.reshape(a, (-1,)), 0
+    axis = _args.axis(axis, a.ndim, "packbits")
+    bits = _dt.astype(_ew.not_equal(a, 0), _d.uint8)
+    n = a.shape[axis]
+    extra = -n % 8
+    if extra:
+        shape = a.shape[:axis] + (extra,) + a.shape[axis + 1:]
+        bits = _manip.concat([bits, _cr.zeros(shape, dtype=_d.uint8)], axis=axis)
+    grouped = _manip.reshape(bits, a.shape[:axis] + ((n + extra) // 8, 8) + a.shape[axis + 1:])
+    shifts = _cr.asarray([7, 6, 5, 4, 3, 2, 1, 0] if bitorder == "big" else [0, 1, 2, 3, 4, 5, 6, 7],
+                         dtype=_d.uint8)
+    shifts = _manip.reshape(shifts, (8,) + (1,) * (a.ndim - axis - 1))
+    return _dt.astype(_stat.sum(_ew.bitwise_left_shift(grouped, shifts), axis=axis + 1), _d.uint8)
+
+
+def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: str = "big") -> Array:
+    """The bits of a uint8 array as uint8 zeros and ones, 8 per byte along `axis` (the flattened array when
+    None), cut or zero-padded to `count` bits.
+
+    >>> import stridex.numpy as jnp
+    >>> jnp.unpackbits(jnp.asarray([176], dtype=jnp.uint8))
+    Array([1, 0, 1, 1, 0, 0, 0, 0], dtype=uint8)
+    """
+    a = _args.array(a, "unpackbits")
+    if a._dtype is not _d.uint8:
+        raise TypeError(f"unpackbits: expected an input array of unsigned byte data type, got {a._dtype.name}")
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"unpackbits: bitorder must be 'big' or 'little', got {bitorder!r}")
+    if axis is None:
+        a, axis = _manip.reshape(a, (-1,)), 0
+    axis = _args.axis(axis, a.ndim, "unpackbits")
+    shifts = _cr.asarray([7, 6, 5, 4, 3, 2, 1, 0] if bitorder == "big" else [0, 1, 2, 3, 4, 5, 6, 7],
+                         dtype=_d.uint8)
+    shifts = _manip.reshape(shifts, (8,) + (1,) * (a.ndim - axis - 1))
+    bits = _ew.bitwise_and(_ew.bitwise_right_shift(_manip.expand_dims(a, axis=axis + 1), shifts), 1)
+    bits = _manip.reshape(bits, a.shape[:axis] + (a.shape[axis] * 8,) + a.shape[axis + 1:])
+    if count is not None:
+        count = _args.index(count, "unpackbits", "count")
+        n = bits.shape[axis]
+        if count <= n:
+            bits = bits[(slice(None),) * axis + (slice(0, count if count >= 0 else n + count),)]
+        else:
+            shape = bits.shape[:axis] + (count - n,) + bits.shape[axis + 1:]
+            bits = _manip.concat([bits, _cr.zeros(shape, dtype=_d.uint8)], axis=axis)
+    return bits
