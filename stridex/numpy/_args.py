@@ -42,7 +42,8 @@ def operand(x, fname: str, position: int = 0):
     if isinstance(x, Array) or type(x) in PY_SCALARS:
         return x
     if isinstance(x, PY_SCALARS) and not isinstance(x, np.generic):
-        return next(t for t in PY_SCALARS if isinstance(x, t))(x)  # (a subclass of a Python scalar type)
+        kind: type = next(t for t in PY_SCALARS if isinstance(x, t))
+        return kind(x)  # (a subclass of a Python scalar type)
     return array(x, fname, position)
 
 

@@ -387,6 +387,12 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = Tru
     (Array([0.  , 0.25, 0.5 , 0.75, 1.  ]), Array([[ 0., 10., 20.],
            [10., 15., 20.]]))
     """
+    out, delta = _linspace(start, stop, num, endpoint, dtype, axis, device)
+    return (out, delta) if retstep else out
+
+
+def _linspace(start, stop, num, endpoint: builtins.bool, dtype, axis: int, device=None) -> tuple[Array, Array]:
+    """linspace's samples and step."""
     num = _args.index(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
@@ -425,7 +431,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = Tru
     out = _args.cast(out, dtype)
     if device is not None:
         out = _cr.asarray(out, device=device)
-    return (out, delta) if retstep else out
+    return out, delta
 
 
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = True, base: Any = 10.0,
@@ -439,7 +445,7 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = Tru
     dtype = _jd.canonical_or_none(dtype, "logspace")
     compute = _jd.TO_INEXACT[dtype] if dtype is not None else _jd.TO_INEXACT[
         _args.promoted_dtype("logspace", _args.operand(start, "logspace"), _args.operand(stop, "logspace"))]
-    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis, dtype=compute)
+    lin = _linspace(start, stop, num, endpoint, compute, axis)[0]
     base = _args.operand(base, "logspace", 4)
     if isinstance(base, Array):
         base = _manip.expand_dims(_args.cast(base, compute), axis=_args.axis(axis, lin.ndim, "logspace"))
@@ -464,12 +470,12 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = Tr
     start, stop = _args.cast(start, compute), _args.cast(stop, compute)
     if compute.kind == "complex floating":
         lo, hi = _tr.log(start), _tr.log(stop)
-        out = _tr.exp(linspace(lo, hi, num, endpoint=endpoint, axis=axis, dtype=compute))
+        out = _tr.exp(_linspace(lo, hi, num, endpoint, compute, axis)[0])
     else:
         sign = _ew.sign(start)
         lo, hi = _tr.log10(_ew.abs(start)), _tr.log10(_ew.abs(stop))
         out = _ew.multiply(_manip.expand_dims(sign, axis=_args.axis(axis, start.ndim + 1, "geomspace")),
-                           _tr.pow(10.0, linspace(lo, hi, num, endpoint=endpoint, axis=axis, dtype=compute)))
+                           _tr.pow(10.0, _linspace(lo, hi, num, endpoint, compute, axis)[0]))
     if num > 0:  # the endpoints exactly
         out = _set_along(out, 0, start, axis)
         if endpoint and num > 1:
@@ -558,7 +564,7 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 
     shape = _args.shape_tuple(shape, "fromfunction")
     dtype = _jd.canonical(dtype, "fromfunction")
-    mapped = functools.partial(function, **kwargs)
+    mapped: Callable[..., Any] = functools.partial(function, **kwargs)
     for position in range(len(shape) - 1, -1, -1):
         in_axes = tuple(0 if i == position else None for i in range(len(shape)))
         mapped = vmap(mapped, in_axes=in_axes)
@@ -624,7 +630,7 @@ def _grid_axis(key: slice) -> Array:
     step = 1 if key.step is None else key.step
     stop = key.stop
     if isinstance(step, complex):
-        return linspace(start, stop, int(builtins.abs(step)))
+        return _linspace(start, stop, int(builtins.abs(step)), True, None, 0)[0]
     values = [v for v in (start, stop, step) if v is not None]
     return arange(start, stop, step, dtype=_jd.result_of([], [type(v) for v in values]))
 
@@ -757,11 +763,11 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array
                                          None if m is None else _args.index(m, "triu_indices", "m")))
 
 
-def _matrix_shape(arr, fname: str) -> tuple[int, int]:
+def _matrix_shape(arr, fname: str) -> tuple[int, ...]:
     shape = _jd.shape(arr)
     if len(shape) != 2:
         raise ValueError(f"{fname}: the input must be 2-D, got shape {shape}")
-    return shape  # type: ignore[return-value]
+    return shape
 
 
 def tril_indices_from(arr: Any, k: int = 0) -> tuple[Array, Array]:

@@ -48,16 +48,25 @@ def _fill_default(dtype) -> Any:
     return complex(np.nan, np.nan) if dtype.kind == "complex floating" else float("nan")
 
 
-def _bounded_indices(indices: Array, n: int, mode, fname: str) -> tuple[Array, Array | None]:
-    """(indices safe to gather with, the mask of valid ones or None) for jax.numpy's modes: "fill" (default:
-    negative indices wrap once, others out of range are invalid), "clip" and "wrap"."""
+def _filled_indices(indices: Array, n: int, fname: str) -> tuple[Array, Array]:
+    """jax.numpy's "fill" mode: (indices safe to gather with, the mask of valid ones); negative indices wrap
+    once, others out of range are invalid."""
     if indices._dtype.kind not in ("signed", "unsigned"):
         raise TypeError(f"{fname}: indices must be integers, got {indices._dtype.name}")
-    indices = _args.cast(indices, _d.int64) if indices._dtype is not _d.int64 else indices
+    indices = _args.cast(indices, _d.int64)
+    wrapped = _search.where(_ew.less(indices, 0), _ew.add(indices, n), indices)
+    valid = _ew.logical_and(_ew.greater_equal(wrapped, 0), _ew.less(wrapped, n))
+    return _search.where(valid, wrapped, 0), valid
+
+
+def _bounded_indices(indices: Array, n: int, mode, fname: str) -> tuple[Array, Array | None]:
+    """(indices safe to gather with, the mask of valid ones or None) for jax.numpy's modes: "fill" (the
+    default, see `_filled_indices`), "clip" and "wrap"."""
     if mode is None or mode == "fill":
-        wrapped = _search.where(_ew.less(indices, 0), _ew.add(indices, n), indices)
-        valid = _ew.logical_and(_ew.greater_equal(wrapped, 0), _ew.less(wrapped, n))
-        return _search.where(valid, wrapped, 0), valid
+        return _filled_indices(indices, n, fname)
+    if indices._dtype.kind not in ("signed", "unsigned"):
+        raise TypeError(f"{fname}: indices must be integers, got {indices._dtype.name}")
+    indices = _args.cast(indices, _d.int64)
     if mode == "clip":
         return _ew.minimum(_ew.maximum(indices, 0), builtins.max(n - 1, 0)), None
     if mode == "wrap":
@@ -447,9 +456,11 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, meth
     if a.ndim != 1:
         raise ValueError(f"searchsorted: a must be 1-D, got shape {a.shape}")
     sorter = None if sorter is None else _args.array(sorter, "searchsorted", 3)
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if a._dtype is _d.bool:
         a, v = _args.cast(a, _d.int8), _args.cast(v, _d.int8)
-    return _search.searchsorted(a, v, side=side, sorter=sorter)
+    return _search.searchsorted(a, v, side="left" if side == "left" else "right", sorter=sorter)
 
 
 # --- writes -----------------------------------------------------------------------------------------------
@@ -482,7 +493,7 @@ def _flat_positions(ind, n: int, mode, fname: str) -> tuple[Array, Array]:
         return _bounded_indices(ind, n, mode, fname)[0], ind
     if mode not in (None, "fill", "raise"):
         raise ValueError(f"{fname}: invalid mode {mode!r}; expected 'clip' or 'wrap'")
-    safe, valid = _bounded_indices(ind, n, None, fname)
+    safe, valid = _filled_indices(ind, n, fname)
     return _search.where(valid, safe, n), ind
 
 
@@ -538,7 +549,7 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
         indices = _bounded_indices(indices, n, mode, "put_along_axis")[0]
         padded = target
     else:
-        safe, valid = _bounded_indices(indices, n, None, "put_along_axis")
+        safe, valid = _filled_indices(indices, n, "put_along_axis")
         indices = _search.where(valid, safe, n)  # (out of range: the extra slot, dropped)
         pad_shape = list(target.shape)
         pad_shape[axis] = 1

@@ -433,6 +433,11 @@ def _isnan(a: Array) -> Array | None:
     return _ew.isnan(a)
 
 
+def _not_nan(a: Array) -> Array:
+    nan = _isnan(a)
+    return _cr.ones(a.shape, dtype=_d.bool) if nan is None else _ew.logical_not(nan)
+
+
 def _without_nan(a: Array, fill) -> Array:
     nan = _isnan(a)
     return a if nan is None else _search.where(nan, _args.cast(fill, a._dtype), a)
@@ -535,8 +540,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: None = None, keepd
     Array(2.)
     """
     a, dtype = _inexact_input(a, dtype, "nanmean")
-    nan = _isnan(a)
-    mask = _ew.logical_not(nan)
+    mask = _not_nan(a)
     if where is not None:
         mask = _ew.logical_and(mask, _manip.broadcast_to(_truth(_args.array(where, "nanmean")), a.shape))
     return mean(a, axis, dtype, out, keepdims, where=mask)
@@ -544,7 +548,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: None = None, keepd
 
 def _nan_variance(fname: str, root: builtins.bool, a, axis, dtype, out, ddof, keepdims, where, mean_value):
     a, _ = _inexact_input(a, dtype, fname)
-    mask = _ew.logical_not(_isnan(a))
+    mask = _not_nan(a)
     if where is not None:
         mask = _ew.logical_and(mask, _manip.broadcast_to(_truth(_args.array(where, fname)), a.shape))
     clean = _search.where(mask, a, _cr.zeros((), dtype=a._dtype))

@@ -8,7 +8,7 @@ the result writes the input, as in NumPy (JAX's arrays are never written)."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -744,7 +744,7 @@ _STAT_MODES = ("maximum", "minimum", "mean", "median")
 
 def _pairs(value, ndim: int, fname: str, what: str, cast=int) -> list[tuple]:
     """NumPy's broadcasting of a per-axis (before, after) argument: a scalar, a pair, or one pair per axis."""
-    arr = np.asarray(value.tolist() if isinstance(value, Array) else value, dtype=object)
+    arr: Any = np.asarray(np.asarray(value).tolist() if isinstance(value, Array) else value, dtype=object)
     if arr.ndim == 0:
         arr = np.full((ndim, 2), arr.item(), dtype=object)
     elif arr.shape in ((1,), (2,)):
@@ -808,7 +808,7 @@ def _pad_axis(a: Array, axis: int, before: int, after: int, mode: str, kwargs: d
     elif mode in _GATHER_MODES and kwargs.get("reflect_type", "even") == "even":
         # The source index of every output position, computed by NumPy's own pad of 0..n-1 (repeated reflections
         # and wraps included): one gather along the axis.
-        source = np.pad(np.arange(n), (before, after), mode=mode)
+        source = np.pad(np.arange(n), (before, after), mode=mode)  # type: ignore[call-overload]  # (a mode name)
         return _ix.take(a, _cr.asarray(source.astype(np.int64)), axis=axis)
     elif mode in ("reflect", "symmetric"):
         if kwargs["reflect_type"] != "odd":
@@ -817,29 +817,30 @@ def _pad_axis(a: Array, axis: int, before: int, after: int, mode: str, kwargs: d
     elif mode == "linear_ramp":
         ends = _pairs(kwargs.get("end_values", 0), a.ndim, "pad", "end_values", cast=lambda v: v)[axis]
         first, last = a[lead + (slice(0, 1),)], a[lead + (slice(n - 1, n),)]
-        ramp_before = _creation.linspace(ends[0], _manip.squeeze(first, axis), before, endpoint=False,
-                                         dtype=a._dtype, axis=axis)
-        ramp_after = _manip.flip(_creation.linspace(ends[1], _manip.squeeze(last, axis), after, endpoint=False,
-                                                    dtype=a._dtype, axis=axis), axis=axis)
+        ramp_before = _creation._linspace(ends[0], _manip.squeeze(first, axis), before, False, a._dtype, axis)[0]
+        ramp_after = _manip.flip(_creation._linspace(ends[1], _manip.squeeze(last, axis), after, False, a._dtype,
+                                                     axis)[0], axis=axis)
         pieces = [ramp_before, a, ramp_after]
     else:
-        from stridex.numpy import _reductions  # (the statistics; _reductions does not import this module)
+        from stridex.numpy import _reductions, _statistics  # (the statistics: they are built on this module)
 
-        stat = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean,
-                "median": _reductions.median}[mode]
+        functions: dict[str, Callable[..., Array]] = {
+            "maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean,
+            "median": _statistics.median}
+        stat = functions[mode]
         lengths = kwargs.get("stat_length")
         lengths = (n, n) if lengths is None else _pairs(lengths, a.ndim, "pad", "stat_length")[axis]
         if 0 in lengths:
             raise ValueError("pad: stat_length of 0 yields no value for padding")
         head = a[lead + (slice(0, builtins.min(lengths[0], n)),)]
         tail = a[lead + (slice(n - builtins.min(lengths[1], n), n),)]
-        values = []
+        stats = []
         for part in (head, tail):
             v = stat(part, axis=axis, keepdims=True)
             if a._dtype.kind in ("signed", "unsigned"):
                 v = _ew.round(v)
-            values.append(_args.cast(v, a._dtype))
-        pieces = [block(before, values[0]), a, block(after, values[1])]
+            stats.append(_args.cast(v, a._dtype))
+        pieces = [block(before, stats[0]), a, block(after, stats[1])]
     return _manip.concat(pieces, axis=axis)
 
 

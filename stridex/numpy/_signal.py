@@ -19,6 +19,7 @@ from stridex._api import searching_functions as _search
 from stridex._api import sorting_functions as _sort
 from stridex._api import statistical_functions as _stat
 from stridex._api import transcendental_functions as _tr
+from stridex._api import utility_functions as _util
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex.numpy import _args
@@ -162,7 +163,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     if a.ndim == 0:
         raise ValueError("diff requires an input of at least one dimension")
     axis = _args.axis(axis, a.ndim, "diff")
-    pieces = []
+    pieces: list[Array | None] = []
     for extra in (prepend, append):
         if extra is None:
             pieces.append(None)
@@ -183,7 +184,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
             lead = (slice(None),) * axis
             out = _ew.not_equal(out[lead + (slice(1, None),)], out[lead + (slice(None, -1),)])
         return out
-    return _stat.diff(a, axis=axis, n=n)
+    return _util.diff(a, axis=axis, n=n)
 
 
 def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Array:
@@ -307,7 +308,7 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * math.p
     half = _ew.divide(period, 2) if isinstance(period, Array) else period / 2
     discont = half if discont is None else _args.operand(discont, "unwrap")
     lead = (slice(None),) * axis
-    dd = _stat.diff(p, axis=axis)
+    dd = _util.diff(p, axis=axis)
     dd_mod = _ew.subtract(_ew.remainder(_ew.add(dd, half), period), half)
     at_half = _ew.logical_and(_ew.equal(dd_mod, _ew.negative(half) if isinstance(half, Array) else -half),
                               _ew.greater(dd, 0))

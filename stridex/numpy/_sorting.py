@@ -188,9 +188,9 @@ def _sorted_runs(rows: Array, equal_nan: builtins.bool) -> tuple[Array, Array, A
 
 
 def _unique(ar: Array, axis, return_index, return_inverse, return_counts, equal_nan, size, fill_value, fname):
+    out_shape: tuple[int, ...] = ()
     if axis is None:
         moved = _manip.reshape(ar, (-1, 1))
-        out_shape = None
     else:
         axis = _args.axis(axis, ar.ndim, fname)
         moved = _manip.moveaxis(ar, axis, 0)

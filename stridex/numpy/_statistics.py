@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from stridex._core.array import Array
 from stridex._lax import ops
 from stridex.numpy import _args
 from stridex.numpy import _dtypes as _jd
-from stridex.numpy._creation import linspace
+from stridex.numpy._creation import _linspace
 
 __all__ = [
     "bincount", "corrcoef", "cov", "digitize", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd",
@@ -219,9 +219,9 @@ def cov(m: Any, y: Any = None, rowvar: builtins.bool = True, bias: builtins.bool
     if aweights is not None:
         aw = _args.cast(_args.array(aweights, "cov"), x._dtype)
         weights = aw if weights is None else _ew.multiply(weights, aw)
+    factor: Array
     if weights is None:
         average = _stat.mean(x, axis=1, keepdims=True)
-        total = float(n)
         factor = _cr.asarray(float(n - ddof), dtype=_d.real_of(x._dtype))
     else:
         total = _stat.sum(weights)
@@ -237,7 +237,7 @@ def cov(m: Any, y: Any = None, rowvar: builtins.bool = True, bias: builtins.bool
     centered = _ew.subtract(x, average)
     weighted = centered if weights is None else _ew.multiply(centered, weights)
     product = _la.matmul(weighted, _ew.conj(_manip.permute_dims(centered, (1, 0))))
-    out = _ew.divide(product, _ew.maximum(_ew.real(factor) if isinstance(factor, Array) else factor, 0.0))
+    out = _ew.divide(product, _ew.maximum(_ew.real(factor), 0.0))
     return _manip.squeeze(out, (0, 1)) if out.shape == (1, 1) else out
 
 
@@ -292,7 +292,7 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any 
     same = _ew.equal(low, high)
     low = _search.where(same, _ew.subtract(low, 0.5), low)
     high = _search.where(same, _ew.add(high, 0.5), high)
-    return linspace(low, high, count + 1, dtype=dtype)
+    return _linspace(low, high, count + 1, True, dtype, 0)[0]
 
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  # noqa: A002
@@ -443,7 +443,7 @@ def digitize(x: Any, bins: Any, right: builtins.bool = False, *, method: str | N
     if bins.shape[0] == 0:
         return _cr.zeros(x.shape, dtype=_d.int64)
     x, bins = _args.promote("digitize", x, bins)
-    side = "left" if right else "right"
+    side: Literal["left", "right"] = "left" if right else "right"
     increasing = _search.searchsorted(bins, x, side=side)
     decreasing = _ew.subtract(bins.shape[0], _search.searchsorted(_manip.flip(bins, axis=0), x, side=side))
     return _search.where(_ew.greater_equal(bins[-1], bins[0]), increasing, decreasing)

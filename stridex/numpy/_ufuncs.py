@@ -160,7 +160,7 @@ def _doc(name: str, summary: str, example: str, result: str) -> str:
 # --- the standard's functions, under their jax.numpy names -----------------------------------------------
 # name: (stridex function, promotion, boolean rule, summary, example arguments, example result)
 
-_UNARY_TABLE = {
+_UNARY_TABLE: dict[str, tuple] = {
     "abs": (_ew.abs, SAME, COPY, "Absolute value (a complex input's modulus).", "jnp.asarray([-1.5, 2.0])",
             "Array([1.5, 2. ])"),
     "absolute": (_ew.abs, SAME, COPY, "Absolute value: NumPy's name for `abs`.", "jnp.asarray([-3, 2])",
@@ -234,7 +234,7 @@ _UNARY_TABLE = {
                "jnp.asarray([0, -1])", "Array([-1,  0])"),
 }
 
-_BINARY_TABLE = {
+_BINARY_TABLE: dict[str, tuple] = {
     "add": (_ew.add, SAME, OR, "x1 + x2 (logical or of booleans).", "jnp.asarray([1, 2]), 3", "Array([4, 5])"),
     "subtract": (_ew.subtract, SAME, None, "x1 - x2.", "jnp.asarray([1, 2]), 3", "Array([-2, -1])"),
     "multiply": (_ew.multiply, SAME, AND, "x1 * x2 (logical and of booleans).", "jnp.asarray([1, 2]), 3",
