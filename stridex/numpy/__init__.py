@@ -40,6 +40,8 @@ from stridex.numpy._signal import *
 from stridex.numpy._polynomials import *
 from stridex.numpy._functional import *
 
+from stridex.numpy._args import place_all as _place_all
+
 euler_gamma = 0.5772156649015329  # (jax.numpy's constant: the Euler-Mascheroni constant)
 
 # The names stridex.numpy promises: one literal list, by theme (tests/numpy/test_names.py checks it against the
@@ -111,3 +113,6 @@ __all__ = [
     # einsum (issue 43, item 4): when stridex.einsum lands, re-export it here with einsum_path and list both in this
     # __all__. tests/numpy/test_names.py fails until then, since every function of stridex.__all__ must be here.
 ]
+
+# Each function runs where its arrays live: on a JAX device, what it makes on the way is made there too.
+_place_all(globals(), __all__)

@@ -4,6 +4,8 @@ lattice, axes normalised. Every stridex.numpy function reads its arguments throu
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 import operator
 
 import numpy as np
@@ -13,6 +15,7 @@ from stridex._api import data_type_functions as _dt
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
+from stridex._lax import device as _device
 from stridex.numpy import _dtypes
 
 PY_SCALARS = (builtins.bool, int, float, complex)
@@ -141,3 +144,34 @@ def shape_tuple(shape, fname: str) -> tuple[int, ...]:
     if isinstance(shape, (tuple, list)):
         return tuple(index(s, fname, "shape entry") for s in shape)
     return (index(shape, fname, "shape"),)
+
+
+def placed(fn):
+    """`fn`, run with the default device set to its array arguments' device when they live on a JAX device (the
+    arrays it makes from nothing on the way, constants and index arrays, must live beside them); on the host, a
+    direct call. Arrays inside sequence arguments (`concatenate([x, y])`) count too."""
+
+    @functools.wraps(fn)
+    def on_their_device(*args, **kwargs):
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, Array):
+                if not value._storage.is_host:
+                    break
+            elif isinstance(value, (list, tuple)) and value and any(
+                    isinstance(v, Array) and not v._storage.is_host for v in value):
+                break
+        else:
+            return fn(*args, **kwargs)
+        with _device.placing([*args, *kwargs.values(), *(v for value in args if isinstance(value, (list, tuple))
+                                                         for v in value)]):
+            return fn(*args, **kwargs)
+
+    return on_their_device
+
+
+def place_all(namespace: dict, names) -> None:
+    """Wrap each function among `names` in `namespace` with `placed` (the public functions of a module)."""
+    for name in names:
+        value = namespace[name]
+        if inspect.isfunction(value):
+            namespace[name] = placed(value)

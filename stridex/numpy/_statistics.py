@@ -48,7 +48,7 @@ def _quantile(fname: str, a, q, axis, out, overwrite_input, method, keepdims, ig
     if a._dtype.kind == "complex floating":
         raise ValueError(f"{fname} does not support complex input, got {a._dtype.name}")
     q_value = _args.operand(q, fname, 1)
-    compute = _jd.TO_INEXACT[_args.promoted_dtype(fname, a, q_value)]
+    compute = _jd.TO_INEXACT[a._dtype]  # (jax.numpy's: q is taken in a's inexact dtype)
     a = _args.cast(a, compute)
     q = _args.cast(q_value, compute)
     if q.ndim > 1:
@@ -346,7 +346,8 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = N
     if len(bins_per_dim) != dims:
         raise ValueError(f"histogramdd: bins must give one entry per dimension ({dims}), got {bins!r}")
     ranges = list(range) if range is not None else [None] * dims
-    w = _cr.ones((n,), dtype=sample._dtype) if weights is None else _args.cast(
+    # Counts without weights are integers (jax.numpy's), weighted or density ones of the sample's dtype.
+    w = _cr.ones((n,), dtype=_d.int64 if not density else sample._dtype) if weights is None else _args.cast(
         _manip.reshape(_args.array(weights, "histogramdd"), (-1,)), sample._dtype)
     edges, indices, sizes = [], [], []
     for d in builtins.range(dims):

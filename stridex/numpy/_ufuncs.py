@@ -84,7 +84,7 @@ def _make_binary(name: str, fn: Callable, promotion: str, bools: str | None, doc
                              keep_scalars=True)
         if not isinstance(a, Array) and not isinstance(b, Array):
             a = _args.cast(a, _args.promoted_dtype(name, a, b))
-        dtype = _args.dtype_of(a)
+        dtype = a._dtype if isinstance(a, Array) else b._dtype  # (the promoted dtype: an array operand has it)
         if dtype.kind == "complex floating" and name in _LEXICOGRAPHIC:
             return _LEXICOGRAPHIC[name](a, b)
         if bools is not None and dtype is _d.bool:
@@ -101,10 +101,12 @@ def _make_binary(name: str, fn: Callable, promotion: str, bools: str | None, doc
 def _lexicographic_compare(compare: Callable) -> Callable:
     """An ordering of complex numbers as jax.numpy orders them: by real part, then by imaginary part."""
 
+    def parts(v):
+        return (_ew.real(v), _ew.imag(v)) if isinstance(v, Array) else (complex(v).real, complex(v).imag)
+
     def ordered(a, b):
-        a_re, b_re = _ew.real(a), _ew.real(b) if isinstance(b, Array) else b.real
-        b_im = _ew.imag(b) if isinstance(b, Array) else b.imag
-        return _search.where(_ew.equal(a_re, b_re), compare(_ew.imag(a), b_im), compare(a_re, b_re))
+        (a_re, a_im), (b_re, b_im) = parts(a), parts(b)
+        return _search.where(_ew.equal(a_re, b_re), compare(a_im, b_im), compare(a_re, b_re))
 
     return ordered
 

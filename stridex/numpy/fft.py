@@ -238,3 +238,6 @@ def ifftshift(x: Any, axes: int | Sequence[int] | None = None) -> Array:
     Array([0, 1, 2, 3])
     """
     return _fft.ifftshift(_args.array(x, "fft.ifftshift"), axes=axes)
+
+
+_args.place_all(globals(), __all__)  # (each function runs where its arrays live: see stridex.numpy._args.placed)

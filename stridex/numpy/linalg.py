@@ -562,3 +562,5 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Array:
     x = _linalg.solve(_manip.reshape(a, (size, size)), _manip.reshape(b, (size,)))
     return _manip.reshape(x, out_shape)
 
+
+_args.place_all(globals(), __all__)  # (each function runs where its arrays live: see stridex.numpy._args.placed)
