@@ -16,6 +16,7 @@ from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
 from stridex._lax import device as _device
+from stridex._transforms.tracing import weak_scalar_example
 from stridex.numpy import _dtypes
 
 PY_SCALARS = (builtins.bool, int, float, complex)
@@ -50,6 +51,22 @@ def operand(x, fname: str, position: int = 0):
     return array(x, fname, position)
 
 
+def _split(ops) -> tuple[list, list]:
+    """(the dtypes of the strong operands, the Python types of the weak ones). A Python scalar argument of a
+    jitted function is a traced value, weakly typed: it promotes as the Python scalar it stands for."""
+    strong, weak = [], []
+    for a in ops:
+        if isinstance(a, Array):
+            example = weak_scalar_example(a)
+            if example is None:
+                strong.append(a._dtype)
+            else:
+                weak.append(type(example))
+        else:
+            weak.append(type(a))
+    return strong, weak
+
+
 def dtype_of(x) -> DType:
     if isinstance(x, Array):
         return x._dtype
@@ -69,20 +86,23 @@ def promote(fname: str, *args, to_inexact: builtins.bool = False, to_numeric: bu
     asked: the dtype jax.numpy computes such a function in). Python scalars are weak and, with `keep_scalars`,
     stay Python scalars when the result is of their kind (stridex's binary functions take them weakly too)."""
     ops = [operand(a, fname, i) for i, a in enumerate(args)]
-    strong = [a._dtype for a in ops if isinstance(a, Array)]
-    weak = [type(a) for a in ops if not isinstance(a, Array)]
-    out = _dtypes.result_of(strong, weak)
+    out = _dtypes.result_of(*_split(ops))
     if to_inexact:
         out = _dtypes.TO_INEXACT[out]
     elif to_numeric:
         out = _dtypes.TO_NUMERIC[out]
     if keep_scalars:
-        return [cast(a, out) if isinstance(a, Array) or not _scalar_fits(a, out) else a for a in ops]
+        return [a if _scalar_fits(a, out) else cast(a, out) for a in ops]
     return [cast(a, out) for a in ops]
 
 
 def _scalar_fits(value, dtype: DType) -> builtins.bool:
-    """Whether stridex's binary functions, given `value` with an array of `dtype`, give `dtype`."""
+    """Whether stridex's binary functions, given `value` (a Python scalar, or a weak traced one) with an array of
+    `dtype`, give `dtype`: then it is passed as it is, weak."""
+    if isinstance(value, Array):
+        value = weak_scalar_example(value)
+        if value is None:
+            return False
     if dtype is _d.bool:
         return isinstance(value, builtins.bool)
     if dtype.kind in ("signed", "unsigned"):
@@ -94,8 +114,7 @@ def _scalar_fits(value, dtype: DType) -> builtins.bool:
 
 def promoted_dtype(fname: str, *args, to_inexact: builtins.bool = False) -> DType:
     ops = [operand(a, fname, i) for i, a in enumerate(args) if a is not None]
-    out = _dtypes.result_of([a._dtype for a in ops if isinstance(a, Array)],
-                            [type(a) for a in ops if not isinstance(a, Array)])
+    out = _dtypes.result_of(*_split(ops))
     return _dtypes.TO_INEXACT[out] if to_inexact else out
 
 

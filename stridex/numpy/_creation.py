@@ -22,6 +22,7 @@ from stridex._api import transcendental_functions as _tr
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
+from stridex._transforms.tracing import weak_scalar_example
 from stridex.numpy import _args, _indexing
 from stridex.numpy import _dtypes as _jd
 
@@ -57,7 +58,8 @@ def _nested_dtype(leaves: list, fname: str) -> DType:
     strong, weak = [], []
     for leaf in leaves:
         if isinstance(leaf, Array):
-            strong.append(leaf._dtype)
+            example = weak_scalar_example(leaf)  # (a Python scalar argument under jit: weak, as that scalar)
+            (strong.append(leaf._dtype) if example is None else weak.append(type(example)))
         elif type(leaf) in _args.PY_SCALARS:
             weak.append(type(leaf))
         elif isinstance(leaf, (np.ndarray, np.generic)):
@@ -468,6 +470,7 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: builtins.bool = Tr
     start, stop = _args.operand(start, "geomspace", 0), _args.operand(stop, "geomspace", 1)
     compute = _jd.TO_INEXACT[dtype if dtype is not None else _args.promoted_dtype("geomspace", start, stop)]
     start, stop = _args.cast(start, compute), _args.cast(stop, compute)
+    start, stop = _manip.broadcast_arrays(start, stop)
     if compute.kind == "complex floating":
         lo, hi = _tr.log(start), _tr.log(stop)
         out = _tr.exp(_linspace(lo, hi, num, endpoint, compute, axis)[0])

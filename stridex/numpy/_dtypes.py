@@ -12,6 +12,7 @@ import numpy as np
 from stridex._api import data_type_functions as _dt
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
+from stridex._transforms.tracing import weak_scalar_example
 from stridex._core.dtypes import (DType, bfloat16, complex64, complex128, float16, float32, float64, int8, int16, int32,
                                   int64, uint8, uint16, uint32, uint64)
 
@@ -176,7 +177,8 @@ def _split(args, fname: str) -> tuple[list, list]:
     strong, weak = [], []
     for a in args:
         if isinstance(a, Array):
-            strong.append(a._dtype)
+            example = weak_scalar_example(a)  # (a Python scalar argument under jit: weak, as that scalar)
+            (strong.append(a._dtype) if example is None else weak.append(type(example)))
         elif isinstance(a, _PY_SCALARS):
             weak.append(type(a) if type(a) in _PY_SCALARS else next(t for t in _PY_SCALARS if isinstance(a, t)))
         elif isinstance(a, (np.ndarray, np.generic)):

@@ -328,14 +328,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  #
 
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = None,  # noqa: A002
                 density: builtins.bool | None = None) -> tuple[Array, list[Array]]:
-    """The D-dimensional histogram of N points (`sample` of shape (N, D)): counts of shape (bins,) * D and the
-    edges along each dimension.
+    """The D-dimensional histogram of N points (`sample` of shape (N, D)): counts of shape (bins,) * D (integers,
+    as jax.numpy's, unless weighted or a density) and the edges along each dimension.
 
     >>> import stridex.numpy as jnp
     >>> counts, edges = jnp.histogramdd(jnp.asarray([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), bins=2)
     >>> counts
-    Array([[1., 0.],
-           [1., 1.]])
+    Array([[1, 0],
+           [1, 1]])
     """
     sample = _args.array(sample, "histogramdd")
     if sample.ndim != 2:
@@ -382,8 +382,8 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any 
     >>> import stridex.numpy as jnp
     >>> counts, xe, ye = jnp.histogram2d(jnp.asarray([0.0, 1.0, 1.0]), jnp.asarray([0.0, 1.0, 0.0]), bins=2)
     >>> counts
-    Array([[1., 0.],
-           [1., 1.]])
+    Array([[1, 0],
+           [1, 1]])
     """
     x, y = _args.promote("histogram2d", _args.array(x, "histogram2d", 0), _args.array(y, "histogram2d", 1))
     if isinstance(bins, (list, tuple)) and len(bins) == 2 and not isinstance(bins[0], (int, float)):

@@ -264,7 +264,7 @@ _BINARY_TABLE: dict[str, tuple] = {
     "copysign": (_ew.copysign, INEXACT, None, "x1's magnitude with x2's sign.", "jnp.asarray([2.0]), -0.0",
                  "Array([-2.])"),
     "nextafter": (_ew.nextafter, INEXACT, None, "The next representable value after x1 towards x2.",
-                  "jnp.asarray([0.0]), 1.0", "Array([4.9e-324])"),
+                  "jnp.asarray([1.0]), 2.0", "Array([1.])"),
     "logaddexp": (_tr.logaddexp, INEXACT, None, "log(exp(x1) + exp(x2)) without overflow.",
                   "jnp.asarray([0.0]), 0.0", "Array([0.69314718])"),
     "equal": (_ew.equal, SAME, SMALL_INT, "x1 == x2.", "jnp.asarray([1, 2]), 2", "Array([False,  True])"),
@@ -909,7 +909,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big") -> Array:
     if axis is None:
         a, axis = _manip.reshape(a, (-1,)), 0
     axis = _args.axis(axis, a.ndim, "packbits")
-    bits = _dt.astype(_ew.not_equal(a, 0), _d.uint8)
+    bits = _dt.astype(a if a._dtype is _d.bool else _ew.not_equal(a, 0), _d.uint8)
     n = a.shape[axis]
     extra = -n % 8
     if extra:
