@@ -136,7 +136,8 @@ def axis(value, ndim: int, fname: str, what: str = "axis") -> int:
     """A normalised axis in [0, ndim), or an AxisError-style ValueError naming it."""
     ax = index(value, fname, what)
     if not -ndim <= ax < ndim:
-        raise ValueError(f"{fname}: {what} {ax} is out of bounds for an array of dimension {ndim}")
+        # NumPy's AxisError: a ValueError (jax.numpy's class) and an IndexError (the standard's functions') both.
+        raise np.exceptions.AxisError(f"{fname}: {what} {ax} is out of bounds for an array of dimension {ndim}")
     return ax % ndim if ndim else 0
 
 
@@ -172,7 +173,7 @@ def placed(fn):
 
     @functools.wraps(fn)
     def on_their_device(*args, **kwargs):
-        for value in (*args, *kwargs.values()):
+        for value in (args if not kwargs else (*args, *kwargs.values())):
             if isinstance(value, Array):
                 if not value._storage.is_host:
                     break

@@ -197,6 +197,9 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None =
     >>> jnp.where(jnp.asarray([True, False]), 1, 2.5), jnp.where(jnp.asarray([0, 3, 0, 4]))
     (Array([1. , 2.5]), (Array([1, 3]),))
     """
+    if type(condition) is Array and type(x) is Array and type(y) is Array and condition._dtype is _d.bool and \
+            x._dtype is y._dtype:
+        return _search.where(condition, x, y)  # (the common call: nothing to convert or promote)
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:

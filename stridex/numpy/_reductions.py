@@ -35,6 +35,15 @@ def _axes(a: Array, axis, fname: str) -> tuple[int, ...]:
     return _args.axes(axis, a.ndim, fname)
 
 
+_ORDERED = frozenset({"signed", "unsigned", "real floating"})
+
+
+def _plain_axis(axis, ndim: int) -> builtins.bool:
+    """None, or an int axis in range: what the standard's reductions take as jax.numpy would (a tuple or a bad
+    axis goes through `_args.axes`, which checks it and says what is wrong)."""
+    return axis is None or (type(axis) is int and -ndim <= axis < ndim)
+
+
 def _masked(a: Array, where, fill, fname: str) -> Array:
     """`a` with the elements outside the `where` mask replaced by `fill` (the reduction's identity)."""
     if where is None:
@@ -54,12 +63,15 @@ def _count(a: Array, axes: tuple, keepdims: builtins.bool, where, fname: str, dt
 
 
 def _sum_like(fname: str, reduce, identity: int, a, axis, dtype, out, keepdims, initial, where, promote_integers):
+    if type(a) is Array and where is None and initial is None and dtype is None and out is None and promote_integers \
+            and _plain_axis(axis, a.ndim):  # (the common call, straight to the standard's function)
+        return reduce(a, axis=axis, keepdims=bool(keepdims))
     _args.no_out(out, fname)
     a = _args.array(a, fname)
     dtype = _jd.canonical_or_none(dtype, fname)
     if dtype is None and not promote_integers and a._dtype.kind in ("signed", "unsigned"):
         dtype = a._dtype
-    axes = _axes(a, axis, fname)
+    axes = None if axis is None else _axes(a, axis, fname)
     a = _masked(a, where, identity, fname)
     out = reduce(a, axis=axes, dtype=dtype, keepdims=builtins.bool(keepdims))
     if initial is not None:
@@ -92,6 +104,9 @@ def prod(a: Any, axis: Any = None, dtype: Any = None, out: None = None, keepdims
 
 
 def _extremum(fname: str, largest: builtins.bool, a, axis, out, keepdims, initial, where) -> Array:
+    if type(a) is Array and initial is None and where is None and out is None and a._dtype.kind in _ORDERED:
+        if a.size and _plain_axis(axis, a.ndim):  # (an empty array's error, and a bad axis's, are below)
+            return (_stat.max if largest else _stat.min)(a, axis=axis, keepdims=bool(keepdims))
     _args.no_out(out, fname)
     a = _args.array(a, fname)
     axes = _axes(a, axis, fname)
@@ -257,6 +272,9 @@ def _inexact_input(a, dtype, fname: str) -> tuple[Array, DType]:
     return _args.cast(a, compute), dtype or compute
 
 
+_MEAN_DIRECT = frozenset(d for d in _d.EXTENDED_DTYPES if d.kind in _d.FLOATING_KINDS)
+
+
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: None = None, keepdims: builtins.bool = False, *,
          where: Any = None) -> Array:
     """The arithmetic mean over `axis` (of the elements in the `where` mask); integers in floating point.
@@ -265,6 +283,9 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: None = None, keepdims
     >>> jnp.mean(jnp.asarray([[1, 2], [3, 4]]), axis=0), jnp.mean(jnp.asarray([1.0, 5.0, 100.0]), where=jnp.asarray([True, True, False]))
     (Array([2., 3.]), Array(3.))
     """
+    if type(a) is Array and where is None and dtype is None and out is None and a._dtype in _MEAN_DIRECT and \
+            _plain_axis(axis, a.ndim):
+        return _stat.mean(a, axis=axis, keepdims=bool(keepdims))
     _args.no_out(out, "mean")
     a, dtype = _inexact_input(a, dtype, "mean")
     axes = _axes(a, axis, "mean")

@@ -255,6 +255,10 @@ def _at_least(a, ndim: int, fname: str, position: int) -> Array:
 
 
 def _joined(arrays, fname: str, dtype) -> list[Array]:
+    if dtype is None and type(arrays) in (list, tuple) and arrays and all(type(a) is Array for a in arrays):
+        first = arrays[0]._dtype
+        if all(a._dtype is first for a in arrays):
+            return list(arrays)  # (the common call: arrays of one dtype)
     if isinstance(arrays, (Array, np.ndarray)):
         arrays = list(_manip.unstack(_args.array(arrays, fname))) if arrays.ndim else [arrays]
     items = [_args.operand(a, fname, i) for i, a in enumerate(arrays)]

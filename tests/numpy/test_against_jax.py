@@ -593,3 +593,30 @@ def test_decompositions_against_jax():
 def test_index_dtypes_differ_from_jax_by_design(name, args, kwargs):
     got = compare(name, *args, check_dtype=False, **kwargs)
     assert got.dtype == snp.int64
+
+
+# Both sides of the size thresholds: aligned outputs from 2048 elements, XLA's reductions from 4096, eager fusion
+# from 32768; NaN, infinities and -0.0 among the values where they matter.
+THRESHOLD_FUNCTIONS = [
+    ("nansum", {}), ("nanmax", {}), ("nanmean", {}), ("nanvar", {"ddof": 1}), ("nancumsum", {}), ("cumprod", {}),
+    ("quantile", {"q": 0.3}), ("nanmedian", {}), ("histogram", {"bins": 7, "range": (-40.0, 40.0)}),
+    ("sort", {}), ("argsort", {}), ("average", {}), ("ptp", {}), ("diff", {"n": 2}), ("pad", {"pad_width": 3,
+                                                                                              "mode": "reflect"}),
+    ("nan_to_num", {}), ("isclose", {"b": 0.0}), ("clip", {"min": -1.0, "max": 1.0}),
+]
+
+
+@pytest.mark.parametrize("n", [2047, 2048, 4095, 4096, 32767, 32768, 40000])
+@pytest.mark.parametrize("name,kwargs", THRESHOLD_FUNCTIONS, ids=[f[0] for f in THRESHOLD_FUNCTIONS])
+def test_both_sides_of_the_size_thresholds(name, kwargs, n):
+    x = np.random.default_rng(n).uniform(-50, 50, n)
+    special = [-0.0, 0.0, 1.0]
+    if name.startswith("nan") or name in ("sort", "argsort", "nan_to_num", "isclose", "clip", "diff", "pad"):
+        special = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    x[:len(special)] = special
+    if name == "cumprod":
+        x = 1.0 + x / 1e4
+    kwargs = dict(kwargs)
+    q = kwargs.pop("q", None)
+    args = (x,) if q is None else (x, q)
+    compare(name, *args, rtol=1e-9, **kwargs)
