@@ -517,7 +517,11 @@ def test_on_a_device_half_precision_values_are_rounded_at_every_operation(dtype)
     otherwise (`xla_allow_excess_precision`): a pass is compiled to round every record's value to its dtype, as
     the op-by-op executables do. With the excess precision, `a * b + a` on bfloat16 differed from op by op in
     2713 of 4096 elements (a last-bit difference that `remainder` or `floor` after it makes any size: the
-    fuzzer's STRIDEX_FUZZ_SEED=13000, seeds 82 and 137)."""
+    fuzzer's STRIDEX_FUZZ_SEED=13000, seeds 82 and 137).
+
+    One rounding a pass may leave out, as `sx.jit` does: XLA's code generator contracts a multiply and an add into
+    one fused multiply-add where the hardware has one for the dtype (on the CPU, float16 with AVX512-FP16), which
+    rounds once. So each element of `a * b + a` is the op-by-op value or the once-rounded one."""
     pytest.importorskip("jax")
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
     rng = np.random.default_rng(3)
@@ -536,6 +540,14 @@ def test_on_a_device_half_precision_values_are_rounded_at_every_operation(dtype)
         assert pending(fused), name
         with sx.fusion(False):
             op_by_op = program()
+        if name == "a * b + a":
+            fused_values, op_by_op_values = np.asarray(fused.to_device("cpu")), np.asarray(op_by_op.to_device("cpu"))
+            x, y = (np.asarray(v.to_device("cpu")).astype(np.float64) for v in (a, b))
+            exact = x * y + x  # (exact in float64: products and sums of 11-bit mantissas over a few binades)
+            once = (exact.astype(np.float16) if dtype == "float16" else exact.astype(np.float32).astype(fused_values.dtype))
+            as_bits = lambda v: v.view(np.uint16)  # noqa: E731
+            assert np.all((as_bits(fused_values) == as_bits(op_by_op_values)) | (as_bits(fused_values) == as_bits(once))), name
+            continue
         same(sx.astype(fused, sx.float32), sx.astype(op_by_op, sx.float32))
 
 
