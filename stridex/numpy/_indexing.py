@@ -153,7 +153,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | N
 
 
 def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Array:
-    """Element i of the result is choices[a[i]][i] (the choices broadcast together with `a`). Out-of-range
+    """Element i of the result is `choices[a[i]][i]` (the choices broadcast together with `a`). Out-of-range
     choices follow `mode`: "clip", "wrap", or "raise" (checked eagerly; under `jit` jax.numpy cannot raise, and
     stridex's check is then a graph break).
 
