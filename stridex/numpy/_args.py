@@ -29,9 +29,7 @@ def array(x, fname: str, position: int = 0) -> Array:
     if isinstance(x, Array):
         return x
     if isinstance(x, (np.ndarray, np.generic, *PY_SCALARS)) or hasattr(x, "__dlpack__") or hasattr(x, "__array__"):
-        if isinstance(x, (list, tuple)):
-            raise _not_array_like(x, fname, position)
-        return _cr.asarray(x)
+        return _cr.asarray(x)  # (NumPy's and other libraries' arrays: shared where they can be)
     raise _not_array_like(x, fname, position)
 
 
