@@ -1,8 +1,8 @@
 """MkDocs hooks: the generated pages of the site, and repository files that the docs link to.
 
 - `api.md` is generated from the public namespace at build time: one mkdocstrings entry for every name
-  in `stridex.__all__` and in each public submodule's `__all__` (linalg, fft, random, nn, scipy), rendered from
-  docstrings.
+  in `stridex.__all__` and in each public submodule's `__all__` (linalg, fft, random, nn, scipy), then
+  stridex.numpy's functions (and its linalg, fft), rendered from docstrings.
 - `one-file.md` is generated from `docs/stridex_in_one_file.py`: its comment paragraphs become prose,
   its code becomes code blocks (the script itself is run by `tests/test_docs.py`).
 - A page of `docs/` that `mkdocs.yml`'s nav does not list yet is added to the nav under "More", so a new
@@ -95,7 +95,25 @@ def api_reference_page() -> str:
         parts.append(f"## stridex.{module_name}\n")
         parts.append(f"::: stridex.{module_name}\n    options:\n      members: false\n      show_root_heading: false\n")
         parts.extend(block(f"stridex.{module_name}.{n}", full_path=True) for n in module.__all__)
+    parts.extend(_numpy_reference())
     return "\n".join(parts)
+
+
+def _numpy_reference() -> list[str]:
+    """stridex.numpy's functions (jax.numpy's names; the list with its themes is docs/from-jax.md): those stridex
+    defines, not the dtypes, constants, stridex's own names or NumPy's objects it re-exports."""
+    import stridex.numpy
+
+    parts = []
+    for module in (stridex.numpy, stridex.numpy.linalg, stridex.numpy.fft):
+        parts.append(f"## {module.__name__}\n")
+        parts.append(f"::: {module.__name__}\n    options:\n      members: false\n      show_root_heading: false\n")
+        for name in module.__all__:
+            value = getattr(module, name)
+            if callable(value) and not isinstance(value, type) and type(value).__name__ == "function" and str(
+                    getattr(value, "__module__", "")).startswith("stridex.numpy"):
+                parts.append(f"::: {module.__name__}.{name}\n")
+    return parts
 
 
 def one_file_page(script: str) -> str:

@@ -71,6 +71,8 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
 _LAZY = {
     **dict.fromkeys(("fft", "linalg", "random", "tree_util"), "stridex"),
     **dict.fromkeys(("nn", "scipy"), "stridex"),  # JAX's vocabulary: jax.nn and jax.scipy.special (issue 43)
+    "numpy": "stridex",  # jax.numpy's names (`import stridex.numpy as jnp`); not in __all__, so that a star-import
+                         # of stridex never shadows NumPy's name
     **dict.fromkeys(("grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"),
                     "stridex._transforms.autodiff"),
     "vmap": "stridex._transforms.batching",

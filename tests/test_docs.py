@@ -96,16 +96,25 @@ def public_objects() -> list[tuple[str, object]]:
     """What the API reference documents: the namespaces, and every public function and class in them."""
     import stridex
     import stridex.nn.initializers
+    import stridex.numpy
     import stridex.scipy.special
 
     objects: list[tuple[str, object]] = []
     for module in (stridex, stridex.linalg, stridex.fft, stridex.random, stridex.lax, stridex.debug, stridex.tree,
                    stridex.errors, stridex.nn,
-                   stridex.nn.initializers, stridex.scipy, stridex.scipy.special):
+                   stridex.nn.initializers, stridex.scipy, stridex.scipy.special, stridex.numpy,
+                   stridex.numpy.linalg, stridex.numpy.fft):
         objects.append((module.__name__, module))
         objects += [(f"{module.__name__}.{name}", getattr(module, name)) for name in module.__all__
-                    if callable(getattr(module, name)) and type(getattr(module, name)) is not type(stridex)]
+                    if callable(getattr(module, name)) and type(getattr(module, name)) is not type(stridex)
+                    and _is_stridexs(getattr(module, name))]
     return objects
+
+
+def _is_stridexs(obj: object) -> bool:
+    """Defined by stridex (stridex.numpy also re-exports NumPy's own objects, `printoptions`, `floating`, whose
+    docstrings are NumPy's)."""
+    return str(getattr(obj, "__module__", "stridex") or "").startswith("stridex")
 
 
 def test_docstring_examples_run():

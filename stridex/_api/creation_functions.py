@@ -735,3 +735,21 @@ def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Arra
         out.append(_copy_prim.bind(grid))
     return tuple(out)
 
+
+
+# --- dtypes make arrays -------------------------------------------------------------------------------------
+
+
+def _array_of_dtype(dtype: DType, value: Any, /) -> Array:
+    """`dtype(value)`: `value` (a scalar, a sequence, an array) as an array of that dtype, as JAX's scalar types
+    (`jnp.float32(0.5)`) make one. Beyond the standard, whose dtype objects need not be callable; stridex.numpy's
+    dtypes are these objects, so that they compare equal to an array's `.dtype`.
+
+    >>> import stridex as sx
+    >>> sx.float32(0.5), sx.int8([1.7, -2.2])
+    (Array(0.5, dtype=float32), Array([ 1, -2], dtype=int8))
+    """
+    return asarray(value, dtype=dtype)
+
+
+DType.__call__ = _array_of_dtype  # type: ignore[method-assign]  # (declared in the class for type checkers)

@@ -200,7 +200,8 @@ def set_cache_limit(kind: str, size: int) -> int:
 def clear_caches() -> None:
     """Empty every cache of compiled programs stridex keeps (as `jax.clear_caches()` does JAX's): `sx.jit`'s
     per-function caches, `stridex.jit_mode`'s, the device executor's, eager fusion's device passes and the
-    host's compiled eager programs (samplers, special functions). The next call of each compiles again. JAX's own caches are left alone.
+    host's compiled eager programs (samplers, special functions). The next call of each compiles again.
+    JAX's own caches are left alone.
 
     >>> import stridex as sx
     >>> f = sx.jit(lambda x: x + 1)

@@ -10,7 +10,7 @@ type JAX uses), promote as JAX defines it. They are kept out of the spec-facing 
 from __future__ import annotations
 
 import builtins as _builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,10 @@ class DType:
     __str__ = lambda self: self.name  # type: ignore[attr-defined]  # (a lambda's `self` is untyped)
 
     # Dtypes are singletons: identity equality and hashing (the object defaults, kept in C for speed).
+
+    if TYPE_CHECKING:  # (installed by stridex/_api/creation_functions.py, which can make arrays: `float32(0.5)`)
+
+        def __call__(self, value: Any, /) -> Any: ...
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_by_name, (self.name,))

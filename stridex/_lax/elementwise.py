@@ -562,6 +562,50 @@ remainder = Primitive(
 )
 
 
+# --- fmod: C's fmod, x1 - x2 * trunc(x1 / x2), the dividend's sign (stridex.numpy.fmod) ----------------
+
+
+def _lower_fmod(ctx, x1, x2):
+    L = lax()
+    a, b = operands(ctx, (x1, x2))
+    if _is_float(a):
+        return L.rem(a, b)  # (XLA's rem is C's fmod, exact as NumPy's kernel)
+    zero = L.full_like(a, 0)
+    return _select(L.eq(b, zero), zero, L.rem(a, _select(L.eq(b, zero), L.full_like(b, 1), b)))  # NumPy: x % 0 is 0
+
+
+def _fmod_quotient(x1, x2, out):
+    """trunc(x1 / x2), as the whole number (x1 - fmod(x1, x2)) / x2 rounded: trunc of the rounded quotient
+    itself could step down to the next integer."""
+    return round.bind(ops.divide(ops.subtract(x1, out), x2))
+
+
+def _fmod_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = fmod.bind(x1, x2)
+    scaled = None if t2 is None else negative.bind(multiply.bind(t2, _fmod_quotient(x1, x2, out)))
+    return out, _at_shape(sum_terms(t1, scaled), out)
+
+
+def _fmod_vjp(ct, x1, x2, *, out):
+    return ct, None if _scalar(x2) else negative.bind(multiply.bind(ct, _fmod_quotient(x1, x2, out)))
+
+
+# jvp/vjp hand-written as remainder's: d/dx1 = 1, d/dx2 = -trunc(x1 / x2). A primitive, not a composition of
+# remainder: NumPy and XLA both have the exact kernel, and remainder(x1, x2) - x2 rounds where fmod is exact.
+fmod = Primitive(
+    "fmod",
+    impl=same_as_ufunc(_quiet(lambda x1, x2: call_ufunc(np.fmod, x1, x2)), np.fmod, quiet=True),
+    abstract_eval=binary_abstract(),
+    lower=lower_in_float32(_lower_fmod),  # (half types: one rounding, as NumPy's kernel)
+    jvp=_fmod_jvp,
+    vjp=_fmod_vjp,
+    batch=batch_elementwise,
+    elementwise=True,
+)
+
+
 # --- equal, not_equal, less, less_equal, greater, greater_equal: bool, in the promoted dtype ---------
 
 

@@ -379,6 +379,18 @@ sqrt = _unary("sqrt", _unary_impl(np.sqrt), _complex_rule(lambda z: lax().sqrt(z
               real_lower=correctly_rounded_float32(lambda x: lax().sqrt(x)))
 
 
+# --- cbrt: the real cube root (stridex.numpy.cbrt; real floating inputs only, as NumPy's kernel) ----------
+# A primitive, not x ** (1/3): NumPy and XLA both have the kernel, and the power is wrong for negative x and
+# off by an ulp for exact cubes.
+
+def _no_complex_cbrt(z):
+    raise TypeError(f"cbrt is defined for real floating inputs, got {z.dtype}")  # (as NumPy's kernel)
+
+
+cbrt = _unary("cbrt", _unary_impl(np.cbrt), _no_complex_cbrt,
+              derivative=lambda x, out: ops.divide(1.0 / 3.0, ops.square(out)))
+
+
 # --- sinh, cosh, tanh: hyperbolic functions ----------------------------------------------------------
 
 

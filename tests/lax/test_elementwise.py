@@ -57,16 +57,25 @@ BINARY = {
     "divide": sx.divide,
     "floor_divide": sx.floor_divide,
     "remainder": sx.remainder,
+    "fmod": lambda x1, x2: _p.fmod.bind(*_fmod_operands(x1, x2)),  # (stridex.numpy.fmod's primitive)
     "maximum": sx.maximum,
     "minimum": sx.minimum,
     "copysign": sx.copysign,
 }
 
 
+def _fmod_operands(x1, x2):
+    """fmod's primitive takes operands of one dtype (stridex.numpy promotes them first); Python scalars stay weak."""
+    if isinstance(x1, sx.Array) and isinstance(x2, sx.Array) and x1.dtype != x2.dtype:
+        dtype = sx.result_type(x1, x2)
+        return sx.astype(x1, dtype), sx.astype(x2, dtype)
+    return x1, x2
+
+
 def _binary_inputs(name, shape1, shape2):
     x1 = RNG.uniform(-3, 3, shape1)
     x2 = _away_from_zero(shape2, 0.5, 2.0)
-    if name in ("floor_divide", "remainder"):
+    if name in ("floor_divide", "remainder", "fmod"):
         # x1 / x2 stays at least 0.2 from an integer (where these functions jump): x1 is near a half-integer
         # and x2 is +-1 or +-2 (then x1 / x2 is near a multiple of 1/4 that is not an integer).
         x1 = RNG.integers(-4, 4, shape1) + 0.5 + RNG.uniform(-0.05, 0.05, shape1)
@@ -402,7 +411,8 @@ def test_batch_clip():
 
 
 def test_every_elementwise_primitive_batches():
-    names = {n for n, _, _ in _binary_cases()} | {n for n, _ in _unary_cases()} | {"clip"}
+    # (fmod, stridex.numpy's, batches in test_fmod_primitive_rules)
+    names = {n for n, _, _ in _binary_cases()} | {n for n, _ in _unary_cases()} | {"clip", "fmod"}
     mine = {name for name, prim in PRIMITIVES.items() if getattr(_p, name, None) is prim}
     assert mine <= names, mine - names
     for name in mine:
@@ -575,7 +585,7 @@ def test_batch_integer_pow():
 def test_every_transcendental_primitive_has_its_rules():
     from stridex._lax import transcendental as _t
 
-    names = set(TRANSCENDENTAL) | set(TRANSCENDENTAL_BINARY)
+    names = set(TRANSCENDENTAL) | set(TRANSCENDENTAL_BINARY) | {"cbrt"}  # (cbrt: stridex.numpy's, tested below)
     mine = {name for name, prim in PRIMITIVES.items() if getattr(_t, name, None) is prim}
     assert mine == names, mine ^ names
     for name in mine:
@@ -610,3 +620,31 @@ def test_multiply_by_a_boolean_mask_under_jit_keeps_nan_times_false():
     g = lambda v: sx.sum(sx.expm1(sx.minimum(v, 0.0)))  # noqa: E731
     v = sx.asarray([np.nan, 1.0, -1.0])
     assert np.asarray(sx.jit(sx.grad(g))(v)).tobytes() == np.asarray(sx.grad(g)(v)).tobytes()
+
+
+def test_cbrt_primitive_rules():
+    # stridex.numpy.cbrt's record (real floating inputs only, as NumPy's kernel): values against NumPy eagerly,
+    # the lowering against the eager rule, the derivative against finite differences, batching against a loop.
+    from stridex._lax import transcendental as _t
+    from tests.lowering_check import check_primitive_lowering
+
+    x = RNG.uniform(-3, 3, (3, 4))
+    x[0, :3] = [27.0, -8.0, 0.0]
+    np.testing.assert_array_equal(np.asarray(_t.cbrt.bind(sx.asarray(x))), np.cbrt(x))
+    check_primitive_lowering(_t.cbrt, sx.asarray(x), rtol=1e-15)
+    check_grads(lambda v: _t.cbrt.bind(v), [_away_from_zero((3, 4))])
+    check_batch(lambda v: _t.cbrt.bind(v), [sx.asarray(x)], in_axes=1)
+
+
+def test_fmod_primitive_rules():
+    from tests.lowering_check import check_primitive_lowering
+
+    x1 = RNG.uniform(-9, 9, (4, 5))
+    x2 = _away_from_zero((4, 5), 0.5, 3.0)
+    np.testing.assert_array_equal(np.asarray(_p.fmod.bind(sx.asarray(x1), sx.asarray(x2))), np.fmod(x1, x2))
+    check_primitive_lowering(_p.fmod, sx.asarray(x1), sx.asarray(x2), rtol=0.0)
+    ints = (RNG.integers(-20, 20, 12), np.array([3, -3, 0, 7] * 3))
+    np.testing.assert_array_equal(np.asarray(_p.fmod.bind(sx.asarray(ints[0]), sx.asarray(ints[1]))),
+                                  np.where(ints[1] == 0, 0, np.fmod(ints[0], np.where(ints[1] == 0, 1, ints[1]))))
+    check_primitive_lowering(_p.fmod, sx.asarray(ints[0]), sx.asarray(ints[1]), rtol=0.0)
+    check_batch(lambda a, b: _p.fmod.bind(a, b), [sx.asarray(x1), sx.asarray(x2.T.copy())], in_axes=(0, 1))
