@@ -165,6 +165,13 @@ class Tracer(Array):
     def __dlpack__(self, *args, **kwargs):
         return self._concrete("DLPack export").__dlpack__(*args, **kwargs)
 
+    def __jax_array__(self):
+        self._check_live("conversion to a JAX array")
+        raise TypeError(
+            f"a traced stridex array ({self._aval}) was handed to JAX code (a jax.numpy function, or a JAX array's "
+            f"operator) under `{self._trace.kind}` at {user_frame()}; JAX cannot see inside stridex's trace. Call the "
+            "JAX code through sx.from_jax(g), which traces, differentiates and batches it with the rest.")
+
     def __reduce__(self):
         self._check_live("pickling")
         raise ConcretizationError(self._trace.concretization_message(self, "pickling (or copy.copy)"))
@@ -571,14 +578,15 @@ class JitTrace(Trace):
         return ops.index(out, empty)
 
 
-def trace_to_program(fn, in_avals, in_views=None, *, input_values=None,
-                     graph_breaks: bool = False) -> tuple[JitTrace, list, object]:
+def trace_to_program(fn, in_avals, in_views=None, *, input_values=None, graph_breaks: bool = False,
+                     trace_class=JitTrace) -> tuple[JitTrace, list, object]:
     """Trace `fn(*tracers)`; returns (trace, input tracers, output).
 
     The caller turns outputs into program outputs (see `jit`); this function only runs the trace. With
     `graph_breaks` and the call's concrete `input_values` (one per input), breaks are taken (see JitTrace).
+    `trace_class(graph_breaks, input_values)` makes the trace (`to_jax`'s names its own ways out in errors).
     """
-    trace = JitTrace(graph_breaks, input_values)
+    trace = trace_class(graph_breaks, input_values)
     tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
     trace.bind_inputs(tracers)
     with push(trace):
