@@ -255,19 +255,20 @@ def _called_by_jax() -> bool:
 
 
 def __jax_array__(self, /):
-    """This array as a JAX array, for `jax.numpy` (JAX 0.10's protocol: `jnp.sin(x)`, `jnp.asarray(x)` and JAX's
-    operators call it; `jax.jit` does not, its arguments must be JAX arrays). The memory is shared where no one
-    can write it afterwards (a `jit` result, a device array, a fresh result) and copied otherwise; the dtype is
-    kept, so with JAX's x64 mode off `jax.numpy` narrows a 64-bit one as it narrows a NumPy array.
+    """This array as a JAX array, for JAX code: `jnp.asarray(x)`, `jnp.array(x)` and JAX's operators call it (JAX
+    0.10's jitted functions, most of `jax.numpy`, and `jax.jit` refuse the protocol: pass `jnp.asarray(x)`). The
+    memory is shared where no one can write it afterwards (a `jit` result, a device array, a fresh result) and
+    copied otherwise; with JAX's x64 mode off a 64-bit array comes as JAX's 32-bit type (a copy), as
+    `jnp.asarray` gives a 64-bit NumPy array there.
 
     >>> import jax.numpy as jnp
     >>> import stridex as sx
-    >>> jnp.sin(sx.asarray([0.0, 1.0], dtype=sx.float32))
-    Array([0.       , 0.841471 ], dtype=float32)
+    >>> jnp.asarray(sx.asarray([0.0, 1.0], dtype=sx.float32)) + 1
+    Array([1., 2.], dtype=float32)
     """
-    from stridex._transforms.handover import to_jax_array  # (on first use: the transformations load lazily)
+    from stridex._transforms import handover  # (on first use: the transformations load lazily)
 
-    return to_jax_array(self)
+    return handover.as_jax_holds_it(handover.to_jax_array(self))
 
 
 def __dlpack_device__(self, /) -> tuple:

@@ -364,11 +364,11 @@ def _operand(leaf, k: int, name: str):
     zero-copy where it can be), a Python scalar, or None for anything else (a static value)."""
     if isinstance(leaf, Array) or type(leaf) in (bool, int, float, complex):
         return leaf
+    if isinstance(leaf, jax().core.Tracer):
+        raise TypeError(f"from_jax({name}): argument leaf {k} is a JAX tracer ({leaf.aval.str_short()}): inside a JAX "
+                        "transformation call the JAX function itself (from_jax makes it callable on stridex arrays); "
+                        "stridex code there goes through sx.to_jax")
     if _device.is_jax_array(leaf):
-        if isinstance(leaf, jax().core.Tracer):
-            raise TypeError(f"from_jax({name}): argument leaf {k} is a JAX tracer ({leaf.aval.str_short()}): a "
-                            "stridex function called inside a JAX transformation receives stridex arrays; call the JAX "
-                            "function directly there, or wrap the stridex code with sx.to_jax")
         return handover.from_jax_array(leaf)
     if isinstance(leaf, (np.ndarray, np.generic)):
         return adopt(np.asarray(leaf))

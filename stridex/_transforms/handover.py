@@ -248,6 +248,21 @@ def to_jax_array(x: Array):
         return jax().numpy.array(w, copy=True)
 
 
+# What JAX holds a 64-bit value as when its x64 mode is off (`jax.dtypes.canonicalize_dtype`'s table).
+NARROWED = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
+            np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+def as_jax_holds_it(value):
+    """JAX value `value` (of stridex's dtype) as JAX itself would hold it: with JAX's x64 mode off, a 64-bit value
+    converted to its 32-bit type, as `jnp.asarray` converts a 64-bit NumPy array there; else as it is."""
+    target = NARROWED.get(value.dtype) if isinstance(value.dtype, np.dtype) else None
+    if target is None or jax().config.read("jax_enable_x64"):
+        return value
+    with x64():
+        return jax().lax.convert_element_type(value, target)
+
+
 def donated_argument(x: Array):
     """What JAX receives for array x when the program donates its inputs: a buffer of its own (the NumPy
     window, which JAX copies; for a device array a copy on the device, never the storage's buffer)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +25,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
 from stridex._core.tree import freeze
+from stridex._lax import device as _device
 from stridex._lax.jax_bridge import jax, x64
 from stridex._transforms import handover
 from stridex._transforms.ir import Program, checked
@@ -33,9 +35,6 @@ from stridex._transforms.tracing import DataDependentShapeError, JitTrace, Trace
 
 CACHE_SIZE = 256  # programs kept per function (least recently used out)
 
-# What JAX holds a 64-bit value as when its x64 mode is off (jax.dtypes.canonicalize_dtype's table).
-_NARROWED = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
-             np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
 # A JAX weak-typed 0-D value (a Python scalar jax.jit traced) is a weak stridex value of its kind's 64-bit type.
 _WEAK = {"b": _dtypes.bool, "i": _dtypes.int64, "u": _dtypes.int64, "f": _dtypes.float64, "c": _dtypes.complex128}
 
@@ -56,8 +55,9 @@ def to_jax(fun: Callable[..., Any], /, *, static_argnums: int | Sequence[int] = 
     >>> import jax.numpy as jnp
     >>> import stridex as sx
     >>> f = sx.to_jax(lambda x: sx.sum(sx.sin(x) ** 2))
-    >>> jax.grad(jax.jit(f))(jnp.asarray([0.5, 1.0]))
-    Array([0.84147098, 0.90929743], dtype=float32)
+    >>> g = jax.grad(jax.jit(f))(jnp.asarray([0.5, 1.0], dtype=jnp.float32))
+    >>> g.dtype, [round(float(v), 5) for v in g]
+    (dtype('float32'), [0.84147, 0.9093])
     """
     return ToJax(fun, static_argnums, static_argnames)
 
@@ -97,13 +97,13 @@ class ToJaxTrace(JitTrace):
         k = self._argument(target._buffer)
         if k is not None:
             raise ToJaxError(
-                f"to_jax({self.fname}) writes into its argument {self.name_of(k)} at {user_frame()}, and that is a "
+                f"to_jax({self.fname}) writes into its argument {self.name_of(k)} at {_user_frame()}, and that is a "
                 "JAX array: JAX arrays never change, and the caller would not see the write. Write into a copy made "
                 "inside the function (y = sx.asarray(x, copy=True); under jit XLA copies only what it must), or "
                 "return the new value")
         if any(target._buffer is tracer._buffer for _, _, tracer in self.constants.values()):
             raise ToJaxError(
-                f"to_jax({self.fname}) writes into an array it closes over ({target._buffer.aval}) at {user_frame()}; "
+                f"to_jax({self.fname}) writes into an array it closes over ({target._buffer.aval}) at {_user_frame()}; "
                 "a JAX function cannot change arrays outside it. Pass the array in and return its new value")
         super().note_write(target, template, indices)
 
@@ -115,14 +115,14 @@ class ToJaxTrace(JitTrace):
                        "numbers too): if the function needs it as a Python value, mark it static in to_jax "
                        "(static_argnums=/static_argnames=) and in the jax.jit around it.")
         return (f"{what} needs a concrete value, but under sx.to_jax inside a JAX transformation this array is traced "
-                f"({tracer._aval}) at {user_frame()}: JAX runs the traced computation later, so Python cannot branch "
+                f"({tracer._aval}) at {_user_frame()}: JAX runs the traced computation later, so Python cannot branch "
                 f"on its values now.{arrival} Ways out: compute the decision with array operations (sx.where), branch "
                 "with sx.cond / sx.switch, or pass the value as a static argument.")
 
     def data_dependent(self, prim, args, params):
         raise DataDependentShapeError(
             f"{prim.name} has an output shape that depends on the values of its input, which a JAX computation "
-            f"cannot have (its shapes are fixed when it is traced), at {user_frame()}: under sx.to_jax inside a JAX "
+            f"cannot have (its shapes are fixed when it is traced), at {_user_frame()}: under sx.to_jax inside a JAX "
             "transformation it cannot run. Use a fixed-size alternative (sx.where instead of boolean-mask indexing), "
             "or call the function outside the JAX transformation, where it runs eagerly.")
 
@@ -284,6 +284,10 @@ class ToJax:
         j = jax()
         arrays = []
         for k, leaf in enumerate(leaves):
+            if isinstance(leaf, Tracer):
+                raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} is a traced stridex array; "
+                                "to_jax's function takes JAX arrays. Inside a stridex transformation call the stridex "
+                                "function itself")
             if isinstance(leaf, Array):
                 arrays.append(leaf)
             elif isinstance(leaf, j.Array):
@@ -302,24 +306,23 @@ class ToJax:
         it = iter(dyn_args)
         full = [statics[i] if i in statics else next(it) for i in range(nargs)]
         kwargs = {**dyn_kwargs, **{k: v for k, v in statics.items() if isinstance(k, str)}}
-        out = self._fun(*full, **kwargs)
+        with _device.placing(arrays):  # (arrays made inside go beside device arguments, as under grad and vmap)
+            out = self._fun(*full, **kwargs)
         for k, storage in storages:
             if not storage.readonly:  # (copied on a write: the function wrote into this argument)
                 raise ToJaxError(f"to_jax({self._name}) writes into its argument {_leaf_name(treedef, k)}, a JAX "
                                  "array: JAX arrays never change, and the caller would not see the write. Write into a "
                                  "copy made inside the function (y = sx.asarray(x, copy=True)), or return the new "
                                  "value")
-        narrow = not j.config.read("jax_enable_x64")
         out_leaves, out_tree = j.tree_util.tree_flatten(out)
-        results = []
-        for leaf in out_leaves:
-            if isinstance(leaf, Array):
-                leaf = handover.to_jax_array(leaf)
-                if narrow and leaf.dtype in _NARROWED:
-                    with x64():
-                        leaf = j.lax.convert_element_type(leaf, _NARROWED[leaf.dtype])
-            results.append(leaf)
-        return out_tree.unflatten(results)
+        return out_tree.unflatten([handover.as_jax_holds_it(handover.to_jax_array(leaf)) if isinstance(leaf, Array)
+                                   else leaf for leaf in out_leaves])
+
+
+def _user_frame() -> str:
+    """The user's line, past stridex's frames and JAX's (a JAX transformation calls the function)."""
+    jax_dir = os.path.dirname(jax().__file__)
+    return user_frame((jax_dir + os.sep, os.path.join(os.path.dirname(jax_dir), "jaxlib") + os.sep))
 
 
 def _read_only(a: np.ndarray) -> Array:
@@ -339,7 +342,7 @@ def _as_dtype(value, aval: ShapedArray):
 
 
 def _narrowed(value):
-    target = _NARROWED.get(np.dtype(value.dtype)) if isinstance(value.dtype, np.dtype) else None
+    target = handover.NARROWED.get(value.dtype) if isinstance(value.dtype, np.dtype) else None
     return value if target is None else jax().lax.convert_element_type(value, target)
 
 

@@ -31,12 +31,13 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # st
 _DEMO = os.path.join(_PACKAGE_DIR, "demo.py")  # the tour is user code
 
 
-def user_frame() -> str:
-    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error)."""
+def user_frame(also_skip: tuple[str, ...] = ()) -> str:
+    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error), and outside
+    the package directories `also_skip` (JAX's, for `to_jax`)."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO:
+        if (not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO) and not filename.startswith(also_skip):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]  # (None ends the walk)
     return "<unknown>"
