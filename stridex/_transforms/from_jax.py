@@ -51,7 +51,7 @@ class JaxFunction:
         self.fun = fun
         self.name = name
         self._shapes: OrderedDict = OrderedDict()  # input avals -> (output avals, output treedef)
-        self._variants: dict = {}  # (kind, config) -> JaxFunction (JVP, VJP, vmap of this one)
+        self._variants: OrderedDict = OrderedDict()  # (kind, config) -> JaxFunction: JVP, VJP, vmap of this one
         self._eager: Jitted | None = None
         self._lock = threading.Lock()
 
@@ -101,7 +101,7 @@ class JaxFunction:
     def clear_cache(self) -> None:
         with self._lock:
             self._shapes.clear()
-            variants, self._variants = list(self._variants.values()), {}
+            variants, self._variants = list(self._variants.values()), OrderedDict()
         if self._eager is not None:
             self._eager.clear_cache()
         for v in variants:
@@ -109,11 +109,17 @@ class JaxFunction:
 
     # --- the functions the rules bind --------------------------------------------------------------------
     def variant(self, kind: str, config: tuple, make: Callable) -> JaxFunction:
+        """The function of `kind` ("jvp", "vjp", "vmap") and `config` that a rule binds, made by `make()` once
+        (least recently used out: a vmap's axis size is part of its config)."""
         key = (kind, config)
         with self._lock:
             found = self._variants.get(key)
             if found is None:
                 found = self._variants[key] = JaxFunction(make(), f"{kind}({self.name})")
+                if len(self._variants) > CACHE_SIZE:
+                    self._variants.popitem(last=False)
+            else:
+                self._variants.move_to_end(key)
         return found
 
 
@@ -282,6 +288,46 @@ def _indices(x) -> tuple:
     return tuple(x)
 
 
+class StaticArguments:
+    """`static_argnums` / `static_argnames` as `jax.jit` takes them, for the bridges: `split` a call into its static
+    values and the pytree of the rest; `merge` puts them back together for the function."""
+
+    __slots__ = ("names", "numbers", "what")
+
+    def __init__(self, static_argnums: Any, static_argnames: Any, what: str):
+        self.numbers = frozenset(operator.index(i) for i in _indices(static_argnums))
+        self.names = frozenset(_indices(static_argnames))
+        self.what = what
+
+    def split(self, args: tuple, kwargs: dict) -> tuple[dict, tuple]:
+        """({position or name: static value}, (dynamic positional arguments, dynamic keyword arguments))."""
+        nargs = len(args)
+        positions = {i + nargs if i < 0 else i for i in self.numbers}
+        statics = {i: a for i, a in enumerate(args) if i in positions}
+        statics.update({k: kwargs[k] for k in sorted(kwargs) if k in self.names})
+        return statics, (tuple(a for i, a in enumerate(args) if i not in positions),
+                         {k: v for k, v in kwargs.items() if k not in self.names})
+
+    def key(self, statics: dict) -> tuple:
+        """The static values as part of a cache key (TypeError for an unhashable one, as `jax.jit` raises)."""
+        for k, v in statics.items():
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(f"{self.what}: static argument {k!r} of type {type(v).__name__} is not hashable, so "
+                                "it cannot select the compiled program; pass a hashable value (a tuple instead of a "
+                                "list)") from None
+        return tuple(sorted(((k, freeze_or_id(v)) for k, v in statics.items()), key=repr))
+
+    @staticmethod
+    def merge(statics: dict, dynamic: tuple, nargs: int) -> tuple[list, dict]:
+        """The call's (positional, keyword) arguments from the static values and the dynamic ones."""
+        dyn_args, dyn_kwargs = dynamic
+        it = iter(dyn_args)
+        return ([statics[i] if i in statics else next(it) for i in range(nargs)],
+                {**dyn_kwargs, **{k: v for k, v in statics.items() if isinstance(k, str)}})
+
+
 class FromJax:
     """What `from_jax` returns: call it like the JAX function. One `JaxFunction` per call structure (the pytree
     structure of the arguments and their static values), kept least recently used first."""
@@ -289,9 +335,8 @@ class FromJax:
     def __init__(self, fun: Callable[..., Any], static_argnums: Any, static_argnames: Any):
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._static_argnums = frozenset(operator.index(i) for i in _indices(static_argnums))
-        self._static_argnames = frozenset(_indices(static_argnames))
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
+        self._statics = StaticArguments(static_argnums, static_argnames, "from_jax")
         self._functions: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
@@ -302,48 +347,38 @@ class FromJax:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
-        j = jax()
-        nargs = len(args)
-        static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
-        statics = tuple((i, a) for i, a in enumerate(args) if i in static_pos)
-        statics += tuple((k, kwargs[k]) for k in sorted(kwargs) if k in self._static_argnames)
-        dynamic = (tuple(a for i, a in enumerate(args) if i not in static_pos),
-                   {k: v for k, v in kwargs.items() if k not in self._static_argnames})
-        leaves, treedef = j.tree_util.tree_flatten(dynamic)
-        operands, where, fixed = [], [], []
+        statics, dynamic = self._statics.split(args, kwargs)
+        leaves, treedef = jax().tree_util.tree_flatten(dynamic)
+        operands, where, fixed = [], [], {}
         for k, leaf in enumerate(leaves):
             operand = _operand(leaf, k, self._name)
             if operand is None:  # (neither an array nor a scalar: passed as it is, as a static argument)
-                fixed.append((k, leaf))
+                fixed[k] = leaf
             else:
                 where.append(k)
                 operands.append(operand)
         # (leaves that are not arrays, such as strings, select the program too: by value where hashable)
-        key = (treedef, tuple(where), _frozen_statics(statics), tuple((k, freeze_or_id(v)) for k, v in fixed), nargs)
-        fn = self._function(key, treedef, statics, fixed, nargs, len(leaves))
+        key = (treedef, tuple(where), self._statics.key(statics), tuple((k, freeze_or_id(v)) for k, v in fixed.items()),
+               len(args))
+        fn = self._function(key, treedef, statics, fixed, len(args), len(leaves))
         out_tree = fn.signature([value_aval(x) for x in operands])[1]
         return out_tree.unflatten(jax_call.bind(*operands, fn=fn))
 
-    def _function(self, key, treedef, statics, fixed, nargs: int, nleaves: int) -> JaxFunction:
+    def _function(self, key, treedef, statics: dict, fixed: dict, nargs: int, nleaves: int) -> JaxFunction:
         with self._lock:
             fn = self._functions.get(key)
             if fn is not None:
                 self._functions.move_to_end(key)
                 return fn
         fun = self._fun
-        static_values = dict(statics)
-        fixed_leaves = dict(fixed)
-        dynamic_at = [k for k in range(nleaves) if k not in fixed_leaves]
+        dynamic_at = [k for k in range(nleaves) if k not in fixed]
 
         def call(*operands):
-            leaves = [fixed_leaves.get(k) for k in range(nleaves)]
+            leaves = [fixed.get(k) for k in range(nleaves)]
             for k, x in zip(dynamic_at, operands):
                 leaves[k] = x
-            dyn_args, dyn_kwargs = treedef.unflatten(leaves)
-            it = iter(dyn_args)
-            full = [static_values[i] if i in static_values else next(it) for i in range(nargs)]
-            kwargs = {**dyn_kwargs, **{k: v for k, v in static_values.items() if isinstance(k, str)}}
-            return fun(*full, **kwargs)
+            args, kwargs = StaticArguments.merge(statics, treedef.unflatten(leaves), nargs)
+            return fun(*args, **kwargs)
 
         fn = JaxFunction(call, self._name)
         with self._lock:
@@ -373,14 +408,3 @@ def _operand(leaf, k: int, name: str):
     if isinstance(leaf, (np.ndarray, np.generic)):
         return adopt(np.asarray(leaf))
     return None
-
-
-def _frozen_statics(statics) -> tuple:
-    for k, v in statics:
-        try:
-            hash(v)
-        except TypeError:
-            raise TypeError(f"from_jax: static argument {k!r} of type {type(v).__name__} is not hashable, so it "
-                            "cannot select the compiled program; pass a hashable value (a tuple instead of a list)"
-                            ) from None
-    return tuple((k, freeze_or_id(v)) for k, v in statics)

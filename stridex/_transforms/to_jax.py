@@ -11,7 +11,6 @@ arrays sharing the JAX arrays' memory, as `jax.numpy` code runs op by op outside
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import threading
 from collections import OrderedDict
@@ -24,10 +23,10 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
-from stridex._core.tree import freeze
 from stridex._lax import device as _device
 from stridex._lax.jax_bridge import jax, x64
 from stridex._transforms import handover
+from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked
 from stridex._transforms.lowering import lower_program
 from stridex._transforms.passes import optimize
@@ -60,14 +59,6 @@ def to_jax(fun: Callable[..., Any], /, *, static_argnums: int | Sequence[int] = 
     (dtype('float32'), [0.84147, 0.9093])
     """
     return ToJax(fun, static_argnums, static_argnames)
-
-
-def _indices(x) -> tuple:
-    if x is None:
-        return ()
-    if isinstance(x, (int, str)):
-        return (x,)
-    return tuple(x)
 
 
 class ToJaxError(TypeError):
@@ -146,8 +137,7 @@ class ToJax:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
-        self._static_argnums = frozenset(operator.index(i) for i in _indices(static_argnums))
-        self._static_argnames = frozenset(_indices(static_argnames))
+        self._statics = StaticArguments(static_argnums, static_argnames, "to_jax")
         self._cache: OrderedDict = OrderedDict()
         self._lock = threading.RLock()
         self.stats = {"traces": 0}
@@ -168,11 +158,7 @@ class ToJax:
     def __call__(self, *args, **kwargs):
         j = jax()
         nargs = len(args)
-        static_pos = {i + nargs if i < 0 else i for i in self._static_argnums}
-        statics = {i: a for i, a in enumerate(args) if i in static_pos}
-        statics.update({k: kwargs[k] for k in kwargs if k in self._static_argnames})
-        dynamic = (tuple(a for i, a in enumerate(args) if i not in static_pos),
-                   {k: v for k, v in kwargs.items() if k not in self._static_argnames})
+        statics, dynamic = self._statics.split(args, kwargs)
         leaves, treedef = j.tree_util.tree_flatten(dynamic)
         tracer_type = j.core.Tracer
         if not any(isinstance(leaf, tracer_type) for leaf in leaves):
@@ -182,8 +168,7 @@ class ToJax:
             aval, value = self._input(leaf, k, treedef)
             avals.append(aval)
             values.append(value)
-        key = (treedef, tuple(avals), tuple(sorted(((k, _static_key(v, k)) for k, v in statics.items()), key=repr)),
-               nargs)
+        key = (treedef, tuple(avals), self._statics.key(statics), nargs)
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
@@ -206,11 +191,8 @@ class ToJax:
     def _input(self, leaf, k: int, treedef) -> tuple:
         """(aval, JAX value) of argument leaf `k`."""
         j = jax()
-        if isinstance(leaf, Tracer):
-            raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} is a traced stridex array; "
-                            "to_jax's function takes JAX arrays. Inside a stridex transformation call the stridex "
-                            "function itself")
         if isinstance(leaf, Array):
+            self._check_not_traced(leaf, k, treedef)
             leaf = handover.to_jax_array(leaf)
         if type(leaf) in (bool, int, float, complex):
             aval = aval_of(leaf)
@@ -225,8 +207,17 @@ class ToJax:
             if shape == () and getattr(leaf, "weak_type", False) and kind in _WEAK:
                 return ShapedArray((), _WEAK[kind], True), leaf
             return ShapedArray(shape, dtype), leaf
-        raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} of type {type(leaf).__name__} is "
-                        "not a JAX array or a Python scalar; pass it through static_argnums/static_argnames")
+        raise self._not_an_array(leaf, k, treedef)
+
+    def _check_not_traced(self, leaf: Array, k: int, treedef) -> None:
+        if isinstance(leaf, Tracer):
+            raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} is a traced stridex array; "
+                            "to_jax's function takes JAX arrays. Inside a stridex transformation call the stridex "
+                            "function itself")
+
+    def _not_an_array(self, leaf, k: int, treedef) -> TypeError:
+        return TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} of type {type(leaf).__name__} is "
+                         "not a JAX array or a Python scalar; pass it through static_argnums/static_argnames")
 
     # --- tracing ----------------------------------------------------------------------------------------
     def _trace(self, avals: list, treedef, statics: dict, nargs: int) -> _Entry:
@@ -234,11 +225,8 @@ class ToJax:
         fun = self._fun
 
         def flat_fun(*tracers):
-            dyn_args, dyn_kwargs = treedef.unflatten(tracers)
-            it = iter(dyn_args)
-            full = [statics[i] if i in statics else next(it) for i in range(nargs)]
-            kwargs = {**dyn_kwargs, **{k: v for k, v in statics.items() if isinstance(k, str)}}
-            return fun(*full, **kwargs)
+            args, kwargs = StaticArguments.merge(statics, treedef.unflatten(tracers), nargs)
+            return fun(*args, **kwargs)
 
         inputs: list = []
 
@@ -284,11 +272,8 @@ class ToJax:
         j = jax()
         arrays = []
         for k, leaf in enumerate(leaves):
-            if isinstance(leaf, Tracer):
-                raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} is a traced stridex array; "
-                                "to_jax's function takes JAX arrays. Inside a stridex transformation call the stridex "
-                                "function itself")
             if isinstance(leaf, Array):
+                self._check_not_traced(leaf, k, treedef)
                 arrays.append(leaf)
             elif isinstance(leaf, j.Array):
                 arrays.append(handover.from_jax_array(leaf))
@@ -297,17 +282,12 @@ class ToJax:
             elif type(leaf) in (bool, int, float, complex):
                 arrays.append(leaf)
             else:
-                raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} of type "
-                                f"{type(leaf).__name__} is not a JAX array or a Python scalar; pass it through "
-                                "static_argnums/static_argnames")
+                raise self._not_an_array(leaf, k, treedef)
         storages = [(k, a._storage_view()[0]) for k, a in enumerate(arrays) if isinstance(a, Array)
                     and not isinstance(leaves[k], Array)]
-        dyn_args, dyn_kwargs = treedef.unflatten(arrays)
-        it = iter(dyn_args)
-        full = [statics[i] if i in statics else next(it) for i in range(nargs)]
-        kwargs = {**dyn_kwargs, **{k: v for k, v in statics.items() if isinstance(k, str)}}
+        args, kwargs = StaticArguments.merge(statics, treedef.unflatten(arrays), nargs)
         with _device.placing(arrays):  # (arrays made inside go beside device arguments, as under grad and vmap)
-            out = self._fun(*full, **kwargs)
+            out = self._fun(*args, **kwargs)
         for k, storage in storages:
             if not storage.readonly:  # (copied on a write: the function wrote into this argument)
                 raise ToJaxError(f"to_jax({self._name}) writes into its argument {_leaf_name(treedef, k)}, a JAX "
@@ -344,15 +324,6 @@ def _as_dtype(value, aval: ShapedArray):
 def _narrowed(value):
     target = handover.NARROWED.get(value.dtype) if isinstance(value.dtype, np.dtype) else None
     return value if target is None else jax().lax.convert_element_type(value, target)
-
-
-def _static_key(value, name):
-    try:
-        hash(value)
-    except TypeError:
-        raise TypeError(f"to_jax: static argument {name!r} of type {type(value).__name__} is not hashable; pass a "
-                        "hashable value (a tuple instead of a list)") from None
-    return freeze(value)
 
 
 def _leaf_name(treedef, k: int) -> str:

@@ -227,6 +227,24 @@ def test_vmap_and_its_compositions_equal_jax(place):
     close(sx.jacrev(lambda x: g(x, Y[0]))(X[0]), jac)
 
 
+def test_inside_stridex_control_flow():
+    g = sx.from_jax(lambda c, x: jnp.tanh(c * x + 0.5))
+    c0, xs = np.array([0.1, -0.3]), rng(9).normal(size=(4, 2))
+
+    def run_sx(c, xs):
+        return sx.scan(lambda c, x: (g(c, x), sx.sum(c)), c, xs)
+
+    def run_jax(c, xs):
+        return jax.lax.scan(lambda c, x: (jnp.tanh(c * x + 0.5), jnp.sum(c)), c, xs)
+
+    for got, want in zip(sx.jit(run_sx)(sx.asarray(c0), sx.asarray(xs)), run_jax(jnp.asarray(c0), jnp.asarray(xs))):
+        close(got, want)
+    close(sx.grad(lambda c: sx.sum(run_sx(c, sx.asarray(xs))[0]))(sx.asarray(c0)),
+          jax.grad(lambda c: jnp.sum(run_jax(c, jnp.asarray(xs))[0]))(jnp.asarray(c0)))
+    loop = sx.jit(lambda c: sx.fori_loop(0, 3, lambda i, c: g(c, c), c))
+    close(loop(sx.asarray(c0)), jax.lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c * c + 0.5), jnp.asarray(c0)))
+
+
 def test_pytree_outputs_differentiate_and_batch():
     g = sx.from_jax(tree_fn)
     w, b, x = rng(1).normal(size=(3, 2)), rng(2).normal(size=2), rng(3).normal(size=(4, 3))
@@ -322,3 +340,21 @@ def test_optax_trains_stridex_parameters_step_for_step(dtype):
         assert int(state[0].count) == int(jstate[0].count)
         close(state[0].mu["w"], jstate[0].mu["w"], dtype)
     assert step.cache_size() == 1  # every step ran the one compiled program
+
+
+def test_optax_without_x64_differs_only_by_its_float32_bias_correction():
+    """With JAX's x64 mode off, optax computes Adam's bias correction 1 - 0.999**t in float32, where the subtraction
+    cancels (about 1e-5 relative in the first step); from_jax runs it with x64 (float64, rounded once). So float32
+    parameters differ from optax's in such a process by about that much (docs/mixing-jax.md)."""
+    optax = pytest.importorskip("optax")
+    opt = optax.adam(0.05)
+    update = sx.from_jax(opt.update)
+    w0, g0 = rng(15).normal(size=(3, 2)).astype(np.float32), rng(16).normal(size=(3, 2)).astype(np.float32)
+    ours = update({"w": sx.asarray(g0)}, sx.from_jax(opt.init)({"w": sx.asarray(w0)}), {"w": sx.asarray(w0)})[0]
+    with jax.enable_x64(False):
+        theirs = opt.update({"w": jnp.asarray(g0)}, opt.init({"w": jnp.asarray(w0)}), {"w": jnp.asarray(w0)})[0]
+    with jax.enable_x64(True):
+        exact = opt.update({"w": jnp.asarray(g0)}, opt.init({"w": jnp.asarray(w0)}), {"w": jnp.asarray(w0)})[0]
+    close(ours["w"], exact["w"], np.float32)
+    np.testing.assert_allclose(np.asarray(ours["w"]), np.asarray(theirs["w"]), rtol=3e-5)
+    assert not np.array_equal(np.asarray(ours["w"]), np.asarray(theirs["w"]))
