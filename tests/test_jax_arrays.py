@@ -14,6 +14,7 @@ import pytest
 
 import stridex as sx
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, JAX_RESULT, address_of
+from stridex._lax.fusion import DEFER_MIN_ELEMENTS
 
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 
@@ -65,6 +66,7 @@ def test_a_jax_array_is_shared_and_never_written(place, convert):
 
 
 N = ALIGNED_OUTPUT_ELEMENTS + 100  # fresh results this large are 64-byte aligned (JAX can alias them)
+FUSED = DEFER_MIN_ELEMENTS + 100  # eager results this large are pending (eager fusion) until read
 
 
 def kinds_of_memory():
@@ -74,6 +76,8 @@ def kinds_of_memory():
         ("from_jax result", lambda: sx.from_jax(lambda a: a * 2.0)(sx.ones(N)), True),
         ("asarray of a JAX array", lambda: sx.asarray(jnp.full(N, 2.0, jnp.float64)), True),
         ("fresh eager result", lambda: sx.ones(N) * 2.0, True),
+        ("fused eager result", lambda: sx.ones(FUSED) * 2.0, True),  # (pending: computed by the export)
+        ("fused result another array views", lambda: _viewed(sx.ones(FUSED) * 2.0), False),
         ("device array", lambda: sx.ones(N, device=DEV) * 2.0, True),
         ("small fresh result", lambda: sx.ones(5) * 2.0, False),  # (unaligned: JAX copies it anyway)
         ("a storage other arrays view", lambda: _viewed(sx.ones(N) * 2.0), False),
@@ -113,6 +117,18 @@ def test_jax_gets_memory_no_one_writes_afterwards(name, make, shared, export):
     assert float(x[0]) == -1.0 and float(x[1]) == before[1]
     x += 1.0
     np.testing.assert_array_equal(np.asarray(j), before)
+
+
+@pytest.mark.parametrize("make", [lambda n: sx.asarray(jnp.ones(n, jnp.float64)),
+                                  lambda n: sx.jit(lambda a: a * 1.0)(sx.ones(n))], ids=["asarray", "jit result"])
+def test_a_jax_result_written_then_fused(make):
+    """A JAX result's storage, copied by its first write, takes part in eager fusion like any host storage (its
+    fields were left unset by the copy: an AttributeError in the fused operation that followed)."""
+    x = make(FUSED)
+    x[0] = -1.0
+    x += 1.0
+    y = x * 2.0
+    assert float(y[0]) == 0.0 and float(y[1]) == 4.0
 
 
 def test_numpy_still_shares_both_ways_over_dlpack():

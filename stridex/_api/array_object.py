@@ -208,13 +208,13 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     """
     if stream is not None and stream != -1 and self.device is HOST:
         raise BufferError("stridex's host arrays take no DLPack stream")
-    st = self._storage
-    if st.is_host and _called_by_jax():
+    if self._storage.is_host and _called_by_jax():
         # `jax.dlpack.from_dlpack(x)`: JAX takes what it is given as immutable, so it gets memory that no one
         # writes afterwards (shared where that is safe, else a copy: `handover.to_jax_array`).
         from stridex._transforms.handover import to_jax_array  # (on first use: the transformations load lazily)
 
         return to_jax_array(self).__dlpack__()
+    st = self._storage
     if st.is_host:
         self._storage_view()[0].export(self)  # (the consumer may write the memory: see Storage.export)
         w = window(self)

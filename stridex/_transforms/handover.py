@@ -24,8 +24,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
-from stridex._core.storage import (ALIGNMENT, JAX_RESULT, NO_STORAGE, JaxAlias, Snapshot, Storage, address_of,
-                                    is_aligned)
+from stridex._core.storage import (ALIGNMENT, JAX_RESULT, NO_STORAGE, HostStorage, JaxAlias, Snapshot, Storage,
+                                    address_of, is_aligned)
 from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -218,9 +218,9 @@ def to_jax_array(x: Array):
 
     Shared (O(1)): a JAX result's own array (a `jit` or `from_jax` result, an array made from a JAX array); a
     device array's buffer, which its storage then marks borrowed (a later stridex write copies it instead of
-    donating it, as after a DLPack export); and a fresh eager result no other array shares yet (64-byte
-    aligned, C-contiguous, so that JAX aliases it): its memory becomes the JAX array's, and `x` a JAX result
-    over it (read-only, copied on its first write). Copied (O(n)): memory other arrays or NumPy may write
+    donating it, as after a DLPack export); and an eager result no other array shares (64-byte aligned,
+    C-contiguous, so that JAX aliases it; a fresh result, or a fused one just computed): its memory becomes the
+    JAX array's, and `x` a JAX result over it (read-only, copied on its first write). Copied (O(n)): memory other arrays or NumPy may write
     (views of a storage, borrowed NumPy memory, read-only NumPy memory someone else may change). The dtype is
     kept (64-bit types included), whatever JAX's own x64 setting."""
     st = x._storage
@@ -233,9 +233,10 @@ def to_jax_array(x: Array):
     held = st.jax_argument(x)  # (a JAX result's own array, when x spans all of it)
     if held is not None:
         return held
-    w = window(x)
-    if (x._storage is NO_STORAGE and type(x) is Array and w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous
-            and w.flags.writeable and is_aligned(w)):
+    del st  # (a reference less to the storage: `_held_by_it_alone` counts them)
+    w = window(x)  # (a pending result is computed here)
+    if (type(x) is Array and w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
+            and is_aligned(w) and _held_by_it_alone(x)):
         with x64(), _on_host():
             converted = jax().device_put(w)
         if converted.unsafe_buffer_pointer() == address_of(w):  # JAX reads this very memory: x becomes its result
@@ -261,6 +262,17 @@ def as_jax_holds_it(value):
         return value
     with x64():
         return jax().lax.convert_element_type(value, target)
+
+
+def _held_by_it_alone(x: Array) -> bool:
+    """Whether no other array can reach `x`'s memory: a fresh result not adopted yet, or a private host storage (its
+    memory never handed out) that only `x` refers to (a computed pending result, say)."""
+    st = x._storage
+    if st is NO_STORAGE:
+        return True
+    # (the references: x's, this frame's `st`, getrefcount's argument; any view of x, or a copy-on-write storage's
+    # later owner, is one more)
+    return type(st) is HostStorage and st.owner is None and sys.getrefcount(st) <= 3
 
 
 def donated_argument(x: Array):

@@ -299,6 +299,25 @@ def test_closed_over_jax_arrays_and_caches_are_bounded(monkeypatch):
     assert len(h._functions) == 3
 
 
+def test_a_flax_apply_trains_under_jit_and_grad():
+    nn = pytest.importorskip("flax.linen")
+    model = nn.Sequential([nn.Dense(4), nn.tanh, nn.Dense(1)])
+    variables = model.init(jax.random.key(0), jnp.ones((2, 3)))
+    x = rng(17).normal(size=(5, 3))
+    apply = sx.from_jax(model.apply)
+    params = jax.tree_util.tree_map(sx.asarray, variables)  # (flax's nested dicts, stridex arrays at the leaves)
+
+    def loss(xp, fn):
+        return lambda p, x: xp.mean(fn(p, x) ** 2)
+
+    close(apply(params, sx.asarray(x)), model.apply(variables, jnp.asarray(x)))
+    got = sx.jit(sx.grad(loss(sx, apply)))(params, sx.asarray(x))
+    want = jax.grad(loss(jnp, model.apply))(variables, jnp.asarray(x))
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    for a, e in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        close(a, e)
+
+
 # --- optax on stridex parameters --------------------------------------------------------------------------------
 
 
