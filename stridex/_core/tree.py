@@ -50,7 +50,7 @@ def _jax_rule(t: type, node):
     takes `node` for a leaf. Called only once JAX is imported, for a type `_NODES` does not know."""
     tree_util = _jax_tree_util()
     if tree_util.default_registry.flatten_one_level(node) is None:
-        if t.__module__.partition(".")[0] in _STABLE_MODULES:
+        if str(getattr(t, "__module__", "")).partition(".")[0] in _STABLE_MODULES:
             _JAX_LEAVES.add(t)
         return None
     rule = _NODES.setdefault(t, (_jax_flatten, _jax_unflatten))

@@ -160,19 +160,20 @@ class ToJax:
         nargs = len(args)
         statics, dynamic = self._statics.split(args, kwargs)
         leaves, treedef = j.tree_util.tree_flatten(dynamic)
+        names = functools.partial(_leaf_name, treedef, tuple(i for i in range(nargs) if i not in statics))
         tracer_type = j.core.Tracer
         if not any(isinstance(leaf, tracer_type) for leaf in leaves):
-            return self._eager(leaves, treedef, statics, nargs)
+            return self._eager(leaves, treedef, statics, nargs, names)
         avals, values = [], []
         for k, leaf in enumerate(leaves):
-            aval, value = self._input(leaf, k, treedef)
+            aval, value = self._input(leaf, k, names)
             avals.append(aval)
             values.append(value)
         key = (treedef, tuple(avals), self._statics.key(statics), nargs)
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                entry = self._cache[key] = self._trace(avals, treedef, statics, nargs)
+                entry = self._cache[key] = self._trace(avals, treedef, statics, nargs, names)
                 if len(self._cache) > CACHE_SIZE:
                     self._cache.popitem(last=False)
             else:
@@ -188,11 +189,11 @@ class ToJax:
         return entry.out_tree.unflatten(results)
 
     # --- the arguments ----------------------------------------------------------------------------------
-    def _input(self, leaf, k: int, treedef) -> tuple:
+    def _input(self, leaf, k: int, names: Callable[[int], str]) -> tuple:
         """(aval, JAX value) of argument leaf `k`."""
         j = jax()
         if isinstance(leaf, Array):
-            self._check_not_traced(leaf, k, treedef)
+            self._check_not_traced(leaf, k, names)
             leaf = handover.to_jax_array(leaf)
         if type(leaf) in (bool, int, float, complex):
             aval = aval_of(leaf)
@@ -200,27 +201,27 @@ class ToJax:
         if isinstance(leaf, (j.Array, np.ndarray, np.generic)):
             dtype = _dtypes.from_numpy(leaf.dtype) if isinstance(leaf.dtype, np.dtype) else None
             if dtype is None:
-                raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} has dtype {leaf.dtype}, "
+                raise TypeError(f"to_jax({self._name}): argument {names(k)} has dtype {leaf.dtype}, "
                                 "which stridex has no dtype for")
             shape = tuple(leaf.shape)
             kind = _dtypes.np_kind(leaf.dtype)
             if shape == () and getattr(leaf, "weak_type", False) and kind in _WEAK:
                 return ShapedArray((), _WEAK[kind], True), leaf
             return ShapedArray(shape, dtype), leaf
-        raise self._not_an_array(leaf, k, treedef)
+        raise self._not_an_array(leaf, k, names)
 
-    def _check_not_traced(self, leaf: Array, k: int, treedef) -> None:
+    def _check_not_traced(self, leaf: Array, k: int, names: Callable[[int], str]) -> None:
         if isinstance(leaf, Tracer):
-            raise TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} is a traced stridex array; "
+            raise TypeError(f"to_jax({self._name}): argument {names(k)} is a traced stridex array; "
                             "to_jax's function takes JAX arrays. Inside a stridex transformation call the stridex "
                             "function itself")
 
-    def _not_an_array(self, leaf, k: int, treedef) -> TypeError:
-        return TypeError(f"to_jax({self._name}): argument {_leaf_name(treedef, k)} of type {type(leaf).__name__} is "
+    def _not_an_array(self, leaf, k: int, names: Callable[[int], str]) -> TypeError:
+        return TypeError(f"to_jax({self._name}): argument {names(k)} of type {type(leaf).__name__} is "
                          "not a JAX array or a Python scalar; pass it through static_argnums/static_argnames")
 
     # --- tracing ----------------------------------------------------------------------------------------
-    def _trace(self, avals: list, treedef, statics: dict, nargs: int) -> _Entry:
+    def _trace(self, avals: list, treedef, statics: dict, nargs: int, names: Callable[[int], str]) -> _Entry:
         j = jax()
         fun = self._fun
 
@@ -235,7 +236,7 @@ class ToJax:
             return flat_fun(*tracers)
 
         self.stats["traces"] += 1
-        make = functools.partial(ToJaxTrace, inputs=inputs, name_of=functools.partial(_leaf_name, treedef),
+        make = functools.partial(ToJaxTrace, inputs=inputs, name_of=names,
                                  fname=self._name)
         trace, in_tracers, out = trace_to_program(with_inputs, avals, trace_class=make)
         try:
@@ -266,14 +267,14 @@ class ToJax:
         return _Entry(lower_program(program), constants, specs, out_tree)
 
     # --- concrete calls ----------------------------------------------------------------------------------
-    def _eager(self, leaves, treedef, statics: dict, nargs: int):
+    def _eager(self, leaves, treedef, statics: dict, nargs: int, names: Callable[[int], str]):
         """The function run eagerly on stridex arrays over the arguments' memory (read-only: a write would copy,
         and is refused, as under a trace); its arrays handed back as JAX arrays."""
         j = jax()
         arrays = []
         for k, leaf in enumerate(leaves):
             if isinstance(leaf, Array):
-                self._check_not_traced(leaf, k, treedef)
+                self._check_not_traced(leaf, k, names)
                 arrays.append(leaf)
             elif isinstance(leaf, j.Array):
                 arrays.append(handover.from_jax_array(leaf))
@@ -282,7 +283,7 @@ class ToJax:
             elif type(leaf) in (bool, int, float, complex):
                 arrays.append(leaf)
             else:
-                raise self._not_an_array(leaf, k, treedef)
+                raise self._not_an_array(leaf, k, names)
         storages = [(k, a._storage_view()[0]) for k, a in enumerate(arrays) if isinstance(a, Array)
                     and not isinstance(leaves[k], Array)]
         args, kwargs = StaticArguments.merge(statics, treedef.unflatten(arrays), nargs)
@@ -290,7 +291,7 @@ class ToJax:
             out = self._fun(*args, **kwargs)
         for k, storage in storages:
             if not storage.readonly:  # (copied on a write: the function wrote into this argument)
-                raise ToJaxError(f"to_jax({self._name}) writes into its argument {_leaf_name(treedef, k)}, a JAX "
+                raise ToJaxError(f"to_jax({self._name}) writes into its argument {names(k)}, a JAX "
                                  "array: JAX arrays never change, and the caller would not see the write. Write into a "
                                  "copy made inside the function (y = sx.asarray(x, copy=True)), or return the new "
                                  "value")
@@ -326,11 +327,14 @@ def _narrowed(value):
     return value if target is None else jax().lax.convert_element_type(value, target)
 
 
-def _leaf_name(treedef, k: int) -> str:
-    """Argument leaf `k` named as the caller wrote it: `0`, `1['w']`, `'scale'` (a keyword argument)."""
+def _leaf_name(treedef, positions: tuple, k: int) -> str:
+    """Argument leaf `k` named as the caller wrote it: `1` (the second positional argument), `0['w']`, `'scale'` (a
+    keyword argument); `positions` are those of the positional arguments that are not static."""
     j = jax()
-    paths = [p for p, _ in j.tree_util.tree_flatten_with_path(treedef.unflatten(range(treedef.num_leaves)))[0]]
-    path = paths[k]
+    try:
+        path = j.tree_util.tree_flatten_with_path(treedef.unflatten(range(treedef.num_leaves)))[0][k][0]
+    except Exception:  # noqa: BLE001  (a node whose constructor checks its children's types: the leaf's number)
+        return f"leaf {k}"
     head, rest = path[1], path[2:]
-    name = str(head.idx) if path[0].idx == 0 else repr(head.key)
+    name = str(positions[head.idx]) if path[0].idx == 0 else repr(head.key)
     return name + j.tree_util.keystr(tuple(rest))

@@ -290,6 +290,9 @@ def test_writes_into_what_jax_owns_are_refused_where_they_happen():
         with pytest.raises(ToJaxError, match=r"writes into its argument 0 at .*test_to_jax.py:\d+, .* JAX array.*"
                                              r"sx.asarray\(x, copy=True\)"):
             call(jnp.ones(3))
+    shifted = sx.to_jax(lambda n, x: write_input(x), static_argnums=0)
+    with pytest.raises(ToJaxError, match="writes into its argument 1 at"):  # (named as the caller counts them)
+        jax.jit(shifted, static_argnums=0)(2, jnp.ones(3))
     x = jnp.ones(3)
     with pytest.raises(ToJaxError, match="writes into its argument 0"):
         sx.to_jax(write_input)(x)  # eagerly too
