@@ -126,7 +126,8 @@ class _Entry:
     def __init__(self, run, constants: list, out_specs: list, out_tree):
         self.run = run  # (*constants, *inputs) -> outputs, JAX values
         self.constants = constants  # stridex arrays the function closes over (read at each call)
-        self.out_specs = out_specs  # per output leaf: ("out", k) a program output, ("value", v) a value as it is
+        # per output leaf: ("out", k) program output k, ("array", a) stridex array a, ("value", v) v as it is
+        self.out_specs = out_specs
         self.out_tree = out_tree
 
 
@@ -178,14 +179,12 @@ class ToJax:
                     self._cache.popitem(last=False)
             else:
                 self._cache.move_to_end(key)
-        narrow = not j.config.read("jax_enable_x64")
         with x64():
             constants = [handover.to_jax_array(c) for c in entry.constants]
             inputs = [_as_dtype(v, a) for v, a in zip(values, avals)]
             outs = entry.run(*constants, *inputs)
-            if narrow:
-                outs = [_narrowed(o) for o in outs]
-        results = [outs[spec[1]] if spec[0] == "out" else spec[1] for spec in entry.out_specs]
+        results = [handover.as_jax_holds_it(outs[what] if kind == "out" else handover.to_jax_array(what))
+                   if kind != "value" else what for kind, what in entry.out_specs]
         return entry.out_tree.unflatten(results)
 
     # --- the arguments ----------------------------------------------------------------------------------
@@ -252,7 +251,7 @@ class ToJax:
                     specs.append(("out", len(outputs)))
                     outputs.append(trace.read(leaf))
                 elif isinstance(leaf, Array):
-                    specs.append(("value", handover.to_jax_array(leaf)))
+                    specs.append(("array", leaf))  # (an array from outside: its values when the call runs)
                 elif isinstance(leaf, (bool, int, float, complex, np.ndarray, np.generic, j.Array)):
                     specs.append(("value", leaf))
                 else:
@@ -320,11 +319,6 @@ def _as_dtype(value, aval: ShapedArray):
     if getattr(value, "dtype", None) == np_dtype:
         return value
     return jax().lax.convert_element_type(value, np_dtype)
-
-
-def _narrowed(value):
-    target = handover.NARROWED.get(value.dtype) if isinstance(value.dtype, np.dtype) else None
-    return value if target is None else jax().lax.convert_element_type(value, target)
 
 
 def _leaf_name(treedef, positions: tuple, k: int) -> str:
