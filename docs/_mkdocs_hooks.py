@@ -30,7 +30,7 @@ ONE_FILE_SCRIPT = "stridex_in_one_file.py"
 # `stridex.__all__` lands in "Functions", so a new public name is documented without editing this file.
 TRANSFORMATIONS = ("jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
                    "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
-                   "cond", "switch", "while_loop", "fori_loop", "scan")
+                   "cond", "switch", "while_loop", "fori_loop", "scan", "from_jax", "to_jax")
 REFERENCE_OPTIONS = "    options:\n      show_root_full_path: false\n"
 # Classes show every public member and the spec's dunder methods, with their signatures even where
 # they have no docstring; Python's own class attributes (`__slots__`, `__module__`, ...) are left out.

@@ -62,7 +62,9 @@ if _typing.TYPE_CHECKING:  # (what the lazy names below are, for type checkers)
     from stridex._transforms.control_flow import cond, fori_loop, scan, switch, while_loop
     from stridex._transforms.custom import (checkpoint, checkpoint_name, checkpoint_policies, custom_jvp, custom_vjp,
                                             remat)
+    from stridex._transforms.from_jax import from_jax
     from stridex._transforms.jit import jit, make_ir
+    from stridex._transforms.to_jax import to_jax
 
 # The transformations, control flow, custom rules and the extensions are imported on first use: together
 # they are a quarter of the package's source, which `import stridex` no longer pays for (the target is
@@ -84,6 +86,8 @@ _LAZY = {
     **dict.fromkeys(("debug", "errors", "lax", "tree"), "stridex"),
     "eval_shape": "stridex._transforms.shapes", "pure_callback": "stridex._transforms.callbacks",
     "stop_gradient": "stridex.lax",
+    "from_jax": "stridex._transforms.from_jax",
+    "to_jax": "stridex._transforms.to_jax",
 }
 
 
@@ -119,8 +123,9 @@ __all__ = [
     "copysign", "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
     "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "eval", "exp", "expand_dims", "expm1", "eye",
     "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "fori_loop", "from_dlpack",
-    "full", "full_like", "fusion", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian", "hypot", "iinfo",
-    "imag", "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "jacfwd",
+    "from_jax", "full", "full_like", "fusion", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian",
+    "hypot", "iinfo", "imag", "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan",
+    "jacfwd",
     "jacrev", "jit", "jvp", "less", "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2",
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "make_ir", "matmul", "matmul_precision",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan",
@@ -129,7 +134,7 @@ __all__ = [
     "roll", "round", "scan", "scipy", "searchsorted", "set_cache_limit", "set_matmul_precision", "sign", "signbit", "sin",
     "sinh", "sort",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "switch", "take", "take_along_axis", "tan",
-    "tanh", "tensordot", "tile", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
+    "tanh", "tensordot", "tile", "to_jax", "tree_util", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack", "value_and_grad", "var", "vecdot",
     "vjp", "vmap", "where", "while_loop", "zeros", "zeros_like",
     "ShapeDtypeStruct", "debug", "errors", "eval_shape", "lax", "pure_callback", "stop_gradient", "tree",

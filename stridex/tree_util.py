@@ -80,7 +80,8 @@ def _show(d) -> str:
         return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(d[1], kids)) + "}"
     if tag == "namedtuple":
         return f"{d[1].__name__}(" + ", ".join(kids) + ")"
-    return f"CustomNode({d[1].__name__}[{d[2]!r}], [" + ", ".join(kids) + "])"
+    aux = d[2].node_data()[1] if d[1] in _tree._FROM_JAX else d[2]  # (a JAX node's aux: its one-level treedef's)
+    return f"CustomNode({d[1].__name__}[{aux!r}], [" + ", ".join(kids) + "])"
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Iterable[Any], Any]],

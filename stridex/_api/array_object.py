@@ -8,6 +8,8 @@ module, in the namespace layer, gives it the spec's operators, so the core never
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from stridex._api import array_indexing as _getitem
@@ -206,10 +208,27 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     """
     if stream is not None and stream != -1 and self.device is HOST:
         raise BufferError("stridex's host arrays take no DLPack stream")
+    if self._storage.is_host and _called_by_jax():
+        # `jax.dlpack.from_dlpack(x)`: JAX takes what it is given as immutable, so it gets memory that no one
+        # writes afterwards (shared where that is safe, else a copy: `handover.to_jax_array`).
+        from stridex._transforms.handover import to_jax_array  # (on first use: the transformations load lazily)
+
+        return to_jax_array(self).__dlpack__()
     st = self._storage
     if st.is_host:
         self._storage_view()[0].export(self)  # (the consumer may write the memory: see Storage.export)
-        return window(self).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+        w = window(self)
+        if not w.flags.writeable and (max_version is None or max_version[0] < 1):
+            # A legacy consumer cannot be told the memory is read-only (NumPy refuses such an export): a JAX
+            # result's own array exports itself; other read-only memory goes as a copy.
+            held = self._storage_view()[0].jax_argument(self)
+            if held is not None:
+                return held.__dlpack__()
+            if copy is False:
+                raise BufferError("__dlpack__: this array's memory is read-only, which a consumer asking for a "
+                                  "legacy (pre-1.0) capsule cannot be told; copy=False forbids the copy")
+            w = w.copy()
+        return w.__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
     if dl_device is not None and dl_device[0] == KDL_CPU and self.__dlpack_device__()[0] != KDL_CPU:
         if copy is False:
             raise BufferError(f"__dlpack__: this array lives on {st.device.name}; the host can have it only as a "
@@ -227,6 +246,29 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
     if copy is not None:
         kwargs["copy"] = copy
     return value.__dlpack__(**kwargs)
+
+
+def _called_by_jax() -> bool:
+    """Whether `__dlpack__`'s caller is JAX's own code (`jax.dlpack.from_dlpack`, `jnp.from_dlpack`)."""
+    name = sys._getframe(2).f_globals.get("__name__", "")
+    return name == "jax" or name.startswith(("jax.", "jaxlib."))
+
+
+def __jax_array__(self, /):
+    """This array as a JAX array, for JAX code: `jnp.asarray(x)`, `jnp.array(x)` and JAX's operators call it (JAX
+    0.10's jitted functions, most of `jax.numpy`, and `jax.jit` refuse the protocol: pass `jnp.asarray(x)`). The
+    memory is shared where no one can write it afterwards (a `jit` result, a device array, a fresh result) and
+    copied otherwise; with JAX's x64 mode off a 64-bit array comes as JAX's 32-bit type (a copy), as
+    `jnp.asarray` gives a 64-bit NumPy array there.
+
+    >>> import jax.numpy as jnp
+    >>> import stridex as sx
+    >>> jnp.asarray(sx.asarray([0.0, 1.0], dtype=sx.float32)) + 1
+    Array([1., 2.], dtype=float32)
+    """
+    from stridex._transforms import handover  # (on first use: the transformations load lazily)
+
+    return handover.as_jax_holds_it(handover.to_jax_array(self))
 
 
 def __dlpack_device__(self, /) -> tuple:
@@ -253,7 +295,7 @@ def _install() -> None:
     for stem, fname in COMPARISON.items():
         setattr(Array, f"__{stem}__", _binary(f"__{stem}__", fname))
     for method in (__matmul__, __rmatmul__, __imatmul__, __getitem__, __setitem__, __copy__, __deepcopy__,
-                   __array_namespace__, to_device, __dlpack__, __dlpack_device__):
+                   __array_namespace__, to_device, __dlpack__, __dlpack_device__, __jax_array__):
         method.__qualname__ = f"Array.{method.__name__}"
         setattr(Array, method.__name__, method)
     Array.T = property(_transpose, doc="The transpose of a 2-D array (a view).")  # type: ignore[method-assign,assignment]  # (declared as a property in the class, for checkers)

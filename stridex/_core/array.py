@@ -306,6 +306,7 @@ class Array:
         def __dlpack__(self, /, *, stream: int | Any | None = None, max_version: tuple[int, int] | None = None,
                        dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any: ...
         def __dlpack_device__(self, /) -> tuple[int, int]: ...
+        def __jax_array__(self, /) -> Any: ...  # (beyond the standard: `jnp.asarray(x)`, see docs/mixing-jax.md)
 
 
 # --- the vocabulary of the annotations: the standard's key, scalar and function types ------------------------

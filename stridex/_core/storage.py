@@ -300,6 +300,7 @@ class ReadOnlyStorage(Storage):
                 self.jax_view = None
                 self.jax_alias = None
                 self.jax_copy = None
+                self.readers = None  # (unset in a JaxResultStorage: eager fusion reads it from a HostStorage)
         return self.buf
 
 

@@ -24,7 +24,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, window
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import push
-from stridex._core.storage import ALIGNMENT, JaxAlias, Snapshot, Storage, address_of, is_aligned
+from stridex._core.storage import (ALIGNMENT, JAX_RESULT, NO_STORAGE, HostStorage, JaxAlias, Snapshot, Storage,
+                                    address_of, is_aligned)
 from stridex._core.view import View, numpy_key
 from stridex._lax import device as _device
 from stridex._lax import ops
@@ -197,6 +198,81 @@ def jax_argument(x: Array):
             and view.offset == 0 and view.size == storage.numpy_buffer().size):
         return _alias(storage, view, w)
     return w
+
+
+def from_jax_array(x) -> Array:
+    """A stridex array over JAX array `x`'s memory, where it is (what `sx.asarray(x)` gives): on the host its
+    buffer read through NumPy, on a device its buffer; read-only either way (a stridex write copies it first)."""
+    dtype = _dtypes.from_numpy(x.dtype) if isinstance(x.dtype, np.dtype) else None
+    if dtype is None:
+        raise TypeError(f"a JAX array of dtype {x.dtype} (shape {tuple(x.shape)}) has no stridex dtype")
+    if _device.is_host_jax_array(x):
+        return _device.adopt_out(x, View.contiguous(tuple(x.shape)), dtype)
+    return _device.from_jax(x, None, None)
+
+
+def to_jax_array(x: Array):
+    """The JAX array holding stridex array `x`'s values, for JAX code (`jnp.asarray(x)`, `x.__jax_array__()`,
+    `jax.dlpack.from_dlpack(x)`, `sx.to_jax`'s results): the same memory where neither side can change it
+    afterwards, else a copy, so that a stridex write never changes an array JAX holds.
+
+    Shared (O(1)): a JAX result's own array (a `jit` or `from_jax` result, an array made from a JAX array); a
+    device array's buffer, which its storage then marks borrowed (a later stridex write copies it instead of
+    donating it, as after a DLPack export); and an eager result no other array shares (64-byte aligned,
+    C-contiguous, so that JAX aliases it; a fresh result, or a fused one just computed): its memory becomes the
+    JAX array's, and `x` a JAX result over it (read-only, copied on its first write). Copied (O(n)): memory other arrays or NumPy may write
+    (views of a storage, borrowed NumPy memory, read-only NumPy memory someone else may change). The dtype is
+    kept (64-bit types included), whatever JAX's own x64 setting."""
+    st = x._storage
+    if not st.is_host:
+        with _device.OWNERS:
+            value = _device.materialized(x)
+            if value is st.owner:
+                st.readonly = True  # type: ignore[misc]  # (a DeviceStorage's slot: JAX holds the buffer now)
+        return value
+    held = st.jax_argument(x)  # (a JAX result's own array, when x spans all of it)
+    if held is not None:
+        return held
+    del st  # (a reference less to the storage: `_held_by_it_alone` counts them)
+    w = window(x)  # (a pending result is computed here)
+    if (type(x) is Array and w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
+            and is_aligned(w) and _held_by_it_alone(x)):
+        with x64(), _on_host():
+            converted = jax().device_put(w)
+        if converted.unsafe_buffer_pointer() == address_of(w):  # JAX reads this very memory: x becomes its result
+            x._jax = converted
+            x._view = View.contiguous(w.shape)
+            x._np = None
+            x._storage = JAX_RESULT
+        return converted
+    with x64(), _on_host():
+        return jax().numpy.array(w, copy=True)
+
+
+# What JAX holds a 64-bit value as when its x64 mode is off (`jax.dtypes.canonicalize_dtype`'s table).
+NARROWED = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
+            np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+def as_jax_holds_it(value):
+    """JAX value `value` (of stridex's dtype) as JAX itself would hold it: with JAX's x64 mode off, a 64-bit value
+    converted to its 32-bit type, as `jnp.asarray` converts a 64-bit NumPy array there; else as it is."""
+    target = NARROWED.get(value.dtype) if isinstance(value.dtype, np.dtype) else None
+    if target is None or jax().config.read("jax_enable_x64"):
+        return value
+    with x64():
+        return jax().lax.convert_element_type(value, target)
+
+
+def _held_by_it_alone(x: Array) -> bool:
+    """Whether no other array can reach `x`'s memory: a fresh result not adopted yet, or a private host storage (its
+    memory never handed out) that only `x` refers to (a computed pending result, say)."""
+    st = x._storage
+    if st is NO_STORAGE:
+        return True
+    # (the references: x's, this frame's `st`, getrefcount's argument; any view of x, or a copy-on-write storage's
+    # later owner, is one more)
+    return type(st) is HostStorage and st.owner is None and sys.getrefcount(st) <= 3
 
 
 def donated_argument(x: Array):

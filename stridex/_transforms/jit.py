@@ -258,9 +258,9 @@ class Jitted(Generic[P, R]):
                     leaves[j] = leaf = _numpy_scalar_value(leaf, j)
                 sigs.append(type(leaf))
                 alias.append(j)
-            elif isinstance(leaf, np.ndarray):
-                raise TypeError(f"jit: argument leaf {j} is a NumPy array; convert it with stridex.asarray "
-                                "(zero-copy) or mark the argument static")
+            elif isinstance(leaf, np.ndarray) or _device.is_jax_array(leaf):
+                raise TypeError(f"jit: argument leaf {j} is a {'NumPy' if isinstance(leaf, np.ndarray) else 'JAX'} "
+                                "array; convert it with stridex.asarray (zero-copy) or mark the argument static")
             else:
                 if isinstance(leaf, Tracer):
                     leaf._check_live("a jit argument")  # EscapedTracerError for a tracer of a finished trace

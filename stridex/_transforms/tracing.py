@@ -31,16 +31,17 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # st
 _DEMO = os.path.join(_PACKAGE_DIR, "demo.py")  # the tour is user code
 
 
-def _is_user(filename: str) -> bool:
+def _is_user(filename: str, also_skip: tuple[str, ...] = ()) -> bool:
     filename = os.path.abspath(filename)
-    return not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO
+    return (not filename.startswith(_PACKAGE_DIR + os.sep) or filename == _DEMO) and not filename.startswith(also_skip)
 
 
-def user_frame() -> str:
-    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error)."""
+def user_frame(also_skip: tuple[str, ...] = ()) -> str:
+    """'file:line' of the innermost frame outside stridex (the user's line that triggered an error), and outside
+    the package directories `also_skip` (JAX's, for `to_jax`)."""
     frame = sys._getframe(1)
     while frame is not None:
-        if _is_user(frame.f_code.co_filename):
+        if _is_user(frame.f_code.co_filename, also_skip):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]  # (None ends the walk)
     return "<unknown>"
@@ -223,6 +224,13 @@ class Tracer(Array):
 
     def __dlpack__(self, *args, **kwargs):
         return self._concrete(DLPACK).__dlpack__(*args, **kwargs)
+
+    def __jax_array__(self):
+        self._check_live("conversion to a JAX array")
+        raise TypeError(
+            f"a traced stridex array ({self._aval}) was handed to JAX code (a jax.numpy function, or a JAX array's "
+            f"operator) under `{self._trace.kind}` at {user_frame()}; JAX cannot see inside stridex's trace. Call the "
+            "JAX code through sx.from_jax(g), which traces, differentiates and batches it with the rest.")
 
     def __reduce__(self):
         self._check_live("pickling")
@@ -636,14 +644,15 @@ class JitTrace(Trace):
         return ops.index(out, empty)
 
 
-def trace_to_program(fn, in_avals, in_views=None, *, input_values=None,
-                     graph_breaks: bool = False) -> tuple[JitTrace, list, object]:
+def trace_to_program(fn, in_avals, in_views=None, *, input_values=None, graph_breaks: bool = False,
+                     trace_class=JitTrace) -> tuple[JitTrace, list, object]:
     """Trace `fn(*tracers)`; returns (trace, input tracers, output).
 
     The caller turns outputs into program outputs (see `jit`); this function only runs the trace. With
     `graph_breaks` and the call's concrete `input_values` (one per input), breaks are taken (see JitTrace).
+    `trace_class(graph_breaks, input_values)` makes the trace (`to_jax`'s names its own ways out in errors).
     """
-    trace = JitTrace(graph_breaks, input_values)
+    trace = trace_class(graph_breaks, input_values)
     tracers = [trace.new_input(a, v) for a, v in zip(in_avals, in_views or [None] * len(in_avals))]
     trace.bind_inputs(tracers)
     with push(trace):

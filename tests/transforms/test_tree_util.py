@@ -166,3 +166,98 @@ def test_tree_util_imports_no_jax():
 
     code = "import sys, stridex.tree_util; assert 'jax' not in sys.modules, 'jax imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- classes registered with jax.tree_util only -------------------------------------------------------------------
+
+
+@jax.tree_util.register_pytree_node_class
+class Model:
+    """Registered with JAX alone (as flax and equinox modules are): a pytree for stridex too."""
+
+    def __init__(self, w, b, name="m"):
+        self.w, self.b, self.name = w, b, name
+
+    def tree_flatten(self):
+        return (self.w, self.b), self.name
+
+    @classmethod
+    def tree_unflatten(cls, name, children):
+        return cls(*children, name=name)
+
+
+def _model_loss(xp):
+    return lambda m, x: xp.sum(xp.tanh(x @ m.w + m.b) ** 2) * (2.0 if m.name == "m" else 1.0)
+
+
+def test_a_class_registered_with_jax_is_a_pytree_in_grad_jit_and_vmap():
+    import jax.numpy as jnp
+
+    w, b, x = np.array([[0.5, -1.0], [2.0, 0.25]]), np.array([0.1, -0.2]), np.array([[1.0, 2.0], [-3.0, 0.5]])
+    m = Model(sx.asarray(w), sx.asarray(b))
+    leaves, treedef = tu.tree_flatten(m)
+    assert [np.asarray(v).tolist() for v in leaves] == [w.tolist(), b.tolist()]
+    assert repr(treedef) == "PyTreeDef(CustomNode(Model['m'], [*, *]))"
+    assert tu.tree_structure(Model(1, 2)) == tu.tree_structure(Model(3, 4)) != tu.tree_structure(Model(1, 2, "n"))
+    with jax.enable_x64(True):
+        want = jax.grad(_model_loss(jnp))(Model(jnp.asarray(w), jnp.asarray(b)), jnp.asarray(x))
+    for grad in (sx.grad(_model_loss(sx)), sx.jit(sx.grad(_model_loss(sx)))):
+        got = grad(m, sx.asarray(x))
+        assert isinstance(got, Model) and got.name == "m"
+        np.testing.assert_allclose(np.asarray(got.w), np.asarray(want.w), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(got.b), np.asarray(want.b), rtol=1e-12)
+    f = sx.jit(lambda m: Model(m.b, m.w, m.name + "!"))
+    out = f(m)
+    assert isinstance(out, Model) and out.name == "m!" and f.cache_size() == 1
+    f(Model(m.w, m.b, "other"))  # the aux data is static: another program
+    assert f.cache_size() == 2
+    batched = sx.vmap(lambda m: sx.sum(m.w) + m.b[0])(Model(sx.ones((3, 2)), sx.zeros((3, 2))))
+    np.testing.assert_array_equal(np.asarray(batched), [2.0, 2.0, 2.0])
+
+
+def test_flax_structs_optax_states_and_jax_built_in_nodes():
+    flax_struct = pytest.importorskip("flax.struct")
+    optax = pytest.importorskip("optax")
+
+    @flax_struct.dataclass
+    class Layer:
+        w: object
+        act: str = flax_struct.field(pytree_node=False, default="tanh")
+
+    layer = Layer(sx.asarray([1.0, 2.0]))
+    g = sx.grad(lambda l: sx.sum(sx.tanh(l.w) if l.act == "tanh" else l.w))(layer)
+    assert isinstance(g, Layer) and g.act == "tanh"
+    np.testing.assert_allclose(np.asarray(g.w), 1 - np.tanh([1.0, 2.0]) ** 2)
+    state = optax.adam(0.1).init({"w": np.zeros(2)})
+    assert tu.tree_leaves(state)[1].shape == (2,)
+    for tree in (collections.OrderedDict(b=1, a=2), collections.defaultdict(int, {"z": 3, "y": 4}), state, layer):
+        jleaves, jdef = jax.tree_util.tree_flatten(tree)
+        leaves, treedef = tu.tree_flatten(tree)
+        assert len(leaves) == len(jleaves) and all(a is b for a, b in zip(leaves, jleaves))
+        assert jax.tree_util.tree_structure(treedef.unflatten(leaves)) == jdef
+
+
+def test_registrations_made_after_a_first_flatten_are_seen():
+    class Late:
+        def __init__(self, v):
+            self.v = v
+
+    assert tu.tree_leaves(Late(1))[0].__class__ is Late  # a leaf while no one registered it
+    jax.tree_util.register_pytree_node(Late, lambda n: ((n.v,), None), lambda aux, ch: Late(*ch))
+    assert tu.tree_leaves(Late(1)) == [1]
+    # a registration with stridex replaces the rule JAX's registry gave
+    tu.register_pytree_node(Late, lambda n: ((n.v, n.v), None), lambda aux, ch: Late(ch[0]))
+    assert tu.tree_leaves(Late(1)) == [1, 1]
+    with pytest.raises(ValueError, match="already registered"):
+        tu.register_pytree_node(Late, lambda n: ((), None), lambda aux, ch: Late(0))
+
+
+def test_unhashable_aux_data_flattens():
+    class Bag:
+        def __init__(self, items, meta):
+            self.items, self.meta = items, meta
+
+    jax.tree_util.register_pytree_node(Bag, lambda b: (b.items, b.meta), lambda meta, ch: Bag(list(ch), meta))
+    leaves, treedef = tu.tree_flatten(Bag([1, 2], meta=["unhashable"]))
+    assert leaves == [1, 2]
+    assert treedef.unflatten([3, 4]).items == [3, 4]
