@@ -9,6 +9,7 @@ Each family module is named after the chapter of the namespace that binds it (`c
 from stridex._lax import (  # noqa: F401
     array_indexing,
     callbacks,
+    convolution,
     creation,
     data_type,
     differentiation,
@@ -27,4 +28,5 @@ from stridex._lax import (  # noqa: F401
     transcendental,
     utility,
     views,
+    windows,
 )
