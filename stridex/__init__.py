@@ -13,6 +13,7 @@ from stridex._api import array_object as _array_object  # installs the Array's o
 from stridex._api import constants as _constants
 from stridex._api import creation_functions as _creation
 from stridex._api import data_type_functions as _data_type
+from stridex._api import einsum_functions as _einsum
 from stridex._api import elementwise_functions as _elementwise
 from stridex._api import indexing_functions as _indexing
 from stridex._api import info as _info
@@ -35,6 +36,7 @@ from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
 from stridex._core.dtypes import bool, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from stridex._core.dtypes import bfloat16, float16  # half precision, beyond the spec (outside info.dtypes())
+from stridex._api.einsum_functions import einsum  # beyond the spec: NumPy's (issue 43)
 from stridex._api.elementwise_functions import *
 from stridex._api.indexing_functions import *
 from stridex._api.info import *
@@ -121,7 +123,7 @@ __all__ = [
     "checkpoint_name", "checkpoint_policies", "clear_caches", "clip", "complex128", "complex64", "concat", "cond",
     "conj",
     "copysign", "cos", "cosh", "count_nonzero", "cumulative_prod", "cumulative_sum", "custom_jvp", "custom_vjp",
-    "default_device", "diff", "divide", "e", "empty", "empty_like", "equal", "eval", "exp", "expand_dims", "expm1", "eye",
+    "default_device", "diff", "divide", "e", "einsum", "empty", "empty_like", "equal", "eval", "exp", "expand_dims", "expm1", "eye",
     "fft", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide", "fori_loop", "from_dlpack",
     "from_jax", "full", "full_like", "fusion", "get_matmul_precision", "grad", "greater", "greater_equal", "hessian",
     "hypot", "iinfo", "imag", "inf", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan",

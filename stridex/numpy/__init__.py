@@ -19,6 +19,7 @@ stridex itself keeps the standard's functions and the transformations; this modu
 """
 
 from stridex._api.constants import e, inf, nan, newaxis, pi
+from stridex._api.einsum_functions import einsum, einsum_path
 from stridex._api.info import __array_namespace_info__
 from stridex._core.array import Array
 from stridex._core.device import Device
@@ -110,8 +111,8 @@ __all__ = [
     # stridex's own beyond jax.numpy: the standard's inspection namespace, classes, devices, eager fusion, precision
     "Array", "DType", "Device", "__array_namespace_info__", "default_device", "eval", "fusion", "get_matmul_precision",
     "matmul_precision", "set_matmul_precision",
-    # einsum (issue 43, item 4): when stridex.einsum lands, re-export it here with einsum_path and list both in this
-    # __all__. tests/numpy/test_names.py fails until then, since every function of stridex.__all__ must be here.
+    # einsum and its contraction order (stridex/_api/einsum_functions.py; einsum is in stridex too)
+    "einsum", "einsum_path",
 ]
 
 # Each function runs where its arrays live: on a JAX device, what it makes on the way is made there too.
