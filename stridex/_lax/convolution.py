@@ -275,6 +275,8 @@ conv_general_dilated = Primitive(
 def padding_of(padding, in_shape, window_shape, strides) -> tuple:
     """Explicit `(low, high)` pairs for `padding`: "SAME" (the output as long as the input over the stride, the odd
     element of padding after), "SAME_LOWER" (before), "VALID" (none), or a sequence of pairs (checked)."""
+    if any(s < 1 for s in strides):
+        raise ValueError(f"window_strides must be positive, got {tuple(strides)}")
     if isinstance(padding, str):
         mode = padding.upper()
         if mode == "VALID":

@@ -189,7 +189,8 @@ def _selection_abstract(which: str):
 
 
 def _gather_lower(ctx, t, x, *, computation, **window):
-    return jax().jvp(lambda v: _jax_reduce_window(computation, v, window), (x,), (lax().convert_element_type(t, x.dtype),))[1]
+    tangent = lax().convert_element_type(t, x.dtype)
+    return jax().jvp(lambda v: _jax_reduce_window(computation, v, window), (x,), (tangent,))[1]
 
 
 def _scatter_lower(ctx, ct, x, *, computation, **window):
