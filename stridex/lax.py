@@ -543,13 +543,13 @@ def reduce_window(operand: Array, init_value, computation, window_dimensions, wi
     """JAX's windowed reduction, with `computation` one of `sx.lax.add`, `sx.lax.max`, `sx.lax.min` (sum, max and
     min pooling; `jax.lax`'s and `sx.add`/`maximum`/`minimum` are recognised too): each window of
     `window_dimensions` elements, `window_strides` apart, over the operand padded by `padding` ("SAME", "VALID"
-    or `(low, high)` pairs) and dilated by `base_dilation`, reduced starting from `init_value`. Padding (and
-    dilation holes) hold `init_value`, as in XLA.
+    or `(low, high)` pairs) and dilated by `base_dilation`, reduced starting from `init_value`.
 
     With the monoid's identity as `init_value` (0 for add, -inf or the dtype's lowest value for max) it is one
-    windowed-reduction record; another `init_value` is combined once more with each window and counts for each
-    padded position (a sum adds it after the window's sum, so it may round otherwise than XLA's generic
-    reduction). The derivative of max pooling is JAX's (the first of tied maxima takes the gradient).
+    windowed-reduction record; another `init_value` is combined once with each window's reduction, as JAX's
+    generic reduction does (a sum adds it after the window's sum, so it may round otherwise than XLA). The
+    derivative of max pooling is JAX's (the first of tied maxima takes the gradient; like JAX, none with a window
+    dilation).
 
     >>> import stridex as sx
     >>> x = sx.reshape(sx.arange(16.0), (1, 4, 4, 1))
@@ -603,6 +603,4 @@ def reduce_window(operand: Array, init_value, computation, window_dimensions, wi
         return _ops.maximum(out, init)
     if name == "min":
         return _ops.minimum(out, init)
-    # a sum: the initial value once, and once more for each padded position or dilation hole in the window
-    real = _windows.reduce_window_sum.bind(_ops.ones(operand.shape, operand.dtype), **window)
-    return _ops.add(out, _ops.multiply(init, _ops.add(_ops.subtract(math.prod(dims), real), 1)))
+    return _ops.add(out, init)
