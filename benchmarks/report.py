@@ -593,6 +593,19 @@ def _fusion_section() -> list[str]:
                     *body, ""]
 
 
+def _lax_section() -> list[str]:
+    """Section 8: the latest `python -m benchmarks.lax` run (benchmarks/LAX_RESULTS.md: the CNN and einsum beside
+    JAX, issue 43), as it wrote it."""
+    path = REPO / "benchmarks" / "LAX_RESULTS.md"
+    lines = ["## 8. sx.lax: a small CNN and einsum", ""]
+    if not path.exists():
+        return lines + ["Not run yet: `python -m benchmarks.lax` writes benchmarks/LAX_RESULTS.md.", ""]
+    body = path.read_text().splitlines()
+    body = body[1:] if body and body[0].startswith("# ") else body  # (its own title)
+    return lines + [("Copied from [benchmarks/LAX_RESULTS.md](../benchmarks/LAX_RESULTS.md), written by "
+                     "`python -m benchmarks.lax` (a separate run)."), *body, ""]
+
+
 def render(res: Results, img: dict[str, str], command: str, plot_error: str | None) -> str:
     cfg = res.cfg
     cpus = os.cpu_count() or 1
@@ -719,6 +732,7 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
     lines += _table(["case", "baseline", "stridex", "ratio"], rows, "|---|---:|---:|---:|") + [""]
 
     lines += _fusion_section()
+    lines += _lax_section()
 
     if res.errors:
         lines += ["## Cases that failed", "", *(f"- {label}: {error}" for label, error in res.errors), ""]
