@@ -199,10 +199,13 @@ def run_einsum(quick: bool) -> list[dict]:
         theirs = [jnp.asarray(a) for a in arrays]
         sx_fn = sx.jit(lambda *xs: sx.einsum(EINSUM, *xs))
         jax_fn = jax.jit(lambda *xs: jnp.einsum(EINSUM, *xs))
+        # (the eager pair and the compiled pair apart: NumPy's BLAS threads spin for a while after a call, and would
+        # slow whichever compiled call came next)
+        rounds = 50 if quick else 400
         stats = interleaved({"np": lambda: np.einsum(EINSUM, *arrays, optimize=True),
-                             "sx": lambda: sx.eval(sx.einsum(EINSUM, *ours)),
-                             "sx.jit": lambda: sx_fn(*ours).block_until_ready(),
-                             "jax.jit": lambda: jax_fn(*theirs).block_until_ready()}, rounds=50 if quick else 400)
+                             "sx": lambda: sx.eval(sx.einsum(EINSUM, *ours))}, rounds=rounds)
+        stats.update(interleaved({"sx.jit": lambda: sx_fn(*ours).block_until_ready(),
+                                  "jax.jit": lambda: jax_fn(*theirs).block_until_ready()}, rounds=rounds))
         rows.append({"case": f"{name}: {' x '.join(str(s) for s in shapes)}",
                      **{k: statistics.median(v.samples) for k, v in stats.items()},
                      "eager_ratio": paired_ratio(stats["sx"], stats["np"]),

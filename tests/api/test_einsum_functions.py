@@ -156,7 +156,8 @@ def test_on_a_device():
     arrays = _arrays([(2, 3), (3, 4), (4, 5)], np.float32)
     got = sx.einsum("ij,jk,kl->il", *[sx.asarray(a, device=DEVICE) for a in arrays])
     assert got.device == DEVICE
-    np.testing.assert_allclose(np.asarray(got.to_device("cpu")), np.einsum("ij,jk,kl->il", *arrays), rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(got.to_device("cpu")), np.einsum("ij,jk,kl->il", *arrays), rtol=2e-5,
+                               atol=2e-6)
     g = sx.grad(lambda a: sx.sum(snp.einsum("ij,jk,kl->il", a, *[sx.asarray(x, device=DEVICE) for x in arrays[1:]])))(
         sx.asarray(arrays[0], device=DEVICE))
     assert g.device == DEVICE
