@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -29,7 +29,13 @@ from stridex._lax import ops as _ops
 from stridex._lax import parallel as _parallel
 from stridex._transforms.batching import bound_axis_size
 
-__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum", "stop_gradient"]
+__all__ = [
+    # stop_gradient, the collectives
+    "all_gather", "axis_index", "pmax", "pmean", "pmin", "psum", "stop_gradient",
+    # contraction, convolution and windows
+    "add", "conv", "conv_general_dilated", "conv_transpose", "conv_with_general_padding", "dot_general", "max", "min",
+    "reduce_window",
+]
 
 T = TypeVar("T")
 AxisName = Hashable
@@ -219,8 +225,9 @@ from stridex._lax import convolution as _convolution  # noqa: E402
 from stridex._lax import linalg as _linalg  # noqa: E402
 from stridex._lax import windows as _windows  # noqa: E402
 
-__all__ += ["add", "conv", "conv_general_dilated", "conv_transpose", "conv_with_general_padding", "dot_general",
-            "max", "min", "reduce_window"]
+Padding = str | Sequence[tuple[int, int]]
+"""JAX's padding: "SAME", "SAME_LOWER", "VALID", or a (low, high) pair per spatial (or window) dimension."""
+Operand = Array | bool | int | float | complex
 
 _builtin_max = max  # (this module defines JAX's lax.max and lax.min below: builtins by these names)
 
@@ -267,8 +274,8 @@ def _axes_argument(value, what: str, name: str) -> tuple:
         raise TypeError(f"{what}: {name} must be a sequence of integers, got {value!r}") from None
 
 
-def dot_general(lhs: Array, rhs: Array, dimension_numbers, precision=None, preferred_element_type=None,
-                out_sharding=None) -> Array:
+def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: Any = None, out_sharding: Any = None) -> Array:
     """JAX's general contraction: `dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch,
     rhs_batch))`; the result's axes are the batch axes, then `lhs`'s free axes, then `rhs`'s, each in order.
 
@@ -353,9 +360,10 @@ def _spatial_argument(value, n: int, what: str, name: str) -> tuple:
     return value
 
 
-def conv_general_dilated(lhs: Array, rhs: Array, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
-                         dimension_numbers=None, feature_group_count: int = 1, batch_group_count: int = 1,
-                         precision=None, preferred_element_type=None, out_sharding=None) -> Array:
+def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Padding,
+                         lhs_dilation: Sequence[int] | None = None, rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: Any = None, feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None) -> Array:
     """JAX's general convolution (XLA's Conv): `padding` "SAME", "SAME_LOWER", "VALID" or `(low, high)` pairs per
     spatial dimension; `lhs_dilation` (transposed convolution) and `rhs_dilation` (atrous); `dimension_numbers`
     None (NCHW, OIHW, NCHW), three layout strings such as ("NHWC", "HWIO", "NHWC"), or JAX's
@@ -396,7 +404,8 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides, padding, lhs_di
         batch_group_count=operator.index(batch_group_count), out_dtype=dtype)
 
 
-def conv(lhs: Array, rhs: Array, window_strides, padding, precision=None, preferred_element_type=None) -> Array:
+def conv(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Padding, precision: Any = None,
+         preferred_element_type: Any = None) -> Array:
     """`conv_general_dilated` with the default layouts (lhs NCHW, rhs OIHW, out NCHW) and no dilation.
 
     >>> import stridex as sx
@@ -407,8 +416,9 @@ def conv(lhs: Array, rhs: Array, window_strides, padding, precision=None, prefer
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_with_general_padding(lhs: Array, rhs: Array, window_strides, padding, lhs_dilation, rhs_dilation,
-                              precision=None, preferred_element_type=None) -> Array:
+def conv_with_general_padding(lhs: Array, rhs: Array, window_strides: Sequence[int], padding: Padding,
+                              lhs_dilation: Sequence[int] | None, rhs_dilation: Sequence[int] | None,
+                              precision: Any = None, preferred_element_type: Any = None) -> Array:
     """`conv_general_dilated` with the default layouts (NCHW, OIHW, NCHW).
 
     >>> import stridex as sx
@@ -431,8 +441,9 @@ def _conv_transpose_padding(kernel: int, stride: int, padding) -> tuple:
     return before, total - before
 
 
-def conv_transpose(lhs: Array, rhs: Array, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel: bool = False, precision=None, preferred_element_type=None,
+def conv_transpose(lhs: Array, rhs: Array, strides: Sequence[int], padding: Padding,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                   transpose_kernel: bool = False, precision: Any = None, preferred_element_type: Any = None,
                    use_consistent_padding: bool = False) -> Array:
     """JAX's transposed ("fractionally strided") convolution: `lhs` dilated by `strides`, with JAX's padding for
     "SAME"/"VALID" (or explicit pairs, or with `use_consistent_padding` the forward convolution's padding, as
@@ -486,7 +497,7 @@ def _same_dtype_operands(what: str, x, y):
         raise TypeError(f"lax.{what} takes arrays or Python numbers, got {type(x).__name__} and {type(y).__name__}")
 
 
-def add(x, y) -> Array:
+def add(x: Operand, y: Operand) -> Array:
     """`x + y` elementwise, of one dtype (JAX's `lax.add`); as reduce_window's computation, a windowed sum.
 
     >>> import stridex as sx
@@ -497,7 +508,7 @@ def add(x, y) -> Array:
     return _ops.add(x, y)
 
 
-def max(x, y) -> Array:  # noqa: A001 (JAX's name)
+def max(x: Operand, y: Operand) -> Array:  # noqa: A001 (JAX's name)
     """The elementwise maximum, NaN if either is NaN (JAX's `lax.max`); as reduce_window's computation, max pooling.
 
     >>> import stridex as sx
@@ -508,7 +519,7 @@ def max(x, y) -> Array:  # noqa: A001 (JAX's name)
     return _ops.maximum(x, y)
 
 
-def min(x, y) -> Array:  # noqa: A001 (JAX's name)
+def min(x: Operand, y: Operand) -> Array:  # noqa: A001 (JAX's name)
     """The elementwise minimum, NaN if either is NaN (JAX's `lax.min`); as reduce_window's computation, min pooling.
 
     >>> import stridex as sx
@@ -524,7 +535,7 @@ def _computation(computation) -> str | None:
     `minimum`, or (when JAX is imported) `jax.lax.add`/`max`/`min`."""
     import sys
 
-    known = {add: "sum", max: "max", min: "min"}
+    known: dict[Any, str] = {add: "sum", max: "max", min: "min"}
     stridex = sys.modules.get("stridex")
     if stridex is not None:
         known.update({getattr(stridex, "add", None): "sum", getattr(stridex, "maximum", None): "max",
@@ -538,8 +549,9 @@ def _computation(computation) -> str | None:
         return None
 
 
-def reduce_window(operand: Array, init_value, computation, window_dimensions, window_strides, padding,
-                  base_dilation=None, window_dilation=None) -> Array:
+def reduce_window(operand: Array, init_value: Any, computation: Callable[..., Any], window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None, padding: Padding, base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Array:
     """JAX's windowed reduction, with `computation` one of `sx.lax.add`, `sx.lax.max`, `sx.lax.min` (sum, max and
     min pooling; `jax.lax`'s and `sx.add`/`maximum`/`minimum` are recognised too): each window of
     `window_dimensions` elements, `window_strides` apart, over the operand padded by `padding` ("SAME", "VALID"
@@ -574,10 +586,10 @@ def reduce_window(operand: Array, init_value, computation, window_dimensions, wi
     strides = (1,) * n if window_strides is None else _axes_argument(window_strides, what, "window_strides")
     base = (1,) * n if base_dilation is None else _axes_argument(base_dilation, what, "base_dilation")
     dilation = (1,) * n if window_dilation is None else _axes_argument(window_dilation, what, "window_dilation")
-    for name_, value in (("window_strides", strides), ("base_dilation", base), ("window_dilation", dilation)):
-        if len(value) != n:
+    for name_, entries in (("window_strides", strides), ("base_dilation", base), ("window_dilation", dilation)):
+        if len(entries) != n:
             raise ValueError(f"{what}: {name_} must have one entry per dimension of the operand (shape "
-                             f"{operand.shape}), got {value}")
+                             f"{operand.shape}), got {entries}")
     if isinstance(padding, str):
         pads = _convolution.padding_of(padding, operand.shape,
                                        [_convolution.dilate(d, r) for d, r in zip(dims, dilation)], strides)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
@@ -159,7 +159,7 @@ def _greedy(operands: list, output: frozenset, sizes: dict) -> list:
     current = list(operands)
     path = []
     while len(current) > 1:
-        best = None
+        best: tuple | None = None
         for i in range(len(current)):
             for j in range(i + 1, len(current)):
                 a, b = current[i], current[j]
@@ -170,6 +170,7 @@ def _greedy(operands: list, output: frozenset, sizes: dict) -> list:
                 key = (not shares, removed, _size(a | b, sizes), i, j)
                 if best is None or key < best[0]:
                     best = (key, i, j, result)
+        assert best is not None  # (two operands at least)
         _, i, j, result = best
         path.append((i, j))
         current = [c for k, c in enumerate(current) if k not in (i, j)] + [result]
@@ -325,7 +326,7 @@ def _plan(subscripts: str, shapes: tuple, optimize) -> _Plan:
         kept = _kept(frozenset(current[i]), frozenset(current[j]), others, frozenset(output))
         # Either operand may go first: the one whose result is nearer the output's order (the final permutation is
         # then a copy fewer under jit: XLA writes a dot's result in its own order). Batch labels in output order.
-        best = None
+        best: tuple | None = None
         for first, second in ((i, j), (j, i)):
             a, b = current[first], current[second]
             batch = sorted((label for label in a if label in b and label in kept), key=lambda x: rank.get(x, len(rank)))
@@ -333,6 +334,7 @@ def _plan(subscripts: str, shapes: tuple, optimize) -> _Plan:
             disorder = _inversions(result, rank)
             if best is None or disorder < best[0]:
                 best = (disorder, a, b, batch, result, first != i)
+        assert best is not None
         _, a, b, batch, result, swapped = best
         contract = [label for label in a if label in b and label not in kept]
         numbers = ((tuple(a.index(x) for x in contract), tuple(b.index(x) for x in contract)),
@@ -386,8 +388,8 @@ def _operands(fname: str, subscripts, operands) -> tuple:
     return subscripts, arrays
 
 
-def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None,
-           dtype=None) -> Array:
+def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "auto", precision: Any = None,
+           preferred_element_type: Any = None, dtype: Any = None) -> Array:
     """The Einstein summation of NumPy's `einsum`: subscripts such as "ij,jk->ik", `...` for broadcast axes, an
     implicit output (the labels named once, in alphabetical order) without `->`, or NumPy's sublist form. The
     contraction order is chosen for speed (`optimize`: "auto"/"greedy"/True, "optimal", False, or an explicit
@@ -443,7 +445,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, pre
     return x
 
 
-def einsum_path(subscripts, *operands, optimize="greedy") -> tuple:
+def einsum_path(subscripts: Any, *operands: Any, optimize: Any = "greedy") -> tuple[list, str]:
     """The contraction order `einsum` takes, as NumPy's `einsum_path`: `(["einsum_path", (i, j), ...], report)`,
     each pair the positions of two operands in the current list (the result goes to its end); operands may be
     arrays or anything with a `shape`.

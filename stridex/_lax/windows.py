@@ -26,6 +26,12 @@ from stridex._lax.jax_bridge import jax, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 
+# (declared first: the rules of each refer to the others)
+reduce_window_sum: Primitive
+reduce_window_sum_transpose: Primitive
+select_and_gather_add: Primitive
+select_and_scatter_add: Primitive
+
 _WINDOW = ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation")
 
 
