@@ -609,8 +609,10 @@ def reduce_window(operand: Array, init_value: Any, computation: Callable[..., An
             raise TypeError(f"{what}: init_value must be a scalar, got an array of shape {value.shape}")
         if value.item() == _windows.identity(name, operand.dtype.np).item():
             return out
-        init_value = value.item()
-    init = _ops.astype(_array(init_value, what, "init_value"), operand.dtype)
+        # (a Python scalar of the operand's dtype's value: weak, so the result keeps the operand's dtype and device)
+        init: Any = np.asarray(value, dtype=operand.dtype.np).item()
+    else:
+        init = _ops.astype(init_value, operand.dtype)
     if name == "max":
         return _ops.maximum(out, init)
     if name == "min":

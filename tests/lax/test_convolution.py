@@ -171,6 +171,25 @@ def test_on_a_device():
     _close(g[1].to_device("cpu"), want[1], F32, scale=10)
 
 
+def test_complex_operands_against_jax():
+    rng = np.random.default_rng(9)
+    lhs = rng.standard_normal((2, 3, 6, 5)) + 1j * rng.standard_normal((2, 3, 6, 5))
+    rhs = rng.standard_normal((4, 3, 3, 2)) + 1j * rng.standard_normal((4, 3, 3, 2))
+
+    def loss(xp, conv):
+        return lambda a, b: xp.sum(xp.real(conv(a, b, (1, 1), "SAME")) ** 2) + xp.sum(xp.imag(conv(a, b, (2, 1),
+                                                                                                "VALID")))
+
+    got = sx.lax.conv(sx.asarray(lhs), sx.asarray(rhs), (1, 1), "SAME")
+    grads = sx.grad(loss(sx, sx.lax.conv), argnums=(0, 1))(sx.asarray(lhs), sx.asarray(rhs))
+    with jax.enable_x64(True):
+        want = jax.lax.conv(jnp.asarray(lhs), jnp.asarray(rhs), (1, 1), "SAME")
+        want_grads = jax.grad(loss(jnp, jax.lax.conv), argnums=(0, 1))(jnp.asarray(lhs), jnp.asarray(rhs))
+    _close(got, want, F64, scale=10)
+    for g, w in zip(grads, want_grads):
+        _close(g, w, F64, scale=10)
+
+
 def test_promotion_and_preferred_element_type():
     lhs, rhs = _operands("nchw_same", F32)
     kw = CONFIGS["nchw_same"][2]

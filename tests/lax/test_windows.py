@@ -179,6 +179,17 @@ def test_on_a_device():
     np.testing.assert_allclose(np.asarray(g.to_device("cpu")), np.asarray(want), rtol=1e-6)
 
 
+def test_initial_values_on_a_device_and_traced():
+    x = _operand("explicit", F32, special=False)
+    with jax.enable_x64(True):
+        want = {init: np.asarray(_theirs(jnp.asarray(x), "max", init, "explicit")) for init in (0.0, 0.5)}
+    got = _ours(sx.asarray(x, device=DEVICE), "max", 0.0, "explicit")
+    assert got.device == DEVICE and got.dtype == sx.float32
+    _same(got.to_device("cpu"), want[0.0], F32, exact=True)
+    traced = sx.jit(lambda v, init: _ours(v, "max", init, "explicit"))(sx.asarray(x), sx.asarray(0.5))
+    _same(traced, want[0.5], F32, exact=True)
+
+
 def test_computations_recognised():
     x = sx.asarray(np.arange(12.0).reshape(3, 4))
     want = sx.lax.reduce_window(x, -np.inf, sx.lax.max, (2, 2), (1, 1), "VALID")
