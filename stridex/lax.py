@@ -221,6 +221,7 @@ def axis_index(axis_name: AxisName | tuple[AxisName, ...]) -> Array:
 # reduce_window, and the monoids add/max/min that name reduce_window's computation) ==============================
 # Primitives: `stridex._lax.linalg.dot_general`, `stridex._lax.convolution`, `stridex._lax.windows`.
 
+from stridex._api import creation_functions as _creation_functions  # noqa: E402
 from stridex._lax import convolution as _convolution  # noqa: E402
 from stridex._lax import linalg as _linalg  # noqa: E402
 from stridex._lax import windows as _windows  # noqa: E402
@@ -232,12 +233,13 @@ Operand = Array | bool | int | float | complex
 _builtin_max = max  # (this module defines JAX's lax.max and lax.min below: builtins by these names)
 
 
-def _array(x, what: str, name: str) -> Array:
+def _contraction_operand(x, what: str, name: str) -> Array:
+    """`x` as an Array: JAX's array-likes (Python numbers, NumPy and JAX arrays, nested lists) are converted."""
     if isinstance(x, Array):
         return x
-    if isinstance(x, _SCALARS):
-        return _ops.constant(x)
-    raise TypeError(f"{what}: {name} must be a stridex array, got {type(x).__name__}")
+    if isinstance(x, (*_SCALARS, list, tuple)) or hasattr(x, "__array__"):
+        return _creation_functions.asarray(x)
+    raise TypeError(f"{what}: {name} must be an array, got {type(x).__name__}")
 
 
 def _dtype_argument(dtype, what: str) -> _dtypes.DType:
@@ -290,7 +292,7 @@ def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any =
     (2, 3, 5)
     """
     what = "dot_general"
-    lhs, rhs = _array(lhs, what, "lhs"), _array(rhs, what, "rhs")
+    lhs, rhs = _contraction_operand(lhs, what, "lhs"), _contraction_operand(rhs, what, "rhs")
     if out_sharding is not None:
         raise NotImplementedError("dot_general: out_sharding is not supported; shard through sx.jit's out_shardings")
     try:
@@ -381,7 +383,7 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
            [4., 6., 6., 4.]])
     """
     what = "conv_general_dilated"
-    lhs, rhs = _array(lhs, what, "lhs"), _array(rhs, what, "rhs")
+    lhs, rhs = _contraction_operand(lhs, what, "lhs"), _contraction_operand(rhs, what, "rhs")
     if out_sharding is not None:
         raise NotImplementedError(f"{what}: out_sharding is not supported; shard through sx.jit's out_shardings")
     if lhs.ndim != rhs.ndim or lhs.ndim < 2:
@@ -455,7 +457,7 @@ def conv_transpose(lhs: Array, rhs: Array, strides: Sequence[int], padding: Padd
     (1, 8, 8, 5)
     """
     what = "conv_transpose"
-    lhs, rhs = _array(lhs, what, "lhs"), _array(rhs, what, "rhs")
+    lhs, rhs = _contraction_operand(lhs, what, "lhs"), _contraction_operand(rhs, what, "rhs")
     if lhs.ndim != rhs.ndim or lhs.ndim < 2:
         raise TypeError(f"{what}: lhs and rhs must have the same number of dimensions, at least 2, got shapes "
                         f"{lhs.shape} and {rhs.shape}")
@@ -573,7 +575,7 @@ def reduce_window(operand: Array, init_value: Any, computation: Callable[..., An
     if isinstance(operand, (tuple, list, dict)):
         raise NotImplementedError(f"{what} of several operands (a variadic reduction) takes a general computation, "
                                   "which stridex does not support; reduce each operand with add, max or min")
-    operand = _array(operand, what, "operand")
+    operand = _contraction_operand(operand, what, "operand")
     name = _computation(computation)
     if name is None:
         raise NotImplementedError(f"{what}: the computation must be sx.lax.add, sx.lax.max or sx.lax.min (sum, max "

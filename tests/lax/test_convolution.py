@@ -205,6 +205,15 @@ def test_promotion_and_preferred_element_type():
     np.testing.assert_array_equal(np.asarray(ints), np.asarray(want))
 
 
+def test_array_likes_are_taken():
+    lhs, rhs = _operands("nchw_same", F64)
+    kw = CONFIGS["nchw_same"][2]
+    want = _ours(sx.asarray(lhs), sx.asarray(rhs), **kw)
+    _close(_ours(lhs, rhs.tolist(), **kw), want, F64)
+    with jax.enable_x64(True):
+        _close(_ours(jnp.asarray(lhs), sx.asarray(rhs), **kw), want, F64)
+
+
 def test_conv_and_conv_with_general_padding():
     rng = np.random.default_rng(6)
     lhs, rhs = rng.standard_normal((2, 3, 9, 8)), rng.standard_normal((4, 3, 3, 2))
@@ -271,7 +280,7 @@ def test_conv_transpose_against_jax(case):
      r"one \(low, high\) pair per spatial dimension \(2\)"),
     (lambda: sx.lax.conv(sx.ones((1, 3, 2, 2)), sx.ones((2, 3, 1, 1)), (1, 1), [(-3, 0), (0, 0)]), ValueError,
      r"negative padding \(-3, 0\)"),
-    (lambda: sx.lax.conv([[1.0]], sx.ones((1, 1)), (), "SAME"), TypeError, r"lhs must be a stridex array, got list"),
+    (lambda: sx.lax.conv(object(), sx.ones((1, 1)), (), "SAME"), TypeError, r"lhs must be an array, got object"),
 ])
 def test_errors_name_the_offending_value(call, error, match):
     with pytest.raises(error, match=match):
