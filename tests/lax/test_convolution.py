@@ -328,6 +328,19 @@ def test_dot_general_against_jax(case, dtype):
     _close(batched, looped, dtype, scale=10)
 
 
+def test_one_convolution_and_one_dot_under_jit_and_on_a_device():
+    lhs, rhs = _operands("nchw_same", F32)
+    text = sx.jit(lambda a, b: _ours(a, b, **CONFIGS["nchw_same"][2])).lower(sx.asarray(lhs), sx.asarray(rhs)).as_text()
+    assert text.count("stablehlo.convolution") == 1
+    numbers = (((2,), (1,)), ((0,), (0,)))
+    a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+    text = sx.jit(lambda x, y: sx.lax.dot_general(x, y, numbers)).lower(sx.asarray(a), sx.asarray(b)).as_text()
+    assert text.count("stablehlo.dot_general") == 1
+    on_device = sx.lax.dot_general(sx.asarray(a, device=DEVICE), sx.asarray(b, device=DEVICE), numbers)
+    assert on_device.device == DEVICE
+    np.testing.assert_array_equal(np.asarray(on_device.to_device("cpu")), np.full((2, 3, 5), 4.0, np.float32))
+
+
 def test_dot_general_dtypes_and_errors():
     a8 = sx.asarray(np.arange(6, dtype=np.int8).reshape(2, 3))
     out = sx.lax.dot_general(a8, a8, (((1,), (1,)), ((), ())), preferred_element_type=np.int32)

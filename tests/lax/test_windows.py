@@ -190,6 +190,12 @@ def test_initial_values_on_a_device_and_traced():
     _same(traced, want[0.5], F32, exact=True)
 
 
+def test_one_reduce_window_under_jit():
+    x = sx.asarray(_operand("pool_2x2", F32, special=False))
+    text = sx.jit(lambda v: _ours(v, "max", -np.inf, "pool_2x2")).lower(x).as_text()
+    assert text.count("stablehlo.reduce_window") == 1
+
+
 def test_computations_recognised():
     x = sx.asarray(np.arange(12.0).reshape(3, 4))
     want = sx.lax.reduce_window(x, -np.inf, sx.lax.max, (2, 2), (1, 1), "VALID")
