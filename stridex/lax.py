@@ -2,7 +2,8 @@
 
 One section per family of `jax.lax` below, each binding the primitives of its `stridex._lax` family module:
 stop_gradient (`stridex._lax.differentiation`) and the collectives over a named `vmap` axis
-(`stridex._lax.parallel`). Functions that take a value take a pytree of them, as JAX's do.
+(`stridex._lax.parallel`), which take a pytree of values, as JAX's do; contraction, convolution and windowed
+reductions (`dot_general` of `stridex._lax.linalg`, `stridex._lax.convolution`, `stridex._lax.windows`).
 
 >>> import stridex as sx
 >>> sx.grad(lambda x: x * sx.lax.stop_gradient(x))(sx.asarray(3.0))
