@@ -255,6 +255,16 @@ def _dtype_argument(dtype, what: str) -> _dtypes.DType:
     return found
 
 
+def _accumulates_into(dtype: _dtypes.DType, preferred: _dtypes.DType) -> bool:
+    """JAX's rule for `preferred_element_type`: integers may accumulate into floats or integers (a signed one into a
+    signed one); floating and complex types keep their kind."""
+    integral = ("signed", "unsigned")
+    if dtype.kind in integral:
+        return preferred.kind == "real floating" or (preferred.kind in integral and
+                                                     (dtype.kind != "signed" or preferred.kind == "signed"))
+    return preferred.kind == dtype.kind
+
+
 def _operand_dtype(what: str, lhs: Array, rhs: Array, preferred_element_type) -> _dtypes.DType:
     for x in (lhs, rhs):
         if x.dtype.kind == "bool":
@@ -262,9 +272,12 @@ def _operand_dtype(what: str, lhs: Array, rhs: Array, preferred_element_type) ->
     dtype = _dtypes.promote(lhs.dtype, rhs.dtype)
     if preferred_element_type is not None:
         preferred = _dtype_argument(preferred_element_type, what)
-        if (preferred.kind == "complex floating") != (dtype.kind == "complex floating") or \
-                (preferred.kind in ("signed", "unsigned")) != (dtype.kind in ("signed", "unsigned")):
-            raise TypeError(f"{what}: preferred_element_type {preferred.name} must be of the same kind as the "
+        if not _accumulates_into(dtype, preferred):
+            raise TypeError(f"{what}: preferred_element_type {preferred.name} is incompatible with the operands' "
+                            f"dtype {dtype.name} (the combinations are integer with integer of the same "
+                            "signedness, integer with floating, floating with floating, complex with complex)")
+        if preferred.itemsize < dtype.itemsize:
+            raise TypeError(f"{what}: preferred_element_type {preferred.name} must not be narrower than the "
                             f"operands' dtype {dtype.name}")
         dtype = preferred
     return dtype

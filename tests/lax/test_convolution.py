@@ -354,5 +354,14 @@ def test_dot_general_dtypes_and_errors():
         sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), (((2,), (0,)), ((), ())))
     with pytest.raises(TypeError, match=r"dimension_numbers must be"):
         sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), ((1,), (0,)))
+    with pytest.raises(TypeError, match=r"preferred_element_type float32 must not be narrower than the operands' dtype "
+                                        r"float64"):
+        sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), (((1,), (0,)), ((), ())), preferred_element_type=sx.float32)
+    with pytest.raises(TypeError, match=r"preferred_element_type uint32 is incompatible with the operands' dtype int8"):
+        sx.lax.dot_general(a8, a8, (((1,), (1,)), ((), ())), preferred_element_type=sx.uint32)
+    with pytest.raises(TypeError, match=r"preferred_element_type int64 is incompatible .* float32"):
+        sx.lax.conv(sx.ones((1, 1, 3, 3), dtype=sx.float32), sx.ones((1, 1, 2, 2), dtype=sx.float32), (1, 1), "SAME",
+                    preferred_element_type=sx.int64)
+    assert sx.lax.dot_general(a8, a8, (((1,), (1,)), ((), ())), preferred_element_type=sx.float32).dtype == sx.float32
     with pytest.raises(TypeError, match=r"preferred_element_type must be a dtype, got 'nope'"):
         sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), (((1,), (0,)), ((), ())), preferred_element_type="nope")
