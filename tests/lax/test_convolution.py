@@ -356,7 +356,8 @@ def test_dot_general_dtypes_and_errors():
         sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), ((1,), (0,)))
     with pytest.raises(TypeError, match=r"preferred_element_type float32 must not be narrower than the operands' dtype "
                                         r"float64"):
-        sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), (((1,), (0,)), ((), ())), preferred_element_type=sx.float32)
+        sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3, 2)), (((1,), (0,)), ((), ())),
+                           preferred_element_type=sx.float32)
     with pytest.raises(TypeError, match=r"preferred_element_type uint32 is incompatible with the operands' dtype int8"):
         sx.lax.dot_general(a8, a8, (((1,), (1,)), ((), ())), preferred_element_type=sx.uint32)
     with pytest.raises(TypeError, match=r"preferred_element_type int64 is incompatible .* float32"):
