@@ -401,6 +401,12 @@ add("vecdot", C, C, axis=0)
 add("tensordot", np.ones((2, 3, 4)), np.ones((3, 4, 5)))
 add("tensordot", F, G, axes=([0], [0]))
 add("tensordot", F, G.T, axes=1)
+add("einsum", "ij,kj->ik", F, G)
+add("einsum", "ij,jk,kl->il", F, G.T, F)
+add("einsum", "ii", C)
+add("einsum", "...j,j", F, V[:3])
+add("einsum", "ij", I32)
+add("einsum", "ij,ij->i", F32, G, optimize="optimal")
 add("kron", F[:2, :2], np.eye(2))
 add("kron", V[:3], W[:2])
 add("cross", np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
@@ -508,6 +514,8 @@ CASES += [
 
 # Names not compared value by value against jax.numpy, and why (each is tested elsewhere in tests/numpy).
 NOT_COMPARED = {
+    "einsum_path": "NumPy's paths (compared with np.einsum_path in tests/api/test_einsum_functions.py); the report's "
+                   "words are stridex's own",
     "empty": "unspecified values (jax.numpy's are zeros): shape and dtype in test_semantics.py",
     "empty_like": "as empty",
     "finfo": "returns NumPy's finfo, as jax.numpy does (compared in test_dtypes.py)",
