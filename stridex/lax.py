@@ -223,6 +223,7 @@ def axis_index(axis_name: AxisName | tuple[AxisName, ...]) -> Array:
 # Primitives: `stridex._lax.linalg.dot_general`, `stridex._lax.convolution`, `stridex._lax.windows`.
 
 from stridex._api import creation_functions as _creation_functions  # noqa: E402
+from stridex._api import einsum_functions as _einsum  # noqa: E402
 from stridex._lax import convolution as _convolution  # noqa: E402
 from stridex._lax import linalg as _linalg  # noqa: E402
 from stridex._lax import windows as _windows  # noqa: E402
@@ -307,6 +308,7 @@ def dot_general(lhs: Array, rhs: Array, dimension_numbers: Any, precision: Any =
     """
     what = "dot_general"
     lhs, rhs = _contraction_operand(lhs, what, "lhs"), _contraction_operand(rhs, what, "rhs")
+    _einsum.check_precision(precision, what)
     if out_sharding is not None:
         raise NotImplementedError("dot_general: out_sharding is not supported; shard through sx.jit's out_shardings")
     try:
@@ -398,6 +400,7 @@ def conv_general_dilated(lhs: Array, rhs: Array, window_strides: Sequence[int], 
     """
     what = "conv_general_dilated"
     lhs, rhs = _contraction_operand(lhs, what, "lhs"), _contraction_operand(rhs, what, "rhs")
+    _einsum.check_precision(precision, what)
     if out_sharding is not None:
         raise NotImplementedError(f"{what}: out_sharding is not supported; shard through sx.jit's out_shardings")
     if lhs.ndim != rhs.ndim or lhs.ndim < 2:

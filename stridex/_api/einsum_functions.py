@@ -23,6 +23,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._lax import linalg as _linalg
 from stridex._lax import ops
+from stridex._lax import precision as _precision
 
 __all__ = ["einsum", "einsum_path"]
 
@@ -371,6 +372,23 @@ def _planned(subscripts: str, shapes: tuple, optimize) -> _Plan:
     return plan
 
 
+def check_precision(precision: Any, what: str) -> None:
+    """Refuse (ValueError) a `precision` that JAX would refuse. Accepted: None, a name or preset that
+    `sx.matmul_precision` takes, a `jax.lax.Precision` or `DotAlgorithmPreset` (by its name), or a pair of them.
+    It is checked, not applied (float32 products follow stridex's setting: see `sx.lax.dot_general`)."""
+    for p in precision if isinstance(precision, (tuple, list)) and len(precision) == 2 else (precision,):
+        if p is None:
+            continue
+        name = p if isinstance(p, str) else getattr(p, "name", None)
+        try:
+            if not isinstance(name, str):
+                raise ValueError
+            _precision.canonical(name)
+        except ValueError:
+            raise ValueError(f"{what}: precision must be None, a name such as 'highest' or 'default', a "
+                             f"jax.lax.Precision, or a pair of them; got {precision!r}") from None
+
+
 # --- the functions -------------------------------------------------------------------------------------------------
 
 
@@ -407,6 +425,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "a
     """
     if out is not None:
         raise ValueError("einsum: out= is not supported (stridex's einsum returns a new array)")
+    check_precision(precision, "einsum")
     subscripts, arrays = _operands("einsum", subscripts, operands)
     if not arrays:
         raise ValueError("einsum needs at least one operand")

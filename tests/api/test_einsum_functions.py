@@ -176,6 +176,7 @@ def test_on_a_device():
     (lambda a: sx.einsum("ij,jk", a, sx.ones((3, 2)), optimize="fastest"), ValueError, r"'fastest'"),
     (lambda a: sx.einsum("ij,jk", a, sx.ones((3, 2)), optimize=[(0, 2)]), ValueError, r"invalid contraction path"),
     (lambda a: sx.einsum("ij,jk", a, sx.ones((3, 2)), out=a), ValueError, r"out= is not supported"),
+    (lambda a: sx.einsum("ij,jk", a, sx.ones((3, 2)), precision="best"), ValueError, r"precision .* got 'best'"),
 ])
 def test_errors_name_the_offending_value(call, error, match):
     with pytest.raises(error, match=match):

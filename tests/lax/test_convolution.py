@@ -281,6 +281,10 @@ def test_conv_transpose_against_jax(case):
     (lambda: sx.lax.conv(sx.ones((1, 3, 2, 2)), sx.ones((2, 3, 1, 1)), (1, 1), [(-3, 0), (0, 0)]), ValueError,
      r"negative padding \(-3, 0\)"),
     (lambda: sx.lax.conv(object(), sx.ones((1, 1)), (), "SAME"), TypeError, r"lhs must be an array, got object"),
+    (lambda: sx.lax.conv(sx.ones((1, 3, 5, 5)), sx.ones((2, 3, 3, 3)), (1, 1), "SAME", precision="hihgest"),
+     ValueError, r"precision must be None, .* got 'hihgest'"),
+    (lambda: sx.lax.dot_general(sx.ones((2, 3)), sx.ones((3,)), (((1,), (0,)), ((), ())), precision=("high", 3)),
+     ValueError, r"got \('high', 3\)"),
 ])
 def test_errors_name_the_offending_value(call, error, match):
     with pytest.raises(error, match=match):
@@ -339,6 +343,13 @@ def test_one_convolution_and_one_dot_under_jit_and_on_a_device():
     on_device = sx.lax.dot_general(sx.asarray(a, device=DEVICE), sx.asarray(b, device=DEVICE), numbers)
     assert on_device.device == DEVICE
     np.testing.assert_array_equal(np.asarray(on_device.to_device("cpu")), np.full((2, 3, 5), 4.0, np.float32))
+
+
+def test_precisions_jax_takes_are_accepted():
+    a = sx.ones((2, 3))
+    for precision in (None, "highest", "DEFAULT", jax.lax.Precision.HIGH, (jax.lax.Precision.HIGHEST, "highest"),
+                      "BF16_BF16_F32"):
+        assert float(sx.lax.dot_general(a, a, (((1,), (1,)), ((), ())), precision=precision)[0, 0]) == 3.0
 
 
 def test_dot_general_dtypes_and_errors():
