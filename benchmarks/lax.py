@@ -1,12 +1,12 @@
 """sx.lax beside JAX: a small CNN trained under `jit(value_and_grad)`, and a three-operand einsum, in one process.
 
-    python -m benchmarks.lax [--quick] [--output benchmarks/LAX_RESULTS.md]
+    python -m benchmarks.lax [--quick] [--devices host,cpu:1] [--output benchmarks/LAX_RESULTS.md]
 
 Issue 43's targets:
 - the CNN (float32: two 3x3 convolutions with relu and 2x2 max pooling by `reduce_window`, a dense layer,
   log_softmax cross-entropy, SGD with momentum): its losses equal JAX's to float32 tolerance; the steady step is
   <= 1.1x `jax.jit`'s and the first call (trace, lower, compile, run) <= 1.2x, on the host and on `cpu:1` (a JAX
-  CPU device standing in for an accelerator);
+  CPU device standing in for an accelerator), and on a GPU when one is lent (`--devices host,gpu:0`);
 - `einsum("ij,jk,kl->il")`: <= 1.1x `jnp.einsum` under jit, and eagerly on the host <= 1.2x
   `np.einsum(optimize=True)`.
 
@@ -113,7 +113,11 @@ def sx_arrays(tree, device=None):
 def jax_arrays(tree, device=None):
     import jax
 
-    target = None if device is None else jax.devices("cpu")[int(device.split(":")[1])]
+    if device is None:
+        target = None
+    else:
+        platform, _, index = device.partition(":")
+        target = jax.devices(platform)[int(index or 0)]
     return jax.tree_util.tree_map(lambda a: jax.device_put(a, target), tree)
 
 
@@ -155,7 +159,7 @@ def _first_calls(rounds: int, device) -> dict:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def run_cnn(quick: bool) -> list[dict]:
+def run_cnn(quick: bool, devices=(None, DEVICE)) -> list[dict]:
     import jax
 
     import stridex as sx
@@ -163,7 +167,7 @@ def run_cnn(quick: bool) -> list[dict]:
     params, (images, labels) = init_params(), batch()
     velocity = {k: tuple(np.zeros_like(a) for a in v) for k, v in params.items()}
     rows = []
-    for device in (None, DEVICE):
+    for device in devices:
         sx_in = sx_arrays((params, velocity, images, labels), device)
         jax_in = jax_arrays((params, velocity, images, labels), device)
         sx_fn, jax_fn = sx.jit(sx_step()), jax.jit(jax_step())
@@ -262,9 +266,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (numbers not for quoting)")
     parser.add_argument("--output", default=str(HERE / "LAX_RESULTS.md"), help="where the Markdown report goes")
+    parser.add_argument("--devices", default=f"host,{DEVICE}",
+                        help="where the CNN runs, comma-separated: host and JAX devices such as cpu:1 or gpu:0")
     options = parser.parse_args(argv)
+    devices = [None if d == "host" else d for d in options.devices.split(",")]
     start = time.perf_counter()
-    cnn_rows = run_cnn(options.quick)
+    cnn_rows = run_cnn(options.quick, devices)
     einsum_rows = run_einsum(options.quick)
     text = report(cnn_rows, einsum_rows, options.quick, time.perf_counter() - start)
     Path(options.output).write_text(text)
