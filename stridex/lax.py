@@ -245,8 +245,9 @@ def _contraction_operand(x, what: str, name: str) -> Array:
 
 
 def _dtype_argument(dtype, what: str) -> _dtypes.DType:
+    """A stridex dtype from what JAX takes as one (a dtype, a Python type, a NumPy dtype or its name)."""
     found = _dtypes.as_dtype(dtype)
-    if found is None and not isinstance(dtype, type(None)):
+    if found is None:
         try:
             found = _dtypes.from_numpy(dtype)
         except TypeError:
