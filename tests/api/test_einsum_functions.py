@@ -187,3 +187,48 @@ def test_the_same_function_in_both_namespaces():
     a = sx.ones((2, 2))
     np.testing.assert_array_equal(np.asarray(snp.einsum("ij->j", a)), np.asarray(sx.einsum("ij->j", a)))
     assert "einsum" in sx.__all__ and "einsum" in snp.__all__ and "einsum_path" in snp.__all__
+
+
+def _random_case(rng):
+    """Random subscripts over 1-4 operands: shared, repeated and lone labels, sizes 1-3, sometimes `...`, an explicit
+    or implicit output."""
+    letters = "abcdef"
+    sizes = {c: int(rng.integers(1, 4)) for c in letters}
+    terms, shapes = [], []
+    ellipsis = rng.random() < 0.3
+    broadcast = tuple(int(rng.integers(1, 3)) for _ in range(int(rng.integers(0, 3))))
+    for _ in range(int(rng.integers(1, 5))):
+        term = "".join(rng.choice(list(letters), int(rng.integers(0, 4))))
+        shape = [sizes[c] if rng.random() < 0.9 else 1 for c in term]  # (a size-1 axis broadcasts)
+        if ellipsis:
+            own = broadcast[len(broadcast) - int(rng.integers(0, len(broadcast) + 1)):]
+            own = tuple(1 if rng.random() < 0.3 else n for n in own)
+            terms.append("..." + term)
+            shapes.append(own + tuple(shape))
+        else:
+            terms.append(term)
+            shapes.append(tuple(shape))
+    subscripts = ",".join(terms)
+    if rng.random() < 0.5:
+        used = sorted(set("".join(terms)) - {"."})
+        out = "".join(rng.permutation(used)[:int(rng.integers(0, len(used) + 1))]) if used else ""
+        subscripts += "->" + ("..." if ellipsis else "") + out
+    return subscripts, shapes
+
+
+def test_random_subscripts_against_numpy():
+    rng = np.random.default_rng(43)
+    checked = 0
+    while checked < 120:
+        subscripts, shapes = _random_case(rng)
+        arrays = [rng.standard_normal(s) for s in shapes]
+        try:
+            want = np.einsum(subscripts, *arrays)
+        except ValueError:
+            continue  # (NumPy refuses it: not a case)
+        for optimize in ("auto", "optimal", False):
+            got = sx.einsum(subscripts, *map(sx.asarray, arrays), optimize=optimize)
+            assert got.shape == np.shape(want), (subscripts, shapes, optimize)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12,
+                                       err_msg=f"{subscripts} {shapes} {optimize}")
+        checked += 1
