@@ -689,6 +689,12 @@ def _for_jax(t, like):
     return t if t.dtype == like.dtype else _jax_lax().convert_element_type(t, like.dtype)
 
 
+def _like(aval) -> np.ndarray:
+    """A (read-only, one-element) NumPy array of `aval`'s shape and dtype, as `_as_stridex_zero` and `_for_jax`
+    read them."""
+    return np.broadcast_to(np.zeros((), aval.dtype.np), aval.shape)
+
+
 def _jax_written(call, num_writes, values) -> list:
     if not num_writes:
         return []
@@ -774,15 +780,15 @@ def _lower_custom_vjp(ctx, *values, call, fwd, bwd, num_consts, num_writes, name
             written = _jax_written(call, num_writes, vals)
         outs = [o if o.dtype == a.dtype.np else _jax_lax().convert_element_type(o, a.dtype.np)
                 for o, a in zip(both[:n_out], out_avals)]
-        return tuple(outs) + tuple(written), (tuple(both[n_out:]), tuple(vals[nc + fc:num_consts]),
-                                              tuple(vals[num_consts:]))
+        return tuple(outs) + tuple(written), (tuple(both[n_out:]), tuple(vals[nc + fc:num_consts]))
 
     def backward(residuals, cts):
-        res, consts, xs = residuals
-        cts = [_as_stridex_zero(c, np.zeros(a.shape, a.dtype.np)) for c, a in zip(cts[:n_out], out_avals)]
+        res, consts = residuals
+        cts = [_as_stridex_zero(c, _like(a)) for c, a in zip(cts[:n_out], out_avals)]
         with lowering_for_jax():
             grads = iter(lower_program(staged.bwd)(*consts, *res, *cts))
-        result = [_for_jax(next(grads), x) if given else None for x, given in zip(xs, staged.given)]
+        result = [_for_jax(next(grads), _like(x.aval)) if given else None
+                  for x, given in zip(call.inputs[num_consts:], staged.given)]
         return (None,) * num_consts + tuple(None if r is not None and r.dtype == _float0() else r for r in result)
 
     f = j.custom_vjp(fun)

@@ -263,3 +263,39 @@ def test_custom_calls_under_stridex_transformations_inside(name):
     x = jnp.asarray([1.0, 0.5, -3.0])
     close(jax.grad(sx.to_jax(fs))(x), jax.grad(fj)(x), np.float64)
     close(jax.jit(jax.grad(sx.to_jax(fs)))(x), jax.grad(fj)(x), np.float64)
+
+
+def make_mixed(xp, custom_jvp, custom_vjp):
+    @custom_jvp
+    def power(x, k):  # an integer argument: a float0 tangent on JAX's side
+        return x ** k
+
+    power.defjvp(lambda p, t: (power(*p), t[0] * p[1] * p[0] ** (p[1] - 1) * 2.0))
+
+    @custom_vjp
+    def mix(x, y, k):  # None cotangents
+        return x * y + k
+
+    mix.defvjp(lambda x, y, k: (mix(x, y, k), (x, y)), lambda r, g: (g * r[1] * 3.0, None, None))
+
+    scale = custom_vjp(lambda s, x: x * s, nondiff_argnums=(0,))
+    scale.defvjp(lambda s, x: (x * s, None), lambda s, _, g: (g * s * 10.0,))
+
+    def program(x, y, k):
+        return xp.sum(power(x, k)) + xp.sum(mix(x, y, k)) + xp.sum(scale(2.0, x))
+
+    return program
+
+
+def test_integer_arguments_none_cotangents_and_nondiff_arguments():
+    mixed_sx, mixed_jax = make_mixed(sx, sx.custom_jvp, sx.custom_vjp), make_mixed(jnp, jax.custom_jvp, jax.custom_vjp)
+    x, y, k = jnp.asarray([0.5, 2.0]), jnp.asarray([1.0, -1.0]), jnp.asarray([2, 3])
+    f = sx.to_jax(mixed_sx)
+    for got, want in zip(jax.grad(f, argnums=(0, 1))(x, y, k), jax.grad(mixed_jax, argnums=(0, 1))(x, y, k)):
+        close(got, want, np.float64)
+    xs = jnp.stack([x, 2 * x])
+    close(jax.jit(jax.vmap(jax.grad(f), in_axes=(0, None, None)))(xs, y, k),
+          jax.vmap(jax.grad(mixed_jax), in_axes=(0, None, None))(xs, y, k), np.float64)
+    close(np.asarray(sx.grad(mixed_sx)(sx.asarray(x), sx.asarray(y), sx.asarray(k))), jax.grad(mixed_jax)(x, y, k),
+          np.float64)
+    assert jax.grad(f, argnums=2, allow_int=True)(x, y, k).dtype == jax.dtypes.float0
