@@ -662,7 +662,30 @@ def _stage_custom_vjp_for_jax(trace, args, params):
     return args, {**params, "fwd": Fn(fwd.fn, fwd.name, fwd.key, staged), "bwd": bwd}
 
 
-_STAGE_FOR_JAX = {"custom_jvp_call": _stage_custom_jvp_for_jax, "custom_vjp_call": _stage_custom_vjp_for_jax}
+class _Unstaged(NamedTuple):
+    """A rule whose tracing failed (a Python decision on a traced value, a bwd returning the wrong structure): the
+    error is raised if JAX asks for the rule, as stridex raises it only when it differentiates."""
+
+    error: Exception
+    call_consts: int
+
+
+def _staged_or_deferred(stage_rules):
+    """`stage_rules(trace, args, params)`, its error kept in the rule for JAX's first request (`_Unstaged`)."""
+
+    def staging(trace, args, params):
+        try:
+            return stage_rules(trace, args, params)
+        except Exception as e:  # noqa: BLE001  (any error of the user's rule: raised where JAX differentiates)
+            rule = params["jvp" if "jvp" in params else "fwd"]
+            unstaged = Fn(rule.fn, rule.name, rule.key, _Unstaged(e, params["num_consts"]))
+            return args, {**params, ("jvp" if "jvp" in params else "fwd"): unstaged}
+
+    return staging
+
+
+_STAGE_FOR_JAX = {"custom_jvp_call": _staged_or_deferred(_stage_custom_jvp_for_jax),
+                  "custom_vjp_call": _staged_or_deferred(_stage_custom_vjp_for_jax)}
 
 
 def _symbolic_zero(t) -> bool:
@@ -735,6 +758,8 @@ def _lower_custom_jvp(ctx, *values, call, jvp, num_consts, num_writes, name):
         _check_writes(name, "JAX's differentiation (through sx.to_jax)", call, num_consts, num_writes,
                       [i for i, t in enumerate(tangents[num_consts:]) if not _symbolic_zero(t)])
         ts = [_as_stridex_zero(t, x) for t, x in zip(tangents[num_consts:], xs)]
+        if isinstance(staged, _Unstaged):
+            raise staged.error
         with lowering_for_jax():
             if staged is not None:
                 both = lower_program(staged.program)(*primals[call_consts:num_consts], *xs, *ts)
@@ -761,7 +786,7 @@ def _lower_custom_vjp(ctx, *values, call, fwd, bwd, num_consts, num_writes, name
     j = _jax()
     primal = lower_program(call)
     n_out = len(call.outputs) - num_writes
-    nc, fc = staged.call_consts, staged.fwd_consts
+    nc, fc = staged.call_consts, getattr(staged, "fwd_consts", 0)
     out_avals = [v.aval for v in call.outputs]
     what = "JAX's differentiation (through sx.to_jax)"
 
@@ -775,6 +800,8 @@ def _lower_custom_vjp(ctx, *values, call, fwd, bwd, num_consts, num_writes, name
             raise _closed_over_error(name, what)
         _check_writes(name, what, call, num_consts, num_writes,
                       [i for i, p in enumerate(prims[num_consts:]) if p.perturbed])
+        if isinstance(staged, _Unstaged):
+            raise staged.error
         with lowering_for_jax():
             both = lower_program(staged.fwd)(*vals[nc:nc + fc], *vals[num_consts:])
             written = _jax_written(call, num_writes, vals)

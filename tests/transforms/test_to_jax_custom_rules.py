@@ -299,3 +299,30 @@ def test_integer_arguments_none_cotangents_and_nondiff_arguments():
     close(np.asarray(sx.grad(mixed_sx)(sx.asarray(x), sx.asarray(y), sx.asarray(k))), jax.grad(mixed_jax)(x, y, k),
           np.float64)
     assert jax.grad(f, argnums=2, allow_int=True)(x, y, k).dtype == jax.dtypes.float0
+
+
+def test_a_rule_that_cannot_be_traced_fails_only_where_jax_differentiates():
+    """As in stridex, a rule's error (a Python branch on a traced value, a bwd of the wrong arity) is raised when
+    JAX asks for the rule, not when the function only runs. (stridex's own grad runs the branch on concrete values,
+    and sx.jit breaks the graph there; under a JAX trace the value is traced.)"""
+
+    @sx.custom_jvp
+    def branchy(x):
+        return sx.sin(x)
+
+    branchy.defjvp(lambda p, t: (branchy(p[0]), t[0] if sx.sum(p[0]) > 0 else -t[0]))
+
+    @sx.custom_vjp
+    def bad_arity(x):
+        return x * 2.0
+
+    bad_arity.defvjp(lambda x: (bad_arity(x), None), lambda _, g: (g, g))
+    x = jnp.asarray([0.5, 1.0])
+    for fun, error, match in ((branchy, sx.errors.ConcretizationTypeError, "needs a concrete value"),
+                              (bad_arity, TypeError, "must produce a tuple of length")):
+        f = sx.to_jax(lambda v, fun=fun: sx.sum(fun(v)))
+        close(jax.jit(f)(x), np.asarray(sx.jit(lambda v: sx.sum(fun(v)))(sx.asarray(x))), np.float64)
+        with pytest.raises(error, match=match):
+            jax.grad(f)(x)
+    with pytest.raises(TypeError, match="must produce a tuple of length"):  # (stridex's own, on differentiating)
+        sx.jit(sx.grad(lambda v: sx.sum(bad_arity(v))))(sx.asarray(x))
