@@ -24,7 +24,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
 from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax, x64
+from stridex._lax.jax_bridge import jax
 from stridex._transforms import custom, handover
 from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked
