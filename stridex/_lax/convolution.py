@@ -22,10 +22,10 @@ import operator
 
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
+from stridex._lax import compiled as _compiled
+from stridex._lax import jax_bridge as _bridge
 from stridex._lax import ops
 from stridex._lax import precision as _precision
-from stridex._lax.compiled import lowered
-from stridex._lax.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import sum_terms
 
@@ -102,11 +102,11 @@ def _lower(ctx, lhs, rhs, *, out_dtype, dimension_numbers, **params):
     # The precision is read when JAX traces this rule (as dot_general's: every cache of compiled lowerings keys on
     # `precision.matmul_key()`); half types accumulate in float32 and are rounded once.
     accumulate = _dtypes.float32 if _dtypes.is_half(out_dtype) else out_dtype
-    out = lax().conv_general_dilated(as_dtype(lhs, out_dtype), as_dtype(rhs, out_dtype),
-                                     dimension_numbers=lax().ConvDimensionNumbers(*dimension_numbers),
+    out = _bridge.lax().conv_general_dilated(_bridge.as_dtype(lhs, out_dtype), _bridge.as_dtype(rhs, out_dtype),
+                                     dimension_numbers=_bridge.lax().ConvDimensionNumbers(*dimension_numbers),
                                      precision=_precision.lax_precision(out_dtype),
                                      preferred_element_type=accumulate.np, **params)
-    return as_dtype(out, out_dtype)
+    return _bridge.as_dtype(out, out_dtype)
 
 
 def _jvp(primals, tangents, **params):
@@ -263,7 +263,7 @@ def _batch(values, dims, *, axis_size, **params):
 
 conv_general_dilated = Primitive(
     "conv_general_dilated",
-    impl=lowered,
+    impl=_compiled.lowered,
     abstract_eval=_abstract,
     lower=_lower,
     jvp=_jvp,

@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.avals import ShapedArray
+from stridex._lax import compiled as _compiled
+from stridex._lax import jax_bridge as _bridge
 from stridex._lax import ops
-from stridex._lax.compiled import lowered
 from stridex._lax.convolution import dilate, window_count
-from stridex._lax.jax_bridge import jax, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 
@@ -77,8 +77,8 @@ def identity(computation: str, dtype: np.dtype):
 
 
 def _jax_reduce_window(computation: str, x, window):
-    monoid = {"sum": lax().add, "max": lax().max, "min": lax().min}[computation]
-    return lax().reduce_window(x, identity(computation, np.dtype(x.dtype)), monoid, window["window_dimensions"],
+    monoid = {"sum": _bridge.lax().add, "max": _bridge.lax().max, "min": _bridge.lax().min}[computation]
+    return _bridge.lax().reduce_window(x, identity(computation, np.dtype(x.dtype)), monoid, window["window_dimensions"],
                                window["window_strides"], window["padding"], window["base_dilation"],
                                window["window_dilation"])
 
@@ -120,8 +120,8 @@ def _reducer(computation: str) -> Primitive:
         def vjp(ct, x, *, out, **window):
             return (select_and_scatter_add.bind(ct, x, computation=computation, **window),)
 
-    prim = Primitive(f"reduce_window_{computation}", impl=lowered, abstract_eval=abstract_eval, lower=lower, jvp=jvp,
-                     vjp=vjp, batch=batch)
+    prim = Primitive(f"reduce_window_{computation}", impl=_compiled.lowered, abstract_eval=abstract_eval, lower=lower,
+                     jvp=jvp, vjp=vjp, batch=batch)
     return prim
 
 
@@ -151,7 +151,7 @@ def _sum_transpose_abstract(ct, *, operand_shape, **window):
 
 def _sum_transpose_lower(ctx, ct, *, operand_shape, **window):
     pads = _sum_transpose_padding(operand_shape, ct.shape, window)
-    spread = lax().pad(ct, np.zeros((), ct.dtype), pads)
+    spread = _bridge.lax().pad(ct, np.zeros((), ct.dtype), pads)
     n = len(operand_shape)
     return _jax_reduce_window("sum", spread, {"window_dimensions": window["window_dimensions"],
                                               "window_strides": window["base_dilation"], "padding": ((0, 0),) * n,
@@ -167,7 +167,7 @@ def _sum_transpose_batch(values, dims, *, axis_size, operand_shape, **window):
 
 reduce_window_sum_transpose = Primitive(
     "reduce_window_sum_transpose",
-    impl=lowered,
+    impl=_compiled.lowered,
     abstract_eval=_sum_transpose_abstract,
     lower=_sum_transpose_lower,
     jvp=lambda primals, tangents, **params: (reduce_window_sum_transpose.bind(*primals, **params),
@@ -195,13 +195,13 @@ def _selection_abstract(which: str):
 
 
 def _gather_lower(ctx, t, x, *, computation, **window):
-    tangent = lax().convert_element_type(t, x.dtype)
-    return jax().jvp(lambda v: _jax_reduce_window(computation, v, window), (x,), (tangent,))[1]
+    tangent = _bridge.lax().convert_element_type(t, x.dtype)
+    return _bridge.jax().jvp(lambda v: _jax_reduce_window(computation, v, window), (x,), (tangent,))[1]
 
 
 def _scatter_lower(ctx, ct, x, *, computation, **window):
-    _, pullback = jax().vjp(lambda v: _jax_reduce_window(computation, v, window), x)
-    return pullback(lax().convert_element_type(ct, x.dtype))[0]
+    _, pullback = _bridge.jax().vjp(lambda v: _jax_reduce_window(computation, v, window), x)
+    return pullback(_bridge.lax().convert_element_type(ct, x.dtype))[0]
 
 
 def _selection(which: str) -> Primitive:
@@ -218,7 +218,7 @@ def _selection(which: str) -> Primitive:
         return prim.bind(move_to_front(t, dt, axis_size), move_to_front(x, dx, axis_size), computation=computation,
                          **_unit_window(window)), 0
 
-    prim = Primitive(f"select_and_{which}_add", impl=lowered, abstract_eval=_selection_abstract(which),
+    prim = Primitive(f"select_and_{which}_add", impl=_compiled.lowered, abstract_eval=_selection_abstract(which),
                      lower=_gather_lower if which == "gather" else _scatter_lower, jvp=jvp, vjp=vjp, batch=batch)
     return prim
 
