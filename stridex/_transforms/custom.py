@@ -161,7 +161,7 @@ class Fn:
         self.name = name
         self.key = key
         self.staged = staged
-        self.lazy = None  # (the rule as a JAX function, traced when JAX first asks for it: `_lazy_rule`)
+        self.lazy: Any = None  # (the rule as a JAX function, traced when JAX first asks for it: `_lazy_rule`)
 
     def __call__(self, *args):
         return self.fn(*args)
