@@ -25,6 +25,7 @@ from stridex._lax import (  # noqa: F401
     special,
     statistical,
     transcendental,
+    updates,
     utility,
     views,
 )
