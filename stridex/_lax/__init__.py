@@ -20,6 +20,7 @@ from stridex._lax import (  # noqa: F401
     parallel,
     random,
     searching,
+    selection,
     set,
     sorting,
     special,
