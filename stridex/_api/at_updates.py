@@ -228,8 +228,13 @@ class _IndexUpdateRef:
         """
         x = self.array
         ones = ops.ones(x.shape, x.dtype)
-        return _ew.divide(x, self._update(_updates.at_mul, values, "divide", mode, indices_are_sorted, unique_indices,
-                                          wrap_negative_indices, target=ones))
+        divisor = self._update(_updates.at_mul, values, "divide", mode, indices_are_sorted, unique_indices,
+                               wrap_negative_indices, target=ones)
+        if x.dtype.kind not in ("real floating", "complex floating"):
+            # (jax.numpy's true division of integers: in float32 up to 32 bits, else float64)
+            inexact = _dtypes.float64 if x.dtype.itemsize == 8 else _dtypes.float32
+            x, divisor = ops.astype(x, inexact), ops.astype(divisor, inexact)
+        return _ew.divide(x, divisor)
 
     def power(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None,
               wrap_negative_indices: bool = True) -> Array:

@@ -43,7 +43,7 @@ def indexed_shape(shape: tuple, template: tuple, index_shapes) -> tuple:
     padded = tuple(n + 1 for n in shape)  # (every index 0 is then in range, even on an empty axis)
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), padded, (0,) * len(padded))
     key = []
-    for e in template:
+    for e in _explicit(template, shape):
         tag = e[0]
         if tag == "int":
             key.append(np.zeros((), np.intp))
@@ -54,6 +54,22 @@ def indexed_shape(shape: tuple, template: tuple, index_shapes) -> tuple:
         else:
             key.append(None if tag == "newaxis" else Ellipsis)
     return dummy[tuple(key)].shape
+
+
+def _explicit(template: tuple, shape: tuple) -> tuple:
+    """The template with its ellipsis and the axes after its last entry spelt out as full slices."""
+    consumed = _axes_consumed(template)
+    out: list = []
+    axis = 0
+    for e in template:
+        if e[0] == "ellipsis":
+            out.extend(("slice", 0, n, 1) for n in shape[axis:axis + len(shape) - consumed])
+            axis += len(shape) - consumed
+            continue
+        out.append(e)
+        axis += e[0] in ("int", "slice", "array")
+    out.extend(("slice", 0, n, 1) for n in shape[axis:])
+    return tuple(out)
 
 
 def _resolve(shape: tuple, template: tuple, indices, mode: str, wrap: bool, reading: bool):
@@ -315,7 +331,7 @@ def _others_product(x, value, indices, params):
 def _mul_jvp(primals, tangents, **params):
     x, value, *indices = primals
     out = at_mul.bind(x, value, *indices, **params)
-    tx, tv = tangents
+    tx, tv = tangents[0], tangents[1]
     tangent = at_mul.bind(tx, value, *indices, **params) if tx is not None else ops.zeros_like(x)
     if tv is not None:
         term = ops.multiply(tv, at_get.bind(x, *indices, **_gather_like(params)))
