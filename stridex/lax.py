@@ -271,14 +271,15 @@ def _starts(operand: Array, start_indices, what: str, allow_negative_indices) ->
             if s.ndim != 0 or s.dtype.kind not in ("signed", "unsigned"):
                 raise TypeError(f"{what}: start index {i} must be a 0-D integer, got {s.dtype.name}{list(s.shape)}")
             if not negative_ok and s.dtype.kind == "signed":
-                s = _ew.maximum(s, 0)
+                s = _ew.maximum(s, 0)  # (a traced negative start is clamped to 0, as XLA clamps it)
         else:
             try:
                 s = int(_ops_index(s))
             except TypeError:
                 raise TypeError(f"{what}: start index {i} must be an integer, got {type(s).__name__}") from None
-            if not negative_ok:
-                s = _builtins.max(s, 0)
+            if not negative_ok and s < 0:
+                raise ValueError(f"{what}: index {s} is out of bounds for axis {i} of size {operand.shape[i]} with "
+                                 "allow_negative_indices=False")
         out.append(s)
     return out
 
@@ -424,6 +425,10 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     except TypeError:
         raise TypeError(f"top_k: k must be a Python integer, got {type(k).__name__}") from None
     axis = normalize_axis(axis, operand.ndim, "top_k axis")
+    if operand.dtype.kind == "complex floating":
+        raise TypeError(f"top_k is not defined for complex arrays ({operand.dtype.name}): they have no order")
+    if not 0 <= k <= operand.shape[axis]:
+        raise ValueError(f"top_k: k={k} must be between 0 and the length {operand.shape[axis]} of axis {axis}")
     return tuple(_selection.top_k.bind(operand, k=k, axis=axis))  # type: ignore[return-value]
 
 
