@@ -26,7 +26,14 @@ from stridex._lax import ops as _ops
 from stridex._lax import parallel as _parallel
 from stridex._transforms.batching import bound_axis_size
 
-__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum", "stop_gradient"]
+__all__ = [
+    "all_gather", "axis_index", "pmax", "pmean", "pmin", "psum", "stop_gradient",
+    # issue 43, part B (the section at the end of this module)
+    "associative_scan", "clamp", "cond", "cummax", "cummin", "cumlogsumexp", "cumprod", "cumsum", "digamma",
+    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
+    "dynamic_update_slice", "dynamic_update_slice_in_dim", "erf", "fori_loop", "integer_pow", "lgamma", "logistic",
+    "map", "rsqrt", "scan", "select", "switch", "top_k", "while_loop",
+]
 
 T = TypeVar("T")
 AxisName = Hashable
@@ -225,13 +232,6 @@ from stridex._lax import selection as _selection  # noqa: E402
 from stridex._lax import special as _special  # noqa: E402
 from stridex._transforms import control_flow as _control_flow  # noqa: E402
 
-__all__ += [
-    "associative_scan", "clamp", "cond", "cummax", "cummin", "cumlogsumexp", "cumprod", "cumsum", "digamma",
-    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
-    "dynamic_update_slice", "dynamic_update_slice_in_dim", "erf", "fori_loop", "integer_pow", "lgamma", "logistic",
-    "map", "rsqrt", "scan", "select", "switch", "top_k", "while_loop",
-]
-
 # stridex's own control flow under JAX's names: the same functions (`stridex.scan` is `stridex.lax.scan`).
 scan = _control_flow.scan
 cond = _control_flow.cond
@@ -429,7 +429,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Array, Array]:
         raise TypeError(f"top_k is not defined for complex arrays ({operand.dtype.name}): they have no order")
     if not 0 <= k <= operand.shape[axis]:
         raise ValueError(f"top_k: k={k} must be between 0 and the length {operand.shape[axis]} of axis {axis}")
-    return tuple(_selection.top_k.bind(operand, k=k, axis=axis))  # type: ignore[return-value]
+    return tuple(_selection.top_k.bind(operand, k=k, axis=axis))
 
 
 # --- associative_scan, map -------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from stridex._core.storage import aligned_copy
 from stridex._core.view import numpy_key, slice_key
 from stridex._lax import ops
 from stridex._lax.jax_bridge import as_dtype
-from stridex._lax.primitive import Primitive
+from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
 
 MODES = ("promise_in_bounds", "clip", "drop", "fill")
@@ -42,7 +42,7 @@ def indexed_shape(shape: tuple, template: tuple, index_shapes) -> tuple:
     """The shape `x[key]` has (NumPy's rules, integers as 0-D index arrays), for `x` of `shape`."""
     padded = tuple(n + 1 for n in shape)  # (every index 0 is then in range, even on an empty axis)
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), padded, (0,) * len(padded))
-    key = []
+    key: list = []
     for e in _explicit(template, shape):
         tag = e[0]
         if tag == "int":
@@ -398,9 +398,8 @@ def _extremum_vjp(name: str):
 
 
 def _update(name: str, ufunc, method: str, jvp, vjp) -> Primitive:
-    prim = Primitive(name, impl=_update_impl(ufunc), abstract_eval=_update_abstract(name), lower=_update_lower(method),
-                     jvp=jvp, vjp=vjp, batch=lambda values, dims, **params: _update_batch(prim)(values, dims, **params))
-    return prim
+    return Primitive(name, impl=_update_impl(ufunc), abstract_eval=_update_abstract(name), lower=_update_lower(method),
+                     jvp=jvp, vjp=vjp, batch=RuleShape(_update_batch))
 
 
 at_set = _update("at_set", None, "set", _set_jvp, _set_vjp)
