@@ -190,10 +190,48 @@ def _batched_template(x, template: tuple, indices, axis_size: int):
     return new_template, _batch_position(batched, per_example, axis_size)
 
 
+def _batched_indices(x, indices, dims, template: tuple, axis_size: int):
+    """For index arrays batched along with `x`: (x, indices, template, permutation), where the batch is one more
+    index array (its positions 0..axis_size-1, first in the key), the index arrays gain a leading batch axis (of
+    length 1 where unbatched), and `permutation` takes the indexed shape of the new key to the batch axis followed
+    by one example's indexed shape (NumPy places the index arrays' axes first once the batch index stands apart
+    from them). None where the key's layout is not the one this assumes (then the rule loops)."""
+    x = move_to_front(x, dims[0], axis_size)
+    per_shapes = [ops.shape_of(i) if d is None else ops.shape_of(i)[:d] + ops.shape_of(i)[d + 1:]
+                  for i, d in zip(indices, dims[1:])]
+    entries = _explicit(template, ops.shape_of(x)[1:])
+    advanced = [k for k, e in enumerate(entries) if e[0] in ("int", "array")]
+    block = np.broadcast_shapes(*[per_shapes[e[1]] if e[0] == "array" else () for e in entries
+                                  if e[0] in ("int", "array")])
+    rank = len(block)
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+    leading = sum(1 for e in entries[:advanced[0]] if e[0] in ("slice", "newaxis")) if adjacent else 0
+    moved = []
+    for index, d, shape in zip(indices, dims[1:], per_shapes):
+        index = ops.expand_dims(index, 0) if d is None else move_to_front(index, d, axis_size)
+        moved.append(ops.reshape(index, (ops.shape_of(index)[0],) + (1,) * (rank - len(shape)) + tuple(shape)))
+    batch_index = ops.reshape(ops.arange(axis_size, _dtypes.int64), (axis_size,) + (1,) * rank)
+    new_template = (("array", len(moved)), *template)
+    per_example = indexed_shape(ops.shape_of(x)[1:], template, per_shapes)
+    batched = indexed_shape(ops.shape_of(x), new_template, [ops.shape_of(i) for i in moved] + [(axis_size,) +
+                                                                                                  (1,) * rank])
+    # the batched layout: (batch, block, the `leading` axes, the rest); wanted: (batch, leading, block, rest)
+    permutation = (0, *range(1 + rank, 1 + rank + leading), *range(1, 1 + rank),
+                   *range(1 + rank + leading, len(batched)))
+    if tuple(batched[p] for p in permutation) != (axis_size, *per_example):
+        return None
+    return x, [*moved, batch_index], new_template, permutation
+
+
 def _get_batch(values, dims, *, axis_size, **params):
     x, *indices = values
     if any(d is not None for d in dims[1:]):
-        return batch_by_loop(at_get)(values, dims, axis_size=axis_size, **params)
+        batched = _batched_indices(x, indices, dims, params["template"], axis_size)
+        if batched is None:
+            return batch_by_loop(at_get)(values, dims, axis_size=axis_size, **params)
+        x, indices, template, permutation = batched
+        params["template"] = template
+        return ops.permute(at_get.bind(x, *indices, **params), permutation), 0
     x = move_to_front(x, dims[0], axis_size)
     template, out_dim = _batched_template(x, params.pop("template"), indices, axis_size)
     return at_get.bind(x, *indices, template=template, **params), out_dim
@@ -260,7 +298,14 @@ def _update_batch(prim):
     def rule(values, dims, *, axis_size, **params):
         x, value, *indices = values
         if any(d is not None for d in dims[2:]):
-            return batch_by_loop(prim)(values, dims, axis_size=axis_size, **params)
+            batched = _batched_indices(x, indices, (dims[0], *dims[2:]), params["template"], axis_size)
+            if batched is None:
+                return batch_by_loop(prim)(values, dims, axis_size=axis_size, **params)
+            x, indices, template, permutation = batched
+            params["template"] = template
+            inverse = tuple(int(p) for p in np.argsort(permutation))
+            return prim.bind(x, ops.permute(move_to_front(value, dims[1], axis_size), inverse), *indices,
+                             **params), 0
         x = move_to_front(x, dims[0], axis_size)
         template, value_dim = _batched_template(x, params.pop("template"), indices, axis_size)
         value = move_to_front(value, dims[1], axis_size)

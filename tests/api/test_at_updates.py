@@ -346,3 +346,41 @@ def test_errors():
         sx.zeros(3, dtype=sx.complex128).at[0].max(1.0)
     with pytest.raises(TypeError, match="same shape"):
         x.at[0].apply(lambda v: sx.sum(v))
+
+
+BATCHED_KEYS = [  # (x shape, key of one example's index array, a batch of 3 index arrays)
+    ((6,), lambda i: i, [[1, 1, 4], [5, 0, 9], [-1, 2, 2]]),
+    ((5,), lambda i: i, [[[0, 1], [1, 1]], [[4, 4], [-9, 0]], [[2, 3], [3, 2]]]),
+    ((4, 3), lambda i: (i, slice(None, 2)), [[3, 0, 3], [1, 1, 1], [0, 5, 2]]),
+    ((4, 3), lambda i: (slice(None), i), [[0, 2], [1, 1], [2, -1]]),
+    ((3, 4, 5), lambda i: (i, slice(1, 3), i), [[0, 2], [4, 4], [1, -1]]),
+    ((3, 4, 5), lambda i: (slice(None), 1, i), [[0, 3], [4, 4], [2, 1]]),
+    ((3, 4, 5), lambda i: (slice(None), i, 2), [[0, 3], [3, 3], [2, 1]]),
+    ((3, 4), lambda i: (Ellipsis, None, i), [[1, 1], [0, 3], [2, 9]]),
+]
+
+
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "max", "get"])
+@pytest.mark.parametrize("case", range(len(BATCHED_KEYS)))
+def test_vmap_over_batched_indices_is_one_gather_or_scatter(case, method):
+    shape, key, batch = BATCHED_KEYS[case]
+    batch = np.asarray(batch)
+    x = data((3, *shape), np.float64, seed=case)
+    v = np.stack([values_for(shape, lambda m, i=i: key(m.asarray(i)), np.float64, seed=k)
+                  for k, i in enumerate(batch)])
+
+    def f(x, i, v):
+        ref = x.at[key(i)]
+        return ref.get(mode="fill") if method == "get" else getattr(ref, method)(v, mode="drop")
+
+    loop = np.stack([np.asarray(f(sx.asarray(x[k]), sx.asarray(batch[k]), sx.asarray(v[k]))) for k in range(3)])
+    assert_close(sx.vmap(f)(sx.asarray(x), sx.asarray(batch), sx.asarray(v)), loop, ulps=0)
+    shared_x = sx.vmap(f, in_axes=(None, 0, 0))(sx.asarray(x[0]), sx.asarray(batch), sx.asarray(v))
+    loop = np.stack([np.asarray(f(sx.asarray(x[0]), sx.asarray(batch[k]), sx.asarray(v[k]))) for k in range(3)])
+    assert_close(shared_x, loop, ulps=0)
+    jitted = sx.jit(sx.vmap(f))
+    assert_close(jitted(sx.asarray(x), sx.asarray(batch), sx.asarray(v)),
+                 np.asarray(sx.vmap(f)(sx.asarray(x), sx.asarray(batch), sx.asarray(v))), ulps=0)
+    text = jitted.lower(sx.asarray(x), sx.asarray(batch), sx.asarray(v)).as_text()
+    kinds = "gather" if method == "get" else "scatter"
+    assert len(re.findall(rf'["\s]stablehlo\.({kinds})\b', text)) == 1
