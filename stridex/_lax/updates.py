@@ -94,6 +94,9 @@ def _resolve(shape: tuple, template: tuple, indices, mode: str, wrap: bool, read
             index = np.asarray(e[1] if tag == "int" else indices[e[1]])
             index = index.astype(np.int64) if index.dtype != np.uint64 else index
             n = shape[axis]
+            if n == 0 and index.size:
+                raise TypeError(f"x.at[...]: an index into axis {axis} of size 0 is out of range whatever the mode "
+                                "(JAX's gather and scatter refuse it too)")
             if wrap:
                 index = np.where(index < 0, index + n, index)
             if clip:

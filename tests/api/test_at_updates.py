@@ -384,3 +384,21 @@ def test_vmap_over_batched_indices_is_one_gather_or_scatter(case, method):
     text = jitted.lower(sx.asarray(x), sx.asarray(batch), sx.asarray(v)).as_text()
     kinds = "gather" if method == "get" else "scatter"
     assert len(re.findall(rf'["\s]stablehlo\.({kinds})\b', text)) == 1
+
+
+def test_large_pending_and_empty_operands():
+    """Past the fusion threshold (a pending operand is run first, and not written), 0-D, and empty axes."""
+    n = 40000
+    x = np.sin(np.arange(n, dtype=np.float64))
+    index = np.array([0, 0, n - 1, n, -n])
+    pending = sx.sin(sx.arange(float(n)))
+    with jax.enable_x64(True):
+        want = np.asarray(jnp.asarray(x).at[jnp.asarray(index)].add(1.5))
+    assert_close(pending.at[sx.asarray(index)].add(1.5), want, ulps=1)
+    assert_close(pending, x, ulps=1)
+    zero_d = sx.asarray(2.0)
+    assert float(zero_d.at[()].set(1.0)) == 1.0 and float(zero_d.at[...].multiply(3.0)) == 6.0
+    assert float(sx.jit(lambda v: v.at[()].add(1.0))(zero_d)) == 3.0
+    assert sx.zeros((0, 3)).at[:, 1].set(1.0).shape == (0, 3)
+    with pytest.raises(TypeError, match="axis 0 of size 0"):
+        sx.zeros((0, 3)).at[sx.asarray([0])].get(mode="fill")
