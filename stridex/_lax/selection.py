@@ -13,7 +13,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
 from stridex._lax import ops
 from stridex._lax.jax_bridge import lax
-from stridex._lax.primitive import Primitive
+from stridex._lax.primitive import PRIMITIVES, Primitive
 from stridex._lax.rule_shapes import move_to_front
 
 _SIGNED_BITS = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -59,15 +59,8 @@ def _jvp(primals, tangents, *, k, axis):
 
 
 def _vjp(cts, x, *, out, k, axis):
-    ct_values = cts[0]
-    positions = out[1]
-    shape = ops.shape_of(x)
-    ndim = len(shape)
-    grids = [positions if j == axis else
-             ops.reshape(ops.arange(n, _dtypes.int64), (1,) * j + (n,) + (1,) * (ndim - j - 1))
-             for j, n in enumerate(ops.shape_of(positions))]
-    return (ops.scatter_add(ops.zeros(shape, ops.dtype_of(ct_values)), ct_values,
-                            tuple(("array", j) for j in range(ndim)), *grids),)
+    # (reading the values at the positions along `axis` is a take_along_axis: its adjoint is that record's)
+    return (PRIMITIVES["take_along_axis"].vjp(cts[0], x, out[1], out=out[0], axis=axis)[0],)
 
 
 def _batch(values, dims, *, axis_size, k, axis):
