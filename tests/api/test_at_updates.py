@@ -402,3 +402,57 @@ def test_large_pending_and_empty_operands():
     assert sx.zeros((0, 3)).at[:, 1].set(1.0).shape == (0, 3)
     with pytest.raises(TypeError, match="axis 0 of size 0"):
         sx.zeros((0, 3)).at[sx.asarray([0])].get(mode="fill")
+
+
+def _random_key(rng, shape):
+    """A random key for `shape`: integers (some out of range), slices with steps, integer arrays of broadcastable
+    shapes (some values out of range), None and at most one Ellipsis."""
+    entries, arrays_shape = [], tuple(int(n) for n in rng.integers(1, 3, size=rng.integers(0, 3)))
+    ellipsis = rng.random() < 0.3
+    for axis, n in enumerate(shape):
+        kind = rng.choice(["int", "slice", "array", "full"])
+        if kind == "int":
+            entries.append(int(rng.integers(-n - 2, n + 2)))
+        elif kind == "slice":
+            start, stop = (int(v) for v in rng.integers(-n - 1, n + 2, size=2))
+            entries.append(slice(start, stop, int(rng.choice([1, 2, -1, -2, 3]))))
+        elif kind == "array":
+            sub = arrays_shape[int(rng.integers(0, len(arrays_shape) + 1)):]  # (right-aligned: broadcastable)
+            entries.append(rng.integers(-n - 2, n + 2, size=sub))
+        else:
+            entries.append(slice(None))
+        if rng.random() < 0.15:
+            entries.append(None)
+    if ellipsis:
+        start = int(rng.integers(0, len(entries) + 1))
+        stop = int(rng.integers(start, len(entries) + 1))
+        dropped = [e for e in entries[start:stop] if e is not None]
+        entries = entries[:start] + [Ellipsis] + entries[stop:] if all(
+            isinstance(e, slice) and e == slice(None) for e in dropped) else entries
+    return tuple(entries)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_keys_against_jax(seed):
+    """A fuzzer over keys: every method and mode on random keys, eagerly and under jit, against JAX's `.at`."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 5, size=rng.integers(1, 4)))
+    key = _random_key(rng, shape)
+
+    def build(m):
+        return tuple(m.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+
+    x = data(shape, np.float64, seed=seed)
+    mode = [None, "clip", "drop", "fill"][seed % 4]
+    with jax.enable_x64(True):
+        indexed = jnp.zeros(shape).at[build(jnp)].get(mode="clip").shape
+    v = data(indexed, np.float64, seed=seed + 1) if indexed else np.asarray(1.5)
+    for method in ("set", "add", "multiply", "min", "max", "get"):
+        kwargs = {} if mode is None else {"mode": mode}
+        if mode == "promise_in_bounds":
+            continue
+        want = run_jax(x, build, method, v, **kwargs)
+        got = run_sx(sx.asarray(x), build, method, sx.asarray(v), **kwargs)
+        assert_close(got, want, ulps=0, what=f"{key} {method} {mode}", signed_zeros=method in ("set", "get"))
+        jitted = sx.jit(lambda x, v: run_sx(x, build, method, v, **kwargs))(sx.asarray(x), sx.asarray(v))
+        assert_close(jitted, want, ulps=0, what=f"{key} {method} {mode} under jit")
