@@ -17,6 +17,8 @@ to JAX's own `x.at[key].<method>(..., mode=...)`: one gather or one scatter.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from stridex._core import dtypes as _dtypes
@@ -40,6 +42,11 @@ def _axes_consumed(template: tuple) -> int:
 
 def indexed_shape(shape: tuple, template: tuple, index_shapes) -> tuple:
     """The shape `x[key]` has (NumPy's rules, integers as 0-D index arrays), for `x` of `shape`."""
+    return _indexed_shape(tuple(shape), template, tuple(tuple(s) for s in index_shapes))
+
+
+@functools.lru_cache(maxsize=512)
+def _indexed_shape(shape: tuple, template: tuple, index_shapes: tuple) -> tuple:
     padded = tuple(n + 1 for n in shape)  # (every index 0 is then in range, even on an empty axis)
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), padded, (0,) * len(padded))
     key: list = []
@@ -92,11 +99,15 @@ def _resolve(shape: tuple, template: tuple, indices, mode: str, wrap: bool, read
             axis += 1
         else:
             index = np.asarray(e[1] if tag == "int" else indices[e[1]])
-            index = index.astype(np.int64) if index.dtype != np.uint64 else index
+            index = index.astype(np.int64, copy=False) if index.dtype != np.uint64 else index
             n = shape[axis]
             if n == 0 and index.size:
                 raise TypeError(f"x.at[...]: an index into axis {axis} of size 0 is out of range whatever the mode "
                                 "(JAX's gather and scatter refuse it too)")
+            if index.size and 0 <= index.min() and index.max() < n:  # (the common case: every index in range)
+                key.append(index)
+                axis += 1
+                continue
             if wrap:
                 index = np.where(index < 0, index + n, index)
             if clip:
