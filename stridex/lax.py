@@ -230,6 +230,7 @@ from stridex._api import transcendental_functions as _tr  # noqa: E402
 from stridex._lax import array_indexing as _array_indexing  # noqa: E402
 from stridex._lax import selection as _selection  # noqa: E402
 from stridex._lax import special as _special  # noqa: E402
+from stridex._transforms import batching as _batching  # noqa: E402
 from stridex._transforms import control_flow as _control_flow  # noqa: E402
 
 # stridex's own control flow under JAX's names: the same functions (`stridex.scan` is `stridex.lax.scan`).
@@ -513,8 +514,6 @@ def map(f: Any, xs: Any, *, batch_size: int | None = None) -> Any:
     """
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    from stridex._transforms.batching import vmap
-
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"map: batch_size must be a positive integer, got {batch_size!r}")
     leaves, treedef = _tree.flatten(xs)
@@ -527,10 +526,10 @@ def map(f: Any, xs: Any, *, batch_size: int | None = None) -> Any:
     if batches:
         batched = _tree.unflatten(treedef, [_manipulation.reshape(leaf[:full], (batches, batch_size) + leaf.shape[1:])
                                             for leaf in leaves])
-        ys = scan(lambda carry, x: (carry, vmap(f)(x)), (), batched)[1]
+        ys = scan(lambda carry, x: (carry, _batching.vmap(f)(x)), (), batched)[1]
         parts.append(_tree.tree_map(lambda y: _manipulation.reshape(y, (full,) + y.shape[2:]), ys))
     if remainder:
-        parts.append(vmap(f)(_tree.unflatten(treedef, [leaf[full:] for leaf in leaves])))
+        parts.append(_batching.vmap(f)(_tree.unflatten(treedef, [leaf[full:] for leaf in leaves])))
     if len(parts) == 1:
         return parts[0]
     first, first_def = _tree.flatten(parts[0])
@@ -733,7 +732,7 @@ def logistic(x: Any) -> Array:
     >>> sx.lax.logistic(sx.asarray([0.0]))
     Array([0.5])
     """
-    from stridex.nn import sigmoid
+    from stridex.nn import sigmoid  # (stridex.nn on first use: `import stridex.lax` does not pay for it)
 
     return sigmoid(_inexact(x, "logistic"))
 

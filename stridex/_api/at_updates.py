@@ -286,7 +286,7 @@ class _IndexUpdateRef:
         >>> sx.ones(3).at[sx.asarray([0, 0, 2])].apply(lambda v: v * 10)
         Array([100.,   1.,  10.])
         """
-        from stridex._transforms.control_flow import fori_loop
+        from stridex._transforms.control_flow import fori_loop  # (control flow is imported on first use, as stridex's)
 
         x = self.array
         counts = self._update(_updates.at_add, 1, "apply", mode, indices_are_sorted, unique_indices,
