@@ -190,6 +190,7 @@ class _IndexUpdateRef:
         >>> sx.zeros(3).at[sx.asarray([1, 1])].add(2.0)
         Array([0., 4., 0.])
         """
+        self._refuse_boolean("add")
         return self._update(_updates.at_add, values, "add", mode, indices_are_sorted, unique_indices,
                             wrap_negative_indices)
 
@@ -212,6 +213,7 @@ class _IndexUpdateRef:
         >>> sx.ones(3).at[sx.asarray([2, 2])].multiply(3.0)
         Array([1., 1., 9.])
         """
+        self._refuse_boolean("multiply")
         return self._update(_updates.at_mul, values, "multiply", mode, indices_are_sorted, unique_indices,
                             wrap_negative_indices)
 
@@ -226,6 +228,7 @@ class _IndexUpdateRef:
         >>> sx.ones(3).at[1].divide(4.0)
         Array([1.  , 0.25, 1.  ])
         """
+        self._refuse_boolean("divide")
         x = self.array
         ones = ops.ones(x.shape, x.dtype)
         divisor = self._update(_updates.at_mul, values, "divide", mode, indices_are_sorted, unique_indices,
@@ -244,6 +247,7 @@ class _IndexUpdateRef:
         >>> sx.full(3, 2.0).at[0].power(3.0)
         Array([8., 2., 2.])
         """
+        self._refuse_boolean("power")
         x = self.array
         ones = ops.ones(x.shape, x.dtype)
         return _tr.pow(x, self._update(_updates.at_mul, values, "power", mode, indices_are_sorted, unique_indices,
@@ -251,13 +255,13 @@ class _IndexUpdateRef:
 
     def min(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None,
             wrap_negative_indices: bool = True) -> Array:
-        """A copy of `x` with `x[idx] = minimum(x[idx], values)` (every repeated index applied; NaN propagates).
+        """A copy of `x` with `x[idx] = minimum(x[idx], values)` (every repeated index applied; NaN propagates;
+        complex numbers order by real part, then imaginary part, as in JAX).
 
         >>> import stridex as sx
         >>> sx.asarray([1.0, 5.0]).at[:].min(3.0)
         Array([1., 3.])
         """
-        self._refuse_complex("min")
         return self._update(_updates.at_min, values, "min", mode, indices_are_sorted, unique_indices,
                             wrap_negative_indices)
 
@@ -269,13 +273,12 @@ class _IndexUpdateRef:
         >>> sx.asarray([1.0, 5.0]).at[:].max(3.0)
         Array([3., 5.])
         """
-        self._refuse_complex("max")
         return self._update(_updates.at_max, values, "max", mode, indices_are_sorted, unique_indices,
                             wrap_negative_indices)
 
-    def _refuse_complex(self, what: str) -> None:
-        if self.array.dtype.kind == "complex floating":
-            raise TypeError(f"x.at[...].{what} is not defined for complex arrays ({self.array.dtype.name})")
+    def _refuse_boolean(self, what: str) -> None:
+        if self.array.dtype is _dtypes.bool:  # (JAX's scatter add and multiply refuse booleans too)
+            raise TypeError(f"x.at[...].{what} does not take a boolean array")
 
     def apply(self, func: Callable[[Array], Array], *, indices_are_sorted: bool = False, unique_indices: bool = False,
               mode: Any = None, wrap_negative_indices: bool = True) -> Array:

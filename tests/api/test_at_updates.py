@@ -342,8 +342,10 @@ def test_errors():
         x.at[sx.asarray([0, 1])].set(sx.ones(3))
     with pytest.raises(TypeError, match="int64"):
         sx.zeros(3, dtype=sx.int64).at[0].set(0.5)
-    with pytest.raises(TypeError, match="complex128"):
-        sx.zeros(3, dtype=sx.complex128).at[0].max(1.0)
+    with pytest.raises(TypeError, match="boolean"):
+        sx.zeros(3, dtype=sx.bool).at[0].add(True)
+    with pytest.raises(TypeError, match="boolean"):
+        sx.zeros(3, dtype=sx.bool).at[0].multiply(True)
     with pytest.raises(TypeError, match="same shape"):
         x.at[0].apply(lambda v: sx.sum(v))
 
@@ -456,3 +458,17 @@ def test_random_keys_against_jax(seed):
         assert_close(got, want, ulps=0, what=f"{key} {method} {mode}", signed_zeros=method in ("set", "get"))
         jitted = sx.jit(lambda x, v: run_sx(x, build, method, v, **kwargs))(sx.asarray(x), sx.asarray(v))
         assert_close(jitted, want, ulps=0, what=f"{key} {method} {mode} under jit")
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.complex128])
+def test_other_dtypes_against_jax(dtype):
+    x = np.array([True, False, False, True]) if dtype is np.bool_ else np.array([1, 2, 3, 250]).astype(dtype)
+    v = np.array([True, True, False]) if dtype is np.bool_ else np.array([5, 5, 7]).astype(dtype)
+    if dtype is np.complex128:
+        x, v = x + np.array([1j, -2j, 0, 2j]), v * 1j + np.array([1, 1, 3])  # (NaN-free: see docs/from-jax.md)
+    index = np.array([0, 0, 3])
+    methods = ["set", "min", "max", "get"] + ([] if dtype is np.bool_ else ["add", "subtract", "multiply"])
+    for method in methods:
+        want = run_jax(x, lambda m: m.asarray(index), method, v)
+        got = run_sx(sx.asarray(x), lambda m: m.asarray(index), method, sx.asarray(v))
+        assert_close(got, want, ulps=0, what=f"{dtype.__name__} {method}")
