@@ -17,13 +17,15 @@ import numpy as np
 from stridex._api import array_indexing as _indexing
 from stridex._api import elementwise_functions as _ew
 from stridex._api import transcendental_functions as _tr
-from stridex._api.creation_functions import asarray
+from stridex._api import creation_functions as _creation
+from stridex._api.creation_functions import _values_are_eager, asarray
 from stridex._api.searching_functions import nonzero
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.device import HOST
 from stridex._lax import ops
 from stridex._lax import updates as _updates
+from stridex._transforms.tracing import ConcretizationError, Tracer
 
 
 def _template(x: Array, key) -> tuple[tuple, list]:
@@ -155,7 +157,7 @@ class _IndexUpdateRef:
         values = _indexing.check_value(x, values)
         shape = _updates.indexed_shape(x.shape, template, [a.shape for a in arrays])
         if not isinstance(values, Array):
-            values = ops.full(shape, values, x.dtype)
+            values = _creation.full(shape, values, dtype=x.dtype, device=_indexing._index_device(x))
         else:
             if values.dtype is not x.dtype:
                 values = ops.astype(values, x.dtype)
@@ -230,7 +232,7 @@ class _IndexUpdateRef:
         """
         self._refuse_boolean("divide")
         x = self.array
-        ones = ops.ones(x.shape, x.dtype)
+        ones = _creation.ones_like(x)
         divisor = self._update(_updates.at_mul, values, "divide", mode, indices_are_sorted, unique_indices,
                                wrap_negative_indices, target=ones)
         if x.dtype.kind not in ("real floating", "complex floating"):
@@ -249,7 +251,7 @@ class _IndexUpdateRef:
         """
         self._refuse_boolean("power")
         x = self.array
-        ones = ops.ones(x.shape, x.dtype)
+        ones = _creation.ones_like(x)
         return _tr.pow(x, self._update(_updates.at_mul, values, "power", mode, indices_are_sorted, unique_indices,
                                        wrap_negative_indices, target=ones))
 
@@ -293,8 +295,15 @@ class _IndexUpdateRef:
 
         x = self.array
         counts = self._update(_updates.at_add, 1, "apply", mode, indices_are_sorted, unique_indices,
-                              wrap_negative_indices, target=ops.zeros(x.shape, _dtypes.int64))
-        rounds = ops.reduce_max(counts) if x.size else 0
+                              wrap_negative_indices, target=_creation.zeros_like(x, dtype=_dtypes.int64))
+        rounds: Any = ops.reduce_max(counts) if x.size else 0
+        if not isinstance(rounds, Tracer) or _values_are_eager(rounds._trace):
+            # A known number of rounds (eagerly, and under grad: the counts carry no derivative) makes the loop a
+            # Python one, which reverse mode can differentiate; under jit (and for a batched count) it stays traced.
+            try:
+                rounds = int(rounds)
+            except ConcretizationError:
+                pass
 
         def once(i, y):
             applied = func(y)

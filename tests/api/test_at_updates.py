@@ -268,7 +268,7 @@ def test_vmap_over_the_rows_of_a_matrix_with_a_separated_key():
     assert_close(sx.vmap(f, in_axes=(0, None))(sx.asarray(x), sx.asarray(v)), loop)
 
 
-@pytest.mark.parametrize("method", ["set", "add", "max", "get"])
+@pytest.mark.parametrize("method", ["set", "add", "max", "divide", "power", "get", "scalar"])
 def test_on_a_device(method):
     x = data((8,), np.float64)
     index = np.array([1, 1, 9, -2])
@@ -277,6 +277,8 @@ def test_on_a_device(method):
 
     def f(x, i, v):
         ref = x.at[i]
+        if method == "scalar":
+            return ref.set(2.5)
         return ref.get(mode="fill") if method == "get" else getattr(ref, method)(v)
 
     got = f(on_device, sx.asarray(index, device=DEVICE), sx.asarray(v, device=DEVICE))
@@ -472,3 +474,25 @@ def test_other_dtypes_against_jax(dtype):
         want = run_jax(x, lambda m: m.asarray(index), method, v)
         got = run_sx(sx.asarray(x), lambda m: m.asarray(index), method, sx.asarray(v))
         assert_close(got, want, ulps=0, what=f"{dtype.__name__} {method}")
+
+
+def test_apply_under_vmap_grad_jit_and_on_a_device():
+    x = np.arange(6.0) * 0.3
+    index = np.array([[0, 0, 2], [1, 5, 5]])
+    with jax.enable_x64(True):
+        want = np.stack([np.asarray(jnp.asarray(x).at[jnp.asarray(r)].apply(jnp.sin)) for r in index])
+
+    def f(i):
+        return sx.asarray(x).at[i].apply(sx.sin)
+
+    assert_close(sx.vmap(f)(sx.asarray(index)), want, ulps=0)
+    assert_close(sx.jit(sx.vmap(f))(sx.asarray(index)), want, ulps=1)
+    # (JAX does not differentiate apply; stridex does, through f: sin applied twice at 0)
+    g = sx.grad(lambda v: sx.sum(v.at[sx.asarray(index[0])].apply(sx.sin)))(sx.asarray(x))
+    expected = np.ones(6)
+    expected[0] = np.cos(np.sin(x[0])) * np.cos(x[0])
+    expected[2] = np.cos(x[2])
+    assert_close(g, expected, ulps=2)
+    on_device = sx.asarray(x, device=DEVICE).at[sx.asarray(index[1], device=DEVICE)].apply(sx.sin)
+    assert on_device.device == DEVICE
+    assert_close(np.asarray(on_device.to_device("cpu")), want[1], ulps=1)
