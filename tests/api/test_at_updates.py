@@ -148,7 +148,7 @@ _VALUE_RULES = {
 }
 
 
-@pytest.mark.parametrize("mode", [None, "clip", "drop"])
+@pytest.mark.parametrize("mode", [None, "clip", "drop", "fill"])
 @pytest.mark.parametrize("method", list(_VALUE_RULES))
 @pytest.mark.parametrize("repeated", [False, True])
 def test_grad_against_jax(method, mode, repeated):
@@ -158,7 +158,7 @@ def test_grad_against_jax(method, mode, repeated):
     x = rng.standard_normal(6) + 2.0
     index = np.array([4, 1, 4, 0]) if repeated else np.array([4, 1, 7, 0])
     if method in ("multiply_unique", "divide", "power"):
-        index = np.array([4, 1, 7, 0]) if mode == "drop" else np.array([4, 1, 5, 0])
+        index = np.array([4, 1, 7, 0]) if mode in ("drop", "fill") else np.array([4, 1, 5, 0])
     v = np.abs(rng.standard_normal(4)) + 0.5
     if method in ("min", "max"):
         v[0] = x[4]  # a tie with the operand
@@ -235,7 +235,7 @@ def test_multiply_with_repeated_indices_differentiates_exactly():
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max", "get"])
+@pytest.mark.parametrize("method", ["set", "add", "subtract", "multiply", "divide", "power", "min", "max", "get"])
 def test_vmap_against_a_loop(method):
     x = data((3, 6), np.float64, seed=4)
     v = data((3, 4), np.float64, seed=5)
@@ -364,7 +364,7 @@ BATCHED_KEYS = [  # (x shape, key of one example's index array, a batch of 3 ind
 ]
 
 
-@pytest.mark.parametrize("method", ["set", "add", "multiply", "max", "get"])
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max", "get"])
 @pytest.mark.parametrize("case", range(len(BATCHED_KEYS)))
 def test_vmap_over_batched_indices_is_one_gather_or_scatter(case, method):
     shape, key, batch = BATCHED_KEYS[case]
