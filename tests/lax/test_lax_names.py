@@ -6,6 +6,8 @@ grad and jvp against JAX's, under sx.jit and sx.vmap, on cpu:1, and the errors."
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -356,3 +358,27 @@ def test_control_flow_aliases():
     assert float(carry) == float(want_c)
     assert_close(ys, np.asarray(want_y), ulps=0)
     assert float(sx.lax.fori_loop(0, 5, lambda i, v: v + i, 0.0)) == 10.0
+
+
+def test_vmap_over_starts_is_one_gather_or_scatter():
+    xs = data((4, 6, 5), seed=16)
+    updates = data((4, 2, 3), seed=17)
+    starts = np.array([[0, 1], [5, -1], [-2, 9], [-9, 3]])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.vmap(lambda v, s: jax.lax.dynamic_slice(v, s, (3, 2)))(xs, starts))
+        want_u = np.asarray(jax.vmap(lambda v, u, s: jax.lax.dynamic_update_slice(v, u, s))(xs, updates, starts))
+        want_shared = np.asarray(jax.vmap(lambda s: jax.lax.dynamic_slice(xs[0], (s[0], 2), (2, 3)))(starts))
+    f = sx.vmap(lambda v, s: sx.lax.dynamic_slice(v, (s[0], s[1]), (3, 2)))
+    g = sx.vmap(lambda v, u, s: sx.lax.dynamic_update_slice(v, u, (s[0], s[1])))
+    h = sx.vmap(lambda s: sx.lax.dynamic_slice(sx.asarray(xs[0]), (s[0], 2), (2, 3)))
+    args = (sx.asarray(xs), sx.asarray(starts))
+    assert_close(f(*args), want, ulps=0)
+    assert_close(g(sx.asarray(xs), sx.asarray(updates), sx.asarray(starts)), want_u, ulps=0)
+    assert_close(h(sx.asarray(starts)), want_shared, ulps=0)
+    assert_close(sx.jit(f)(*args), want, ulps=0)
+    text = sx.jit(f).lower(*args).as_text()
+    assert len(re.findall(r'["\s]stablehlo\.(gather|dynamic_slice)\b', text)) == 1
+    text = sx.jit(g).lower(sx.asarray(xs), sx.asarray(updates), sx.asarray(starts)).as_text()
+    assert len(re.findall(r'["\s]stablehlo\.(scatter|dynamic_update_slice)\b', text)) == 1
+    grads(lambda v: sx.vmap(lambda r, s: sx.lax.dynamic_slice(r, (s[0], s[1]), (3, 2)))(v, sx.asarray(starts)),
+          lambda v: jax.vmap(lambda r, s: jax.lax.dynamic_slice(r, s, (3, 2)))(v, starts), xs)
