@@ -10,6 +10,7 @@ import typing as _typing
 
 from stridex import _lax as _primitives  # registers every primitive
 from stridex._api import array_object as _array_object  # installs the Array's operators
+from stridex._api import at_updates as _at_updates  # installs `x.at[idx]` (JAX's functional updates)
 from stridex._api import constants as _constants
 from stridex._api import creation_functions as _creation
 from stridex._api import data_type_functions as _data_type

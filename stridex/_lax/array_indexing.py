@@ -435,10 +435,32 @@ def _dynamic_slice_vjp(ct, x, *starts, out, sizes):
     return (dynamic_update_slice.bind(ops.zeros_like(x), ct, *starts),) + (None,) * len(starts)
 
 
+def _block_positions(shape: tuple, sizes: tuple, starts, dims, axis_size: int) -> list:
+    """Index arrays selecting, in a batch of arrays of `shape`, each example's block of `sizes` at its own starts
+    (some batched along `dims`), clamped as `clamped_starts` clamps them: the batch positions first, then per axis
+    the start plus 0..size-1, shaped to broadcast into (batch, *sizes)."""
+    rank = len(shape)
+    grids = [ops.reshape(ops.arange(axis_size, _dtypes.int64), (axis_size,) + (1,) * rank)]
+    for j, (start, d, n, k) in enumerate(zip(starts, dims, shape, sizes)):
+        if d is None and not isinstance(start, Array):
+            start = clamped_starts((n,), (k,), (start,))[0]
+        else:
+            start = ops.astype(move_to_front(start, d, axis_size) if d is not None else start, _dtypes.int64)
+            start = ops.where(ops.less(start, 0), ops.add(start, n), start)
+            start = ops.minimum(ops.maximum(start, 0), n - k)
+            start = ops.reshape(start, (ops.shape_of(start)[0] if d is not None else 1,) + (1,) * rank)
+        offsets = ops.reshape(ops.arange(k, _dtypes.int64), (1,) * (1 + j) + (k,) + (1,) * (rank - j - 1))
+        grids.append(ops.add(offsets, start))
+    return grids
+
+
 def _dynamic_slice_batch(values, dims, *, axis_size, sizes):
     x, *starts = values
     if any(d is not None for d in dims[1:]):
-        return batch_by_loop(dynamic_slice)(values, dims, axis_size=axis_size, sizes=sizes)
+        # (per-example starts: one gather of every example's block, not a loop)
+        x = move_to_front(x, dims[0], axis_size)
+        grids = _block_positions(ops.shape_of(x)[1:], sizes, starts, dims[1:], axis_size)
+        return gather.bind(x, *grids, template=tuple(("array", i) for i in range(len(grids)))), 0
     x = move_to_front(x, dims[0], axis_size)
     return dynamic_slice.bind(x, 0, *starts, sizes=(axis_size, *sizes)), 0
 
@@ -498,7 +520,11 @@ def _dynamic_update_slice_vjp(ct, x, update, *starts, out):
 def _dynamic_update_slice_batch(values, dims, *, axis_size):
     x, update, *starts = values
     if any(d is not None for d in dims[2:]):
-        return batch_by_loop(dynamic_update_slice)(values, dims, axis_size=axis_size)
+        # (per-example starts: one scatter of every example's block, not a loop)
+        x = move_to_front(x, dims[0], axis_size)
+        update = move_to_front(update, dims[1], axis_size)
+        grids = _block_positions(ops.shape_of(x)[1:], ops.shape_of(update)[1:], starts, dims[2:], axis_size)
+        return scatter.bind(x, update, *grids, template=tuple(("array", i) for i in range(len(grids)))), 0
     x = move_to_front(x, dims[0], axis_size)
     update = move_to_front(update, dims[1], axis_size)
     return dynamic_update_slice.bind(x, update, 0, *starts), 0
