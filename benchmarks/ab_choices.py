@@ -5,7 +5,7 @@ alternating, the minimum per case over the rounds (the comments that quote them 
   over per-argument records, with the same checks and values;
 - `single`: jit's one-output route (`Compiled._run_single`) against the general `Compiled.run` for the
   same program;
-- `device`: the eager device executor (`stridex/_lax/device.py`: the compiled executable's call) against
+- `device`: the eager device executor (`stridex/_exec/device.py`: the compiled executable's call) against
   the same one-equation programs dispatched by a `jax.jit` function (JAX's op-by-op), on `cpu:1`;
 - `fold`: the NaN-propagating max lowering (`stridex/_lax/statistical.py`): slabs whose starts are an odd
   number of cache lines apart against slabs exactly length // 16 apart, and folding the outermost reduced
@@ -57,7 +57,7 @@ def _closure_factory(kinds, outputs, checks_precision, count=0):
     from stridex._core.array import Array
     from stridex._core.state import current_trace
     from stridex._core.storage import JAX_RESULT
-    from stridex._lax.device import OWNERS, adopt_out
+    from stridex._exec.device import OWNERS, adopt_out
     from stridex._transforms import memo
 
     sizes = {memo.BUFFER: 3, memo.DEVICE: 3, memo.RESULT: 2, memo.TINY: 5, memo.WINDOW: 4, None: 4}
@@ -133,7 +133,7 @@ def ab_memo(rounds: int) -> None:
 # --- single: the one-output route against the general run ---------------------------------------------
 
 def ab_single(rounds: int) -> None:
-    from stridex._lax.jax_bridge import jax
+    from stridex._exec.jax_bridge import jax
     from stridex._transforms.jit import Compiled
     from stridex._transforms.lowering import lower_program
 
@@ -162,8 +162,8 @@ def ab_single(rounds: int) -> None:
 # --- device: the executor against JAX's jit dispatch --------------------------------------------------
 
 def ab_device(rounds: int) -> None:
-    import stridex._lax.device as device
-    from stridex._lax.jax_bridge import x64
+    import stridex._exec.device as device
+    from stridex._exec.jax_bridge import x64
 
     real = device.jax
 

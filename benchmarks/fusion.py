@@ -189,7 +189,7 @@ def row(name: str, n: int, repeats: int, device: str | None) -> dict:
     target = 0.05 if n < 10**6 else 0.2
     stats = measure(fns, repeats=repeats if n < 10**7 else max(3, repeats // 2), target_s=target, budget_s=60)
     times = {k: (v.min if v.ok else None) for k, v in stats.items()}
-    from stridex._lax import fusion
+    from stridex._exec import fusion
 
     if device is None and n >= fusion.DEFER_MIN_ELEMENTS:  # (below it nothing defers: no pass)
         times["pass alone"] = pass_alone(lambda: fn(sx, *arrays), repeats)
@@ -216,7 +216,7 @@ def crossover(repeats: int) -> list:
     """Where deferral starts to pay on the host: the 10-op chain and Black-Scholes timed fused (every operation
     deferred: the threshold set to 1) and op by op, side by side, at sizes around the threshold."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
 
     out = []
     saved = fusion.DEFER_MIN_ELEMENTS

@@ -349,7 +349,7 @@ def evaluate(program, *args):
 # `jax.jit` of the lowered function hands the whole program to XLA, which fuses it. `jit` caches one
 # compiled function per signature (here, the input avals). In stridex, `lower_program` is
 # `stridex/_transforms/lowering.py` (it also checks each result's shape and dtype against the abstract rule), the
-# door to JAX with its scoped 64-bit mode is `stridex/_lax/jax_bridge.py`, and `jit` (cache keys,
+# door to JAX with its scoped 64-bit mode is `stridex/_exec/jax_bridge.py`, and `jit` (cache keys,
 # zero-copy hand-over of memory, write-back of inputs the function wrote) is `stridex/_transforms/jit.py`.
 
 

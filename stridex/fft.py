@@ -15,7 +15,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
 from stridex._core.view import as_count, normalize_axes, normalize_axis
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import fft as _p
 from stridex._lax import ops
 

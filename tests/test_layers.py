@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "stridex"
-LAYERS = {"stridex._core": 0, "stridex._lax": 1, "stridex._transforms": 2, "stridex._api": 3}
+LAYERS = {"stridex._core": 0, "stridex._exec": 1, "stridex._lax": 2, "stridex._transforms": 3, "stridex._api": 4}
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -28,7 +28,7 @@ def layer(module: str) -> int:
     for prefix, rank in LAYERS.items():
         if module == prefix or module.startswith(prefix + "."):
             return rank
-    return 4  # stridex itself, stridex.linalg, stridex.fft, stridex.demo: the public surface
+    return 5  # stridex itself, stridex.linalg, stridex.fft, stridex.demo: the public surface
 
 
 def imports(path: pathlib.Path):
@@ -125,10 +125,10 @@ def _jax_imports(path: pathlib.Path) -> list[int]:
 
 
 def test_only_the_bridge_imports_jax():
-    """One module, `stridex/_lax/jax_bridge.py`, imports JAX (lazily, inside functions); every other module
+    """One module, `stridex/_exec/jax_bridge.py`, imports JAX (lazily, inside functions); every other module
     reaches JAX through it, so `import stridex` never imports JAX and the one place to adapt to a JAX
     release is known."""
     found = {str(p.relative_to(PACKAGE.parent)): _jax_imports(p) for p in MODULES}
-    others = {name: lines for name, lines in found.items() if lines and name != "stridex/_lax/jax_bridge.py"}
+    others = {name: lines for name, lines in found.items() if lines and name != "stridex/_exec/jax_bridge.py"}
     assert not others, f"modules importing JAX directly: {others}"
-    assert found["stridex/_lax/jax_bridge.py"], "the bridge no longer imports JAX?"
+    assert found["stridex/_exec/jax_bridge.py"], "the bridge no longer imports JAX?"

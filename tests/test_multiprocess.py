@@ -105,7 +105,7 @@ def _in_child(check) -> int:
 
 def fork_after_a_pass() -> None:
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
 
     xs = _values(0)
     x = sx.asarray(xs, copy=True)

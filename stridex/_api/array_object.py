@@ -21,7 +21,7 @@ from stridex._api.versions import namespace
 from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
 from stridex._core.device import HOST, KDL_CPU, OnDevice
 from stridex._core.state import current_trace
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.primitive import NO_PARAMS as _NO_PARAMS
 from stridex._lax.primitive import eager_binary

@@ -22,7 +22,7 @@ from stridex._core.state import current_trace
 from stridex._core.storage import aligned_copy, aligned_empty
 from stridex._core.view import View, normalize_shape
 from stridex._lax import creation as _p
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.data_type import convert_element_type

@@ -9,7 +9,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.data_type import convert_element_type
 

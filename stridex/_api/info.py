@@ -6,7 +6,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import DeviceLike
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 
 __all__ = ["__array_namespace_info__"]
 

@@ -1,6 +1,6 @@
 """`Storage`: the memory many arrays share, one class per kind of memory on the host (owned or borrowed NumPy
 memory, read-only memory copied on the first write, a JAX result read lazily); the device kinds subclass it in
-`stridex._lax.device`. Also the allocation policy of fresh buffers (64-byte aligned)."""
+`stridex._exec.device`. Also the allocation policy of fresh buffers (64-byte aligned)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
 
 class Recycler:
     """Aligned buffers handed out again once nothing refers to them: the results of fused passes
-    (`stridex._lax.fusion`). A fresh buffer's first write page-faults (the kernel zeroes every page), which
+    (`stridex._exec.fusion`). A fresh buffer's first write page-faults (the kernel zeroes every page), which
     costs as much as a cheap elementwise kernel; a loop that makes and drops a result of the same size on every
     iteration gets its pages back warm instead (as NumPy's temporaries do through malloc's free lists).
 
@@ -150,7 +150,7 @@ class Storage:
     The kinds: `HostStorage` (host NumPy memory stridex may write: owned, or borrowed writable),
     `ReadOnlyStorage` (host NumPy memory that must not be written: copied on the first write),
     `JaxResultStorage` (a JAX array on the host, a jit call's result: its NumPy buffer made on first read,
-    copied on the first write), and on a JAX device `stridex._lax.device.DeviceStorage` and its
+    copied on the first write), and on a JAX device `stridex._exec.device.DeviceStorage` and its
     `ShardedStorage`. Two shared objects stand in for the storage of an array that has none of its own yet, and
     make it when something needs it: `NO_STORAGE` (a fresh NumPy result, whose window `a._np` is its memory;
     a traced value) and `JAX_RESULT` (a JAX result on the host, its JAX array `a._jax`: a jit call's output,
@@ -182,7 +182,7 @@ class Storage:
     jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
     jax_copy: Snapshot | None
-    # The pending expressions (eager fusion, `stridex._lax.fusion`) that read this memory, as weak references to
+    # The pending expressions (eager fusion, `stridex._exec.fusion`) that read this memory, as weak references to
     # their groups, or None: a write runs them first. Set only while the storage is a `fusion.ReadStorage`.
     readers: list | None
 
@@ -195,7 +195,7 @@ class Storage:
     sharded: ClassVar[bool] = False  # whether the memory is spread over several devices (ShardedStorage)
 
     # Storages have no `__init__`: `HostStorage()` is an empty one whose fields the maker sets right after, as
-    # `of` does here and `stridex._lax.device.adopt_out` does for JAX results. Calling the class with no
+    # `of` does here and `stridex._exec.device.adopt_out` does for JAX results. Calling the class with no
     # `__init__` costs less than `object.__new__(cls)`, and a jit call makes one for every result.
 
     @staticmethod

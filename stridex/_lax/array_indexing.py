@@ -16,10 +16,10 @@ from stridex._core.state import current_trace, push
 from stridex._core.storage import aligned_copy
 from stridex._core.view import View, numpy_key
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, jnp, lax
+from stridex._exec.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
-from stridex._lax.strided import strided_positions, write_view
+from stridex._exec.strided import strided_positions, write_view
 
 
 def _abstract_by_numpy(x, *indices, template):

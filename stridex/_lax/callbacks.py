@@ -23,8 +23,8 @@ import numpy as np
 from stridex._core.array import Array, adopt, host_window
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace
-from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax, lax
+from stridex._exec import device as _device
+from stridex._exec.jax_bridge import jax, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 

@@ -6,7 +6,7 @@ The value rule: such a primitive computes eagerly what its lowering computes und
 program compiled by the same XLA, so eager and `jit` agree bit for bit (and with JAX's own function where the
 lowering calls it). Its results are Arrays over JAX's outputs, adopted lazily as a `jit` call's results are
 (`device.adopt_out`: no copy, no NumPy buffer until a use needs one; read-only, so a write copies first). On a JAX
-device the generic device executor runs the same lowering there (`stridex._lax.device`).
+device the generic device executor runs the same lowering there (`stridex._exec.device`).
 
 One seam: `kernel(key, make, windows)` gives the compiled program of `make()` for these NumPy windows (compiled on
 a miss), `call(entry, windows)` runs it; `lowered` is the eager rule (a `RuleShape`) of a primitive whose eager
@@ -23,8 +23,8 @@ from stridex._core import caches
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.view import View
-from stridex._lax.device import adopt_out
-from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._exec.device import adopt_out
+from stridex._exec.jax_bridge import LoweringContext, jax, x64
 from stridex._lax.primitive import RuleShape
 
 class Kernel(NamedTuple):

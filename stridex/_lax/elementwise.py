@@ -21,7 +21,7 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_copy, aligned
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, bfloat16_scalars, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import (
+from stridex._exec.jax_bridge import (
     as_dtype,
     broadcast_to_aval,
     correctly_rounded_float32,
@@ -85,7 +85,7 @@ def _quiet(impl):
 def same_as_ufunc(impl, ufunc, quiet: bool = False, complex_results: bool = True):
     """Mark eager rule `impl` as giving exactly `ufunc(*operands)` when no operand is bfloat16 (and, unless
     `complex_results`, when the result is not complex), with NumPy's warnings silenced if `quiet`: eager fusion
-    (`stridex._lax.fusion`) then calls the ufunc itself into its scratch memory, block by block."""
+    (`stridex._exec.fusion`) then calls the ufunc itself into its scratch memory, block by block."""
     impl.same_as_ufunc = (ufunc, quiet, complex_results)
     return impl
 

@@ -5,7 +5,7 @@ A `Primitive` is one record holding all of an operation's rules, each given when
 view its write-back and folding rules); nothing outside the record decides how it behaves. `bind` hands
 it to the current interpreter: with no trace active, the eager interpreter runs it now on strided
 NumPy windows — or, when an argument lives on a JAX device (its storage raises `OnDevice` as NumPy
-reaches for it), `stridex._lax.device` runs the primitive's lowering there.
+reaches for it), `stridex._exec.device` runs the primitive's lowering there.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from stridex._core.device import OnDevice
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
 from stridex._core.storage import NO_STORAGE
-from stridex._lax import device as _device
-from stridex._lax import fusion as _fusion
+from stridex._exec import device as _device
+from stridex._exec import fusion as _fusion
 
 # --- primitives --------------------------------------------------------------------------------
 
@@ -131,7 +131,7 @@ class Primitive:
 
         `elementwise`: each element of the result depends only on the same element of the (broadcast) inputs,
         and `impl` computes it the same whatever block of the arrays it is given (so eager fusion may defer it
-        and run it block by block: see `stridex._lax.fusion`). Only single-result compute primitives.
+        and run it block by block: see `stridex._exec.fusion`). Only single-result compute primitives.
         `effectful`: running it does something beyond computing its results (a host callback that prints), so
         an equation of it is kept and run in program order: the passes never remove or merge one, and a graph
         break's evaluation of the program so far skips it (the compiled program runs it).
@@ -222,7 +222,7 @@ def _eager_compute(prim, args, params):
 
 
 def _eager_elementwise(prim, args, params):
-    """The eager rule of an elementwise primitive: `_eager_compute`'s, deferred (`stridex._lax.fusion`) when an
+    """The eager rule of an elementwise primitive: `_eager_compute`'s, deferred (`stridex._exec.fusion`) when an
     operand is large enough or pending. (The two-operand path is `_eager_compute`'s, inline: a call less on the
     one-element operations whose dispatch cost this path keeps.)"""
     if len(args) == 2:

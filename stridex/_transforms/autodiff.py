@@ -18,7 +18,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of, value_aval
 from stridex._core.dtypes import DType
 from stridex._core.state import TraceScope, current_trace, push
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._transforms import handover

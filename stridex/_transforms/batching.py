@@ -23,7 +23,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.view import normalize_axis
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._lax.parallel import Collective, unbound

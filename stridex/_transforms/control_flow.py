@@ -28,7 +28,7 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, promote_avals, value_aval
 from stridex._core.state import current_trace
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, lax
+from stridex._exec.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff

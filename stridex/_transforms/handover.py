@@ -27,10 +27,10 @@ from stridex._core.state import push
 from stridex._core.storage import (ALIGNMENT, JAX_RESULT, NO_STORAGE, HostStorage, JaxAlias, Snapshot, Storage,
                                     address_of, is_aligned)
 from stridex._core.view import View, numpy_key
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._lax.jax_bridge import jax, x64
+from stridex._exec.jax_bridge import jax, x64
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # stridex/
 

@@ -28,12 +28,12 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
-from stridex._lax import device as _device
-from stridex._lax import jax_bridge
+from stridex._exec import device as _device
+from stridex._exec import jax_bridge
 from stridex._lax.callbacks import effects_gated, effects_unordered
-from stridex._lax.jax_bridge import jax
+from stridex._exec.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
-from stridex._lax.precision import matmul_key
+from stridex._exec.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
 from stridex._transforms import memo as _memo

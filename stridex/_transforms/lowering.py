@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stridex._lax.jax_bridge import LoweringContext, lowering_program
+from stridex._exec.jax_bridge import LoweringContext, lowering_program
 from stridex._transforms.ir import InternalError, Literal, Program
 
 

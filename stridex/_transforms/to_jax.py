@@ -23,8 +23,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
-from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax, x64
+from stridex._exec import device as _device
+from stridex._exec.jax_bridge import jax, x64
 from stridex._transforms import handover
 from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked

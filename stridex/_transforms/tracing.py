@@ -21,7 +21,7 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, push
 from stridex._core.storage import NO_STORAGE
 from stridex._core.view import View
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign, boolean_gather, scatter
 from stridex._transforms import breaks, handover

@@ -15,7 +15,7 @@ from stridex._api import data_type_functions as _dt
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._transforms.tracing import weak_scalar_example
 from stridex.numpy import _dtypes
 

@@ -1,6 +1,6 @@
 """Failures injected into eager fusion's passes, for tests/lax/test_fusion_failures.py and the fuzzer's failure
 mode (tests/lax/test_fusion_fuzz.py): a MemoryError at the n-th allocation (through `storage.allocate`, where
-every buffer of a pass comes from), a KeyboardInterrupt at the n-th line run in `stridex/_lax/fusion.py` (a
+every buffer of a pass comes from), a KeyboardInterrupt at the n-th line run in `stridex/_exec/fusion.py` (a
 trace function) or after a random delay (a timer signal), and the check that follows any of them."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 import stridex as sx
 from stridex._core import storage
-from stridex._lax import fusion
+from stridex._exec import fusion
 
 FUSION_FILE = fusion.__file__
 
@@ -61,7 +61,7 @@ def _opens_a_with(lineno: int, cache: dict = {}) -> bool:  # noqa: B006  (the ca
 
 
 class LineFault:
-    """While armed, the line numbered `at` (from 0) that this thread runs in stridex/_lax/fusion.py raises
+    """While armed, the line numbered `at` (from 0) that this thread runs in stridex/_exec/fusion.py raises
     KeyboardInterrupt, as a Ctrl-C landing there would; with `at` None, lines are only counted (`count`).
 
     A `with` statement's own line is left out: the interpreter reports it again after the block, before calling

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import fusion
+from stridex._exec import fusion
 
 N = 100_000  # above the deferral threshold
 

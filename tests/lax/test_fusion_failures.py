@@ -82,7 +82,7 @@ def _after_failure(inputs, values, arrays, expected) -> None:
 def memory_error_at_each_allocation(n: str) -> None:
     """For k = 0, 1, ...: the same program, its k-th allocation failing, until a run makes fewer allocations."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
     from tests.lax.fusion_faults import AllocationFault, fresh_memory
 
     k = 0
@@ -263,7 +263,7 @@ def failures_in_a_device_pass() -> None:
     each line its pass and commit run in fusion.py; each leaves every array computed or pending, with the
     values op by op gives (to XLA's rounding in a fused program)."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
     from tests.lax.fusion_faults import LineFault, is_pending
 
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")

@@ -48,7 +48,7 @@ import pytest
 
 import stridex as sx
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._lax import fusion
+from stridex._exec import fusion
 
 SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
 STEPS = int(os.environ.get("STRIDEX_FUZZ_FUSION_STEPS", "24"))

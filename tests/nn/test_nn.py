@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import fusion
+from stridex._exec import fusion
 from tests.jax_reference import DEVICE, assert_close, eps_atol, jax, jnp, on_jax
 
 # The elementwise activations warn where the NumPy operations of their expressions do (as the same expression in

@@ -39,10 +39,10 @@ from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
-from stridex._lax import jax_bridge
-from stridex._lax.jax_bridge import LoweringContext, jax, jnp, weakly_typed, x64
-from stridex._lax.precision import matmul_key
-from stridex._lax.strided import is_whole, read_view, write_view
+from stridex._exec import jax_bridge
+from stridex._exec.jax_bridge import LoweringContext, jax, jnp, weakly_typed, x64
+from stridex._exec.precision import matmul_key
+from stridex._exec.strided import is_whole, read_view, write_view
 
 # --- naming and resolving devices ---------------------------------------------------------------
 

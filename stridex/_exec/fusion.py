@@ -44,11 +44,11 @@ from stridex._core.device import HOST
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Storage, aligned_empty
 from stridex._core.view import View
-from stridex._lax import device as _device
-from stridex._lax import jax_bridge
-from stridex._lax.jax_bridge import LoweringContext, jax, weakly_typed, x64
-from stridex._lax.precision import matmul_key
-from stridex._lax.strided import read_view
+from stridex._exec import device as _device
+from stridex._exec import jax_bridge
+from stridex._exec.jax_bridge import LoweringContext, jax, weakly_typed, x64
+from stridex._exec.precision import matmul_key
+from stridex._exec.strided import read_view
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
