@@ -28,7 +28,7 @@ from stridex._core.array import Array
 from stridex._core.caches import cache_stats, clear_caches, set_cache_limit  # programs' caches (beyond the spec)
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._exec.device import default_device
+from stridex._exec.placement import default_device
 from stridex._exec.fusion import eval, fusion  # eager fusion's switch, inspector and forcing call (beyond the spec)
 from stridex._api.constants import *
 from stridex._api.creation_functions import *

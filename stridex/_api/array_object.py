@@ -22,6 +22,7 @@ from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, wind
 from stridex._core.device import HOST, KDL_CPU, OnDevice
 from stridex._core.state import current_trace
 from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.primitive import NO_PARAMS as _NO_PARAMS
 from stridex._lax.primitive import eager_binary
@@ -196,7 +197,7 @@ def to_device(self, device, /, *, stream=None) -> Array:
     data moves between the host and a JAX device, or between devices)."""
     if stream is not None:
         raise ValueError(f"to_device: stridex takes no stream (JAX orders work on a device itself); got {stream!r}")
-    return _device.transfer(self, _device.resolve(device))
+    return _device.transfer(self, _placement.resolve(device))
 
 
 def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):

@@ -21,6 +21,7 @@ from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.state import current_trace
 from stridex._core.storage import NO_STORAGE
 from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._exec import fusion as _fusion
 
 # --- primitives --------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ def _eager_compute(prim, args, params):
             result._dtype = FROM_NUMPY[out.dtype]
             return result
         return _wrap(out, (wa, wb))
-    if not args and _device.placement() is not None:  # creation (no array inputs) on a default JAX device
+    if not args and _placement.placement() is not None:  # creation (no array inputs) on a default JAX device
         return _device.run(prim, args, params)
     wins = _windows(prim, args)
     out = prim.impl(*wins, **params) if params else prim.impl(*wins)

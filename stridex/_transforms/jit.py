@@ -29,6 +29,7 @@ from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
 from stridex._exec import device as _device
+from stridex._exec import placement as _places
 from stridex._exec import jax_bridge
 from stridex._lax.callbacks import effects_gated, effects_unordered
 from stridex._exec.jax_bridge import jax
@@ -125,7 +126,7 @@ def _placement(device) -> Device:
     if not isinstance(device, (Device, str)) and not type(device).__module__.startswith(("jax", "jaxlib")):
         raise TypeError(f"jit: device must be a device name such as 'cpu' or 'cuda:0', a stridex Device or a JAX "
                         f"device, got {type(device).__name__}")
-    return _device.resolve(device, "jit device")
+    return _places.resolve(device, "jit device")
 
 
 def _jax_device(dev: Device):
@@ -282,7 +283,7 @@ class Jitted(Generic[P, R]):
         if not any_array:
             # No array comes in (a creation function, say): the program runs on the default device, as the
             # same code run eagerly makes its arrays there.
-            device = _device.placement()
+            device = _places.placement()
             if device is not None:
                 sig.placed = True
                 sig.key += (device.name,)
@@ -508,7 +509,7 @@ def _fast_key(args):
             key.append((view.shape, a._dtype, view.strides, a._storage.device.name))
     key.append(matmul_key())
     if not args:  # (a program given no array runs on the default device)
-        placed = _device.placement()
+        placed = _places.placement()
         key.append(None if placed is None else placed.name)
     return tuple(key)
 
@@ -678,15 +679,15 @@ class Compiled:
         if jitted._device is not None:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
-            options["out_shardings"] = _device.creation_sharding(traced.device)
+            options["out_shardings"] = _places.creation_sharding(traced.device)
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
-        elif jitted._out_shardings is None and jitted._in_shardings is None and not _device.host_is_jax_default():
+        elif jitted._out_shardings is None and jitted._in_shardings is None and not _places.host_is_jax_default():
             # Host arguments (or none, with the host as the default device): the program runs where its data
             # is, on JAX's CPU device, and its outputs are host arrays, as the same code run eagerly gives. (On
             # a CPU-only machine that device is JAX's default, and the plain call places it there.)
-            options["out_shardings"] = _device.host_sharding()
+            options["out_shardings"] = _places.host_sharding()
             on_host_device = True
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)

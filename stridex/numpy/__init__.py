@@ -23,7 +23,7 @@ from stridex._api.info import __array_namespace_info__
 from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._exec.device import default_device
+from stridex._exec.placement import default_device
 from stridex._exec.fusion import eval, fusion  # (stridex's eager fusion: the same objects as stridex.eval, .fusion)
 from stridex._exec.precision import get_matmul_precision, matmul_precision, set_matmul_precision
 from stridex.numpy import fft, linalg
