@@ -232,7 +232,7 @@ class Storage:
     def window(self, a) -> np.ndarray:
         """A NumPy ndarray over exactly the memory array `a` (a View of this storage) views (no copy). Not
         cached on `a`: a copy-on-write may replace the buffer (HostStorage caches it)."""
-        return _window_on(self.numpy_buffer(), a._view, a._dtype.np)
+        return window_on(self.numpy_buffer(), a._view, a._dtype.np)
 
     def host_values(self, a) -> np.ndarray:
         """Array `a`'s values as a host ndarray: its window on the host (a device copies them over)."""
@@ -267,7 +267,7 @@ class HostStorage(Storage):
     fast_views = True
 
     def window(self, a) -> np.ndarray:
-        w = a._np = _window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
+        w = a._np = window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
         return w
 
     def private(self) -> bool:
@@ -439,7 +439,7 @@ JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias =
 JAX_RESULT.readers = None
 
 
-def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:
+def window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:
     """The ndarray over `view` of 1-D buffer `buf` as `np_dtype` (the `np.ndarray` constructor: about 0.23 µs,
     against about 2 µs for `as_strided`)."""
     if 0 in view.shape:

@@ -356,8 +356,19 @@ its target's buffer holding it. Re-entrant: a write's operands are read inside i
 (`materialized`) too."""
 
 
+class OnHost(Exception):  # noqa: N818  (a signal, as `OnDevice` is, not an error)
+    """Raised by the device executor for work that must run on the host (a primitive whose result's shape depends on
+    the data, or no array on a device after all): `stridex._exec.route` runs it there, with its results sent back
+    to `device`."""
+
+    def __init__(self, device: Device):
+        super().__init__(device)
+        self.device = device
+
+
 def run(prim, args, params):
-    """Run primitive `prim` eagerly on the device its array arguments live on (all on one device)."""
+    """Run primitive `prim` eagerly on the device its array arguments live on (all on one device); `OnHost` for
+    work that must run on the host."""
     if jax_bridge.RUNTIME_FORKED:  # (a cached executable would be called without asking JAX for anything first)
         jax_bridge.check_runtime()
     with OWNERS:
@@ -406,10 +417,10 @@ def _run(prim, args, params):
     if dev is None:
         dev = current_default()
     if dev.is_host:  # (no array on a device after all: creation with the host as the default)
-        return prim.bind(*args, **params)
+        raise OnHost(dev)
     if prim.kind != "compute" or prim.data_dependent:
         if prim.data_dependent:
-            return _through_host(prim, args, params, dev)
+            raise OnHost(dev)  # (its output's shape depends on the data: it runs on the host)
         if prim.kind == "write":
             return _write(prim, args, params, dev)
         raise AssertionError("views of device arrays are metadata; they never reach the device executor")
@@ -564,8 +575,6 @@ def _write(prim, args, params, dev):
 
     A basic key (ints, slices) is folded into the target's View, and the View's offset and a Python scalar
     value are arguments of the executable: x[0] = 1.5, x[7] = -2.0, ... run one executable."""
-    from stridex._lax.primitive import PRIMITIVES  # (the registry: `scatter` is defined after this module)
-
     target, value, *indices = args
     st = target._storage
     template = params["template"]
@@ -579,7 +588,7 @@ def _write(prim, args, params, dev):
             raise ValueError(f"cannot write into a broadcast view of shape {view.shape}: its elements share memory "
                              "(stride 0); write into the array it was broadcast from instead")
     if any(isinstance(i, Array) and i._dtype.kind == "bool" for i in indices) and getattr(value, "size", 1) != 1:
-        return _through_host(prim, args, params, dev)  # x[mask] = values: how many are selected depends on the data
+        raise OnHost(dev)  # x[mask] = values: how many are selected depends on the data
     if type(value) in PY_SCALARS:
         value = _scalar_on(dev, value, target._dtype)
     whole = view is st.jax_view or is_whole(st.jax_view.shape, view)
@@ -587,7 +596,7 @@ def _write(prim, args, params, dev):
     # `x[2] += 1.0`, an index array viewing the target), from the target's buffer argument itself: a donated
     # buffer must not be passed twice, and inside the program every read comes before the write.
     buffers, offsets = [], [] if whole else [view.offset]
-    key = ["write", _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
+    key = ["write", prim, _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
            True if whole else view.strides, not st.readonly, dev.name]
     layouts, avals, from_target = [], [], []
     for operand in (value, *indices):
@@ -616,7 +625,6 @@ def _write(prim, args, params, dev):
     key = tuple(key)
     entry = _CACHE.get(key)
     if entry is None:
-        scatter = PRIMITIVES["scatter"]
         target_aval = ShapedArray(view.shape, target._dtype)
         ctx = LoweringContext([target_aval, *avals], [target_aval])
         n_in = from_target.count(False)
@@ -627,7 +635,7 @@ def _write(prim, args, params, dev):
             start = None if whole else next(dynamic)
             values = [read_view(buffer if shared else next(arrays), v, None if w else next(dynamic))
                       for (v, w, _), shared in zip(layouts, sources)]
-            updated = scatter.lower(ctx, read_view(buffer, view, start), *values, template=template)
+            updated = prim.lower(ctx, read_view(buffer, view, start), *values, template=template)
             return write_view(buffer, view, updated, start)
 
         example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
@@ -666,24 +674,7 @@ def _basic_view(view: View, template: tuple) -> View | None:
     return view.index(tuple(entries))
 
 
-def _through_host(prim, args, params, dev):
-    """A primitive whose output shape depends on the data: its inputs go to the host, it runs there, and its
-    results come back to `dev` (the sizes must be known on the host, as in jax.numpy and PyTorch)."""
-    host_args = [transfer(a, HOST) if isinstance(a, Array) else a for a in args]
-    if prim.kind == "write":
-        target = args[0]
-        written = host_args[0]
-        prim.bind(written, *host_args[1:], **params)
-        moved = transfer(written, dev)
-        return _write_whole(target, moved)
-    out = prim.bind(*host_args, **params)
-    if prim.multiple_results:
-        return tuple(transfer(o, dev) for o in out)
-    return transfer(out, dev)
-
-
-def _write_whole(target: Array, value: Array) -> Array:
-    """Write all of `value` (on target's device, of target's shape) into target's View."""
-    from stridex._lax.primitive import PRIMITIVES  # (primitive.py imports this module: the registry, at call time)
-
-    return _write(PRIMITIVES["assign"], (target, value), {"template": ()}, target.device)
+def write_whole(prim, target: Array, value: Array) -> Array:
+    """Write all of `value` (on target's device, of target's shape) into target's View, by write primitive `prim`
+    (`assign`, whose lowering gives the View's new value)."""
+    return _write(prim, (target, value), {"template": ()}, target.device)

@@ -133,7 +133,9 @@ def ufunc_binary_impl(ufunc):
         # loops (the operands have one dtype: the namespace converts mixed ones with a half type first).
         if type(x1) is ndarray:
             if type(x2) is ndarray:
-                if x1.size * x2.size < small and x1.dtype.kind != bfloat16:
+                # (the result's size is at most the product of theirs, and theirs where they have one shape)
+                n = x1.size
+                if (n * x2.size < small or n < small and x1.shape == x2.shape) and x1.dtype.kind != bfloat16:
                     return ufunc(x1, x2, out=...)
             elif x1.size < small and x1.dtype.kind != bfloat16:
                 return ufunc(x1, x2, out=...)

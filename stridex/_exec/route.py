@@ -1,0 +1,84 @@
+"""Where an eager primitive application runs: the one routing decision, `apply`.
+
+Every eager entry point comes here: `Primitive.bind` with no trace active, Array's operators (`binary`), and the
+device executor when it hands work back (`OnHost`).
+"""
+
+from __future__ import annotations
+
+from stridex._core.array import Array
+from stridex._core.device import OnDevice
+from stridex._exec import device as _device
+from stridex._exec import fusion as _fusion
+from stridex._exec import host as _host
+from stridex._exec.placement import placement
+from stridex._exec.host import NO_PARAMS
+
+
+def apply(prim, args, params):
+    """Run `prim` on `args` eagerly, where it belongs.
+
+    The decision, in one place: an elementwise primitive with an operand that is pending, large (at least
+    `fusion.DEFER_MIN_ELEMENTS` elements), a view without a cached window or on a JAX device is offered to eager
+    fusion, which records it into a pending chain on the host or on that device, or declines (a small view, a
+    NumPy error state that raises or prints, an error to raise at this line, memory foreign code shares, a mesh).
+    A single-result computation from no array runs on the default device when that is a JAX device. Everything
+    else runs on the host now (`prim.eager`, the host executor's rule for its kind) unless the host executor
+    finds an operand on a JAX device (`OnDevice`): then the device executor runs it there, and hands back to the
+    host (`OnHost`) what must run there: a primitive whose result's shape depends on the data, its operands
+    brought over and its results sent back.
+    """
+    if prim.elementwise:
+        defer = _fusion.DEFER_MIN_ELEMENTS
+        for a in args:
+            if type(a) is Array:
+                w = a._np
+                if w is None or w.size >= defer:
+                    out = _fusion.record(prim, args, params)
+                    if out is not None:
+                        return out
+                    break
+    elif not args and prim.eager is _host.compute and placement() is not None:
+        return _on_device(prim, args, params)
+    try:
+        return prim.eager(prim, args, params)
+    except OnDevice:
+        return _on_device(prim, args, params)
+
+
+def binary(prim, a: Array, b: Array):
+    """`apply(prim, (a, b), {})` for Array's operators on two Arrays: two host windows that need no deferral go
+    straight to the host executor (`host.two`: the one-element `x + y` is all dispatch), without the argument
+    tuple; anything else takes `apply`."""
+    wa = a._np
+    wb = b._np
+    if wa is not None and wb is not None:
+        if not prim.elementwise:
+            return _host.two(prim, wa, wb, NO_PARAMS)
+        defer = _fusion.DEFER_MIN_ELEMENTS
+        if wa.size < defer and wb.size < defer:
+            return _host.two(prim, wa, wb, NO_PARAMS)
+    return apply(prim, (a, b), NO_PARAMS)
+
+
+def _on_device(prim, args, params):
+    try:
+        return _device.run(prim, args, params)
+    except _device.OnHost as back:
+        return _through_host(prim, args, params, back.device)
+
+
+def _through_host(prim, args, params, dev):
+    """A primitive the device executor hands back (`device.OnHost`), in practice one whose output shape depends on
+    the data: its inputs go to the host, it runs there, and its results come back to `dev` (the sizes must be
+    known on the host, as in jax.numpy and PyTorch)."""
+    host_args = [_device.transfer(a, _device.HOST) if isinstance(a, Array) else a for a in args]
+    if prim.kind == "write":
+        target = args[0]
+        written = host_args[0]
+        apply(prim, (written, *host_args[1:]), params)
+        return _device.write_whole(prim, target, _device.transfer(written, dev))
+    out = apply(prim, host_args, params)
+    if prim.multiple_results:
+        return tuple(_device.transfer(o, dev) for o in out)
+    return _device.transfer(out, dev)
