@@ -37,7 +37,9 @@ from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
 from stridex._exec import jax_bridge
-from stridex._exec.jax_bridge import LoweringContext, jax, jnp, weakly_typed, x64
+from stridex._exec import lower
+from stridex._exec.jax_bridge import jax, jnp, weakly_typed, x64
+from stridex._exec.lower import Executable, LoweringContext, Step, settle
 from stridex._exec.precision import matmul_key
 from stridex._exec.placement import creation_sharding, current_default, host_sharding, of_jax
 from stridex._exec.strided import is_whole, read_view, write_view
@@ -294,22 +296,7 @@ def _fits(value: int, args) -> bool:
 
 # --- eager primitives on a device ---------------------------------------------------------------
 
-class Executable:
-    """A compiled eager executable in `_CACHE`, under its key (the primitive, parameters, input layouts and
-    device): `call` runs it, `dtypes` and `views` describe its outputs (None for a write, which returns
-    its target), and `settled` says whether `call` is already the C++ call JAX's `Compiled` makes on its
-    first call (see `_settle`)."""
-
-    __slots__ = ("call", "dtypes", "settled", "views")
-
-    def __init__(self, call, dtypes: tuple | None, views: tuple | None):
-        self.call = call
-        self.dtypes = dtypes
-        self.views = views
-        self.settled = False
-
-
-_CACHE = caches.ProgramCache("device")  # key -> Executable
+_CACHE = caches.ProgramCache("device")  # key -> lower.Executable (layouts: each output's (View, dtype))
 
 
 class _Read:
@@ -438,10 +425,11 @@ def _run(prim, args, params):
     call = entry.call
     outs = call(*buffers)
     if not entry.settled:
-        _settle(entry, call)
+        settle(entry, call)
     if prim.multiple_results:
-        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, entry.dtypes, entry.views))
-    return adopt_out(outs[0], entry.views[0], entry.dtypes[0], dev)
+        return tuple(adopt_out(o, v, d, dev) for o, (v, d) in zip(outs, entry.layouts))
+    view, dtype = entry.layouts[0]
+    return adopt_out(outs[0], view, dtype, dev)
 
 
 def _passed_params(prim, params) -> tuple:
@@ -484,13 +472,6 @@ def _holds_inexact(values: tuple) -> bool:
         if type(v) in _INEXACT or (type(v) is tuple and _holds_inexact(v)):
             return True
     return False
-
-
-def _settle(entry: Executable, call) -> None:
-    """JAX's `Compiled` makes a C++ call on its first call: that call replaces it in the cache entry (a Python
-    frame less on every later call)."""
-    entry.call = getattr(call, "_call", None) or call
-    entry.settled = True
 
 
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
@@ -546,6 +527,9 @@ def _compile(prim, args, params, buffers, dev, key) -> Executable:
     n_arrays = sum(1 for a in args if isinstance(a, Array))
     n_offsets = sum(1 for view, whole, _ in layout if view is not None and not whole)
     value_names = tuple(prim.values) if prim.values and params else ()
+    n_in = len(args)
+    step = Step(prim, params, tuple(range(n_in)), ctx, tuple((name, n_in + k) for k, name in enumerate(value_names)))
+    run = lower.program([step], tuple(range(n_in + len(value_names), n_in + len(value_names) + len(avals_out))))
 
     def program(*buffers_in):
         arrays = iter(buffers_in[:n_arrays])
@@ -553,16 +537,13 @@ def _compile(prim, args, params, buffers, dev, key) -> Executable:
         passed = iter(buffers_in[n_arrays + n_offsets:])
         values = [(weakly_typed(next(passed)) if scalar is _PASSED else scalar) if view is None else
                   read_view(next(arrays), view, None if whole else next(offsets)) for view, whole, scalar in layout]
-        lowered_params = {**params, **{name: next(passed) for name in value_names}} if value_names else params
-        out = prim.lower(ctx, *values, **lowered_params)
-        return tuple(out) if prim.multiple_results else (out,)
+        return tuple(run(values + [next(passed) for _ in value_names]))
 
     # JAX would drop arguments a program does not read (an empty input's), and an executable left with none
     # runs on JAX's default device: the arguments are kept, so that the program runs where they are.
     options = {"keep_unused": True} if n_arrays else {"keep_unused": True, "out_shardings": creation_sharding(dev)}
-    with x64():
-        compiled = jax().jit(program, **options).lower(*buffers).compile()
-    entry = Executable(compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out))
+    compiled = lower.compile(program, buffers, **options)
+    entry = Executable(compiled, tuple((View.contiguous(a.shape), a.dtype) for a in avals_out))
     _CACHE.put(key, entry)
     return entry
 
@@ -629,24 +610,24 @@ def _write(prim, args, params, dev):
         ctx = LoweringContext([target_aval, *avals], [target_aval])
         n_in = from_target.count(False)
         sources = tuple(from_target)
+        n_values = 1 + len(layouts)
+        run = lower.program([Step(prim, {"template": template}, tuple(range(n_values)), ctx)], (n_values,))
 
         def program(buffer, *rest):
             arrays, dynamic = iter(rest[:n_in]), iter(rest[n_in:])
             start = None if whole else next(dynamic)
             values = [read_view(buffer if shared else next(arrays), v, None if w else next(dynamic))
                       for (v, w, _), shared in zip(layouts, sources)]
-            updated = prim.lower(ctx, read_view(buffer, view, start), *values, template=template)
+            (updated,) = run([read_view(buffer, view, start), *values])
             return write_view(buffer, view, updated, start)
 
         example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
-        with x64():
-            compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
-        entry = Executable(compiled, None, None)
+        entry = Executable(lower.compile(program, example, donate=(0,) if donate else ()))
         _CACHE.put(key, entry)
     call = entry.call
     st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
     if not entry.settled:
-        _settle(entry, call)
+        settle(entry, call)
     st.readonly = False
     return target
 

@@ -46,7 +46,9 @@ from stridex._core.storage import HostStorage, JaxResultStorage, Recycler, Stora
 from stridex._core.view import View
 from stridex._exec import device as _device
 from stridex._exec import jax_bridge
-from stridex._exec.jax_bridge import LoweringContext, jax, weakly_typed, x64
+from stridex._exec import lower
+from stridex._exec.jax_bridge import weakly_typed
+from stridex._exec.lower import Const, Executable, LoweringContext, Step, settle
 from stridex._exec.precision import matmul_key
 from stridex._exec.strided import read_view
 
@@ -1273,17 +1275,17 @@ def _run_device_group(group: DeviceGroup) -> None:
             storages.append(st)
     if outputs:
         structure = (group.device.name, matmul_key(), tuple(group.key), tuple(outputs))
-        compiled = _DEVICE_PASSES.get(structure)
+        entry = _DEVICE_PASSES.get(structure)
         scalars = _passed_scalars(group)
-        if compiled is None:
-            compiled = _compile_device_pass(group, outputs, scalars)
-            _DEVICE_PASSES.put(structure, compiled)
+        if entry is None:
+            entry = Executable(_compile_device_pass(group, outputs, scalars))
+            _DEVICE_PASSES.put(structure, entry)
+        call = entry.call
         with _device.OWNERS:
             # (an error leaves the group pending: a later force raises again)
-            results = compiled(*group.buffers, *scalars)
-        fast = getattr(compiled, "_call", None)  # (JAX's C++ call, made by the first call: as `device._settle`)
-        if fast is not None and fast is not compiled:
-            _DEVICE_PASSES.replace(structure, fast)
+            results = call(*group.buffers, *scalars)
+        if not entry.settled:
+            settle(entry, call)
         for st, buffer in zip(storages, results):
             _OWNER_SLOT.__set__(st, buffer)
             st.__class__ = _device.DeviceStorage  # type: ignore[assignment]  # (one layout)
@@ -1318,28 +1320,26 @@ def _compile_device_pass(group: DeviceGroup, outputs: list, scalars: list):
     """The executable computing members `outputs` of `group` from its leaf buffers and the Python scalars it
     takes as arguments (`scalars`, in plan order: one pass serves x * 2.0, x * 3.0, ...)."""
     plan, reads, shape = group.plan, group.reads, group.shape
+    # The environment of the lowering: the leaves read, then the Python scalars passed, then each member's value.
+    n_reads, n_passed = len(reads), len(scalars)
+    members = n_reads + n_passed
     steps = []
+    passed = itertools.count(n_reads)
     for prim, params, sources, dtype in plan:
         avals_in = [ShapedArray(reads[v][1].shape, reads[v][2]) if kind == 0 else
                     ShapedArray(shape, plan[v][3]) if kind == 1 else aval_of(v) for kind, v in sources]
-        sources = tuple((3, None) if kind == 2 and _device.passed_scalar(v) is not None else (kind, v)
-                        for kind, v in sources)
-        steps.append((prim, params, sources, LoweringContext(avals_in, [ShapedArray(shape, dtype)])))
+        inputs = tuple(v if kind == 0 else members + v if kind == 1 else
+                       next(passed) if _device.passed_scalar(v) is not None else Const(v) for kind, v in sources)
+        steps.append(Step(prim, params, inputs, LoweringContext(avals_in, [ShapedArray(shape, dtype)])))
+    run = lower.program(steps, tuple(members + i for i in outputs))  # (XLA drops the members no output needs)
     n_buffers = len(group.buffers)
 
     def program(*bufs):
-        values_read = [read_view(bufs[b], view, None) for b, view, _ in reads]
-        passed = iter(bufs[n_buffers:])
-        values: list = []
-        for prim, params, sources, ctx in steps:
-            args = [values_read[v] if kind == 0 else values[v] if kind == 1 else v if kind == 2 else
-                    weakly_typed(next(passed)) for kind, v in sources]
-            values.append(prim.lower(ctx, *args, **params))
-        return tuple(values[i] for i in outputs)  # (XLA drops the members no output needs)
+        values = [read_view(bufs[b], view, None) for b, view, _ in reads]
+        values += [weakly_typed(p) for p in bufs[n_buffers:]]
+        return tuple(run(values))
 
-    with x64():
-        return jax().jit(program, keep_unused=True).lower(*group.buffers, *scalars).compile(
-            compiler_options=_EXACT_PRECISION)
+    return lower.compile(program, [*group.buffers, *scalars], keep_unused=True, compiler_options=_EXACT_PRECISION)
 
 
 # --- what was fused ----------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 import stridex as sx
 from stridex._core.avals import ShapedArray
-from stridex._lax import compiled
+from stridex._exec import compiled
 from stridex._lax import special as P
 from tests.jax_reference import jax, same_bits
 from tests.lowering_check import check_primitive_lowering
@@ -73,8 +73,16 @@ def test_the_derivative_chain_of_lgamma():
     np.testing.assert_allclose(np.asarray(d3), want, rtol=1e-13)
 
 
-def test_compiled_programs_are_cached_least_recently_used_out(monkeypatch):
-    monkeypatch.setattr(compiled, "CACHE_SIZE", 2)
+@pytest.fixture
+def two_host_programs():
+    previous = sx.set_cache_limit("host", 2)
+    try:
+        yield
+    finally:
+        sx.set_cache_limit("host", previous)
+
+
+def test_compiled_programs_are_cached_least_recently_used_out(two_host_programs):
     compiled.clear()
     shapes = [(3,), (4,), (5,)]
     values = [np.linspace(-1.0, 1.0, n[0]) for n in shapes]
