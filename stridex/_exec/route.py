@@ -9,7 +9,8 @@ from __future__ import annotations
 from stridex._core.array import Array
 from stridex._core.device import OnDevice
 from stridex._exec import device as _device
-from stridex._exec import fusion as _fusion
+from stridex._exec.fusion import limits as _limits
+from stridex._exec.fusion.record import record as _record
 from stridex._exec import host as _host
 from stridex._exec.placement import placement
 from stridex._exec.host import NO_PARAMS
@@ -19,7 +20,7 @@ def apply(prim, args, params):
     """Run `prim` on `args` eagerly, where it belongs.
 
     The decision, in one place: an elementwise primitive with an operand that is pending, large (at least
-    `fusion.DEFER_MIN_ELEMENTS` elements), a view without a cached window or on a JAX device is offered to eager
+    `fusion.limits.DEFER_MIN_ELEMENTS` elements), a view without a cached window or on a JAX device is offered to eager
     fusion, which records it into a pending chain on the host or on that device, or declines (a small view, a
     NumPy error state that raises or prints, an error to raise at this line, memory foreign code shares, a mesh).
     A single-result computation from no array runs on the default device when that is a JAX device. Everything
@@ -29,12 +30,12 @@ def apply(prim, args, params):
     brought over and its results sent back.
     """
     if prim.elementwise:
-        defer = _fusion.DEFER_MIN_ELEMENTS
+        defer = _limits.DEFER_MIN_ELEMENTS
         for a in args:
             if type(a) is Array:
                 w = a._np
                 if w is None or w.size >= defer:
-                    out = _fusion.record(prim, args, params)
+                    out = _record(prim, args, params)
                     if out is not None:
                         return out
                     break
@@ -55,7 +56,7 @@ def binary(prim, a: Array, b: Array):
     if wa is not None and wb is not None:
         if not prim.elementwise:
             return _host.two(prim, wa, wb, NO_PARAMS)
-        defer = _fusion.DEFER_MIN_ELEMENTS
+        defer = _limits.DEFER_MIN_ELEMENTS
         if wa.size < defer and wb.size < defer:
             return _host.two(prim, wa, wb, NO_PARAMS)
     return apply(prim, (a, b), NO_PARAMS)
