@@ -174,16 +174,19 @@ class Storage:
     # `jax_copy` are set on few storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset
     # (two stores less), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
     __slots__ = ("__weakref__", "buf", "jax_alias", "jax_copy", "jax_view", "owner", "readers")
+    # --- the core's fields ---
     buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
+    # --- `jit`'s fields (stridex._transforms.handover owns them; a slot here, as a storage has no dict) ---
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
     # JAX array again instead of converting the window on every call.
     jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
     jax_copy: Snapshot | None
-    # The pending expressions (eager fusion, `stridex._exec.fusion`) that read this memory, as weak references to
-    # their groups, or None: a write runs them first. Set only while the storage is a `fusion.ReadStorage`.
+    # --- eager fusion's field (stridex._exec.fusion.pending owns it) ---
+    # The pending expressions that read this memory, as weak references to their groups, or None: a write runs
+    # them first. Set only while the storage is a `fusion.pending.ReadStorage`.
     readers: list | None
 
     # --- what a kind is (class-level constants) ---
@@ -294,14 +297,23 @@ class ReadOnlyStorage(Storage):
     def writable(self) -> np.ndarray:
         with _COPYING:  # two threads' first writes make one copy, which both write into
             if self.readonly:
-                self.buf = aligned_copy(self.numpy_buffer())
-                self.__class__ = HostStorage  # type: ignore[assignment]  # (the host kinds share one layout)
-                self.owner = None  # (after the class: see JaxResultStorage.jax_argument)
-                self.jax_view = None
-                self.jax_alias = None
-                self.jax_copy = None
-                self.readers = None  # (unset in a JaxResultStorage: eager fusion reads it from a HostStorage)
+                copied_on_write(self)
         return self.buf
+
+
+def copied_on_write(st: ReadOnlyStorage) -> None:
+    """The core's one transition of kind: read-only host memory (borrowed read-only, a JAX result) becomes a
+    private `HostStorage` over an aligned copy of it, on its first write (holding `_COPYING`). `__class__` is
+    assigned, the host kinds sharing one layout, so every Array sharing the storage sees the copy at once (eager
+    fusion's transitions are `stridex._exec.fusion.pending`'s; a device storage never changes kind: a write replaces
+    its buffer, `stridex._exec.device._write`)."""
+    st.buf = aligned_copy(st.numpy_buffer())
+    st.__class__ = HostStorage  # type: ignore[assignment]
+    st.owner = None  # (after the class: see JaxResultStorage.jax_argument)
+    st.jax_view = None
+    st.jax_alias = None
+    st.jax_copy = None
+    st.readers = None  # (unset in a JaxResultStorage: eager fusion reads it from a HostStorage)
 
 
 class JaxResultStorage(ReadOnlyStorage):
