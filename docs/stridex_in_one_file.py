@@ -192,7 +192,7 @@ broadcast_in_dim = lambda x, shape, dims: broadcast_in_dim_p.bind(x, shape=tuple
 #
 # With no trace active, a compute primitive runs its NumPy rule on windows and the result is adopted
 # as a fresh Array; a view primitive maps the View and shares the storage. stridex has one eager
-# function per kind in `stridex/_lax/primitive.py` (`_eager_compute`, `_eager_view`, `_eager_write`), and adopts
+# function per kind in `stridex/_exec/host.py` (`compute`, `write`; a view's, `_eager_view`, is in `stridex/_lax/primitive.py`), and adopts
 # NumPy's result without a copy.
 
 
