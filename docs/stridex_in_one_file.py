@@ -192,8 +192,8 @@ broadcast_in_dim = lambda x, shape, dims: broadcast_in_dim_p.bind(x, shape=tuple
 #
 # With no trace active, a compute primitive runs its NumPy rule on windows and the result is adopted
 # as a fresh Array; a view primitive maps the View and shares the storage. stridex has one eager
-# function per kind in `stridex/_exec/host.py` (`compute`, `write`; a view's, `_eager_view`, is in `stridex/_lax/primitive.py`), and adopts
-# NumPy's result without a copy.
+# function per kind in `stridex/_exec/host.py` (`compute`, `write`; a view's, `_eager_view`, is in
+# `stridex/_lax/primitive.py`), and adopts NumPy's result without a copy.
 
 
 def eager(prim, args, params):
