@@ -17,45 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from stridex._core.array import Array, refuse_broadcast_write, window
-from stridex._core.dtypes import FROM_NUMPY
-from stridex._core.storage import NO_STORAGE, window_on
-
-NO_PARAMS: dict = {}  # the params of a call without any (shared: never changed)
-
-
-def two(prim, wa, wb, params):
-    """`prim.impl(wa, wb, **params)` as an Array: the two-operand case of `compute`, which every two-operand eager
-    path reaches (`compute`, and `route.binary` for the operators). The hot path of every eager operation: an
-    impl's fresh ndarray is wrapped field by field (`Array._from_numpy` inline: the call costs 50 ns, a fifth of
-    NumPy's whole one-element `x + y`)."""
-    out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
-    if type(out) is np.ndarray and out.base is None:
-        result = Array()
-        result._np = out
-        result._storage = NO_STORAGE
-        result._view = None
-        result._dtype = FROM_NUMPY[out.dtype]
-        return result
-    return wrap(out, (wa, wb))
-
+from stridex._core.storage import window_on
 
 def compute(prim, args, params):
-    """The host rule of a single-result compute primitive."""
-    if len(args) == 2:
-        a, b = args
-        if type(a) is Array:
-            wa = a._np
-            if wa is None:
-                wa = a._storage.window(a)  # (a device storage raises OnDevice here)
-        else:
-            wa = operand(prim, a)
-        if type(b) is Array:
-            wb = b._np
-            if wb is None:
-                wb = b._storage.window(b)
-        else:
-            wb = operand(prim, b)
-        return two(prim, wa, wb, params)
+    """The host rule of a single-result compute primitive. (An elementwise one's two-operand case on small host
+    windows never comes here: `stridex._exec.route.apply` runs it inline, its one hot path.)"""
     wins = windows(prim, args)
     out = prim.impl(*wins, **params) if params else prim.impl(*wins)
     if type(out) is np.ndarray and out.base is None:

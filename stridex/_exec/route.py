@@ -1,44 +1,72 @@
 """Where an eager primitive application runs: the one routing decision, `apply`.
 
-Every eager entry point comes here: `Primitive.bind` with no trace active, Array's operators (`binary`), and the
-device executor when it hands work back (`OnHost`).
+Every eager entry point comes here: `Primitive.bind` with no trace active, Array's operators, and the device
+executor when it hands work back (`OnHost`).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from stridex._core.array import Array
 from stridex._core.device import OnDevice
+from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.storage import NO_STORAGE
 from stridex._exec import device as _device
 from stridex._exec.fusion import limits as _limits
 from stridex._exec.fusion.record import record as _record
 from stridex._exec import host as _host
 from stridex._exec.placement import placement
-from stridex._exec.host import NO_PARAMS
 
 
 def apply(prim, args, params):
     """Run `prim` on `args` eagerly, where it belongs.
 
     The decision, in one place: an elementwise primitive with an operand that is pending, large (at least
-    `fusion.limits.DEFER_MIN_ELEMENTS` elements), a view without a cached window or on a JAX device is offered to eager
-    fusion, which records it into a pending chain on the host or on that device, or declines (a small view, a
+    `fusion.limits.DEFER_MIN_ELEMENTS` elements), a view without a cached window or on a JAX device is offered to
+    eager fusion, which records it into a pending chain on the host or on that device, or declines (a small view, a
     NumPy error state that raises or prints, an error to raise at this line, memory foreign code shares, a mesh).
     A single-result computation from no array runs on the default device when that is a JAX device. Everything
     else runs on the host now (`prim.eager`, the host executor's rule for its kind) unless the host executor
     finds an operand on a JAX device (`OnDevice`): then the device executor runs it there, and hands back to the
     host (`OnHost`) what must run there: a primitive whose result's shape depends on the data, its operands
     brought over and its results sent back.
+
+    The two-operand elementwise case on small host windows (the one-element `x + y` is all dispatch) is written
+    out here, once: the impl on the windows and its fresh ndarray wrapped field by field (`Array._from_numpy`
+    inline: a call costs 50 ns, a fifth of NumPy's whole one-element `x + y`).
     """
     if prim.elementwise:
+        if len(args) == 2:
+            a, b = args
+            defer = _limits.DEFER_MIN_ELEMENTS
+            if type(a) is Array:
+                wa = a._np
+                if wa is None or wa.size >= defer:
+                    return _elsewhere(prim, args, params)
+            else:
+                wa = _host.operand(prim, a)
+            if type(b) is Array:
+                wb = b._np
+                if wb is None or wb.size >= defer:
+                    return _elsewhere(prim, args, params)
+            else:
+                wb = _host.operand(prim, b)
+            out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
+            if type(out) is np.ndarray and out.base is None:
+                result = Array()
+                result._np = out
+                result._storage = NO_STORAGE
+                result._view = None
+                result._dtype = FROM_NUMPY[out.dtype]
+                return result
+            return _host.wrap(out, (wa, wb))
         defer = _limits.DEFER_MIN_ELEMENTS
         for a in args:
             if type(a) is Array:
                 w = a._np
                 if w is None or w.size >= defer:
-                    out = _record(prim, args, params)
-                    if out is not None:
-                        return out
-                    break
+                    return _elsewhere(prim, args, params)
     elif not args and prim.eager is _host.compute and placement() is not None:
         return _on_device(prim, args, params)
     try:
@@ -47,19 +75,16 @@ def apply(prim, args, params):
         return _on_device(prim, args, params)
 
 
-def binary(prim, a: Array, b: Array):
-    """`apply(prim, (a, b), {})` for Array's operators on two Arrays: two host windows that need no deferral go
-    straight to the host executor (`host.two`: the one-element `x + y` is all dispatch), without the argument
-    tuple; anything else takes `apply`."""
-    wa = a._np
-    wb = b._np
-    if wa is not None and wb is not None:
-        if not prim.elementwise:
-            return _host.two(prim, wa, wb, NO_PARAMS)
-        defer = _limits.DEFER_MIN_ELEMENTS
-        if wa.size < defer and wb.size < defer:
-            return _host.two(prim, wa, wb, NO_PARAMS)
-    return apply(prim, (a, b), NO_PARAMS)
+def _elsewhere(prim, args, params):
+    """An elementwise application with an operand that is pending, large, a view without a cached window or on a
+    device: deferred if eager fusion records it, else run now (on the host, or on the device its operands are)."""
+    out = _record(prim, args, params)
+    if out is not None:
+        return out
+    try:
+        return prim.eager(prim, args, params)
+    except OnDevice:
+        return _on_device(prim, args, params)
 
 
 def _on_device(prim, args, params):

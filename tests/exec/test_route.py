@@ -26,7 +26,7 @@ def _where(a) -> str:
 def test_host_now_or_deferred_by_size_on_both_entries(n):
     a, b = np.linspace(-2.0, 2.0, n), np.linspace(1.0, 3.0, n)
     x, y = sx.asarray(a, copy=True), sx.asarray(b, copy=True)  # (private memory: borrowed is read now)
-    by_operator = x * y  # (route.binary)
+    by_operator = x * y  # (Array's operator: route.apply without bind)
     by_bind = sx.multiply(x, y)  # (Primitive.bind -> route.apply)
     want = "deferred" if n >= N else "host"
     assert _where(by_operator) == _where(by_bind) == want
@@ -78,8 +78,10 @@ def test_the_device_executor_hands_data_dependent_work_back_through_the_host():
     np.testing.assert_array_equal(np.asarray(x), [7.0, 1.0, 8.0, 2.0])
 
 
-def test_binary_is_apply_for_two_arrays():
+def test_apply_takes_scalars_and_subclass_free_operands_as_bind_does():
     a = np.arange(4.0)
     x = sx.asarray(a)
     p = sx.add.fast_path[1]
-    np.testing.assert_array_equal(np.asarray(route.binary(p, x, x)), np.asarray(route.apply(p, (x, x), {})))
+    np.testing.assert_array_equal(np.asarray(route.apply(p, (x, 2.5), {})), a + 2.5)
+    np.testing.assert_array_equal(np.asarray(route.apply(p, (2.5, x), {})), 2.5 + a)
+    np.testing.assert_array_equal(np.asarray(p.bind(x, x)), a + a)
