@@ -11,8 +11,9 @@ Closure conversion and writes into closed-over arrays are the tracer's (`subprog
 body writes become extra carry of a loop (after the user's carry), those any branch writes extra outputs of
 every branch, and the outer buffers take their new values after the primitive (`subprogram.write_outer`).
 
-The primitives and their rules are `control_primitives`'s. Each primitive's rules (JVP, VJP, batching) are written with the same functions: they trace Python
-functions that evaluate the sub-programs under `jvp`, `vjp` or `vmap`.
+The primitives and their rules are `control_primitives`'s. Each primitive's rules (JVP, VJP, batching) are
+written with the same functions: they trace Python functions that evaluate the sub-programs under `jvp`, `vjp` or
+`vmap`.
 """
 
 from __future__ import annotations

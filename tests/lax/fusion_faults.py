@@ -1,7 +1,8 @@
 """Failures injected into eager fusion's passes, for tests/lax/test_fusion_failures.py and the fuzzer's failure
 mode (tests/lax/test_fusion_fuzz.py): a MemoryError at the n-th allocation (through `storage.allocate`, where
 every buffer of a pass comes from), a KeyboardInterrupt at the n-th line run in eager fusion's
-modules, `stridex/_exec/fusion/` (a trace function) or after a random delay (a timer signal), and the check that follows any of them."""
+modules, `stridex/_exec/fusion/` (a trace function) or after a random delay (a timer signal), and the check that
+follows any of them."""
 
 from __future__ import annotations
 
@@ -86,8 +87,8 @@ class LineFault:
                 self.functions.append(frame.f_code.co_name)
             elif n == self.at:
                 self.fired = True
-                raise KeyboardInterrupt(f"injected: line {frame.f_lineno} of {os.path.basename(frame.f_code.co_filename)} "
-                                        f"({frame.f_code.co_name})")
+                where = os.path.basename(frame.f_code.co_filename)
+                raise KeyboardInterrupt(f"injected: line {frame.f_lineno} of {where} ({frame.f_code.co_name})")
         return self._local
 
     def _global(self, frame, event, arg):

@@ -637,7 +637,8 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     monkeypatch.setattr(host_pass, "_THREADS", 2)
     sizes = []
     real = host_pass._pass_block
-    monkeypatch.setattr(host_pass, "_pass_block", lambda size, threads: sizes.append((size, threads)) or real(size, threads))
+    monkeypatch.setattr(host_pass, "_pass_block",
+                        lambda size, threads: sizes.append((size, threads)) or real(size, threads))
     values = np.random.default_rng(n).standard_normal(n) * 300
     values[:4] = [np.nan, np.inf, -np.inf, -0.0]
     x = sx.asarray(values, copy=True)

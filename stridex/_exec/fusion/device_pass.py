@@ -148,7 +148,8 @@ def _record_on_device(prim, args, params, dev, shape, dtype):
                 break
             group = g
             sources.append((1, j))
-        if group is not None and (len(group.plan) + 1 >= limits.MAX_RECORDS or len(group.buffers) + n_leaves > limits.MAX_LEAVES):
+        if group is not None and (len(group.plan) + 1 >= limits.MAX_RECORDS
+                                  or len(group.buffers) + n_leaves > limits.MAX_LEAVES):
             group.run()
             group = None  # (its members among the operands are computed now: leaves, read below)
             sources = None

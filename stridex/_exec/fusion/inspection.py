@@ -10,7 +10,15 @@ import numpy as np
 from stridex._core.array import Array
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._exec.fusion.device_pass import DeviceGroup
-from stridex._exec.fusion.pending import _ENABLED, _PENDING, LOCK, PendingDeviceStorage, PendingStorage, enable, evaluate
+from stridex._exec.fusion.pending import (
+    _ENABLED,
+    _PENDING,
+    LOCK,
+    PendingDeviceStorage,
+    PendingStorage,
+    enable,
+    evaluate,
+)
 from stridex._exec.fusion.records import Record
 
 def pending(x: Array) -> str | None:

@@ -234,7 +234,8 @@ def _record(prim, args, params, shape, dtype, errors):
                 # block would not always see the layout the whole window has, so strided windows are read now.
                 return None
             leaves.append(a)
-    if group is not None and (len(group.members) + 1 >= limits.MAX_RECORDS or len(group.leaves) + len(leaves) > limits.MAX_LEAVES
+    if group is not None and (len(group.members) + 1 >= limits.MAX_RECORDS
+                              or len(group.leaves) + len(leaves) > limits.MAX_LEAVES
                               or group.errors != errors):
         group.run()
         return _record(prim, args, params, shape, dtype, errors)  # (its pending inputs are windows now)
