@@ -5,8 +5,8 @@ Each test runs its scenario in a process of its own, with a timeout (`helpers.ru
 a lock held would hang, and must fail the test instead. The failures: a MemoryError at each allocation a pass
 makes (through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space
 limit (`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in eager fusion's modules (a trace
-function) and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the calling thread
-or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line of
+function) and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the
+calling thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line of
 its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write
 into an input must not reach the pending work recorded before it, and everything is forced and compared again.
 """
@@ -148,8 +148,8 @@ def memory_error_under_a_limit() -> None:
 
 def keyboard_interrupt_at_each_line(n: str, most: str) -> None:
     """A KeyboardInterrupt at each line the forcing of the program runs in eager fusion's modules: every line of the
-    functions that change state (`force`, `run_group` and its commit, `run_readers`), and of the others (the blocks of the
-    pass: many lines, each the same code) `most` spread evenly."""
+    functions that change state (`force`, `run_group` and its commit, `run_readers`), and of the others (the blocks of
+    the pass: many lines, each the same code) `most` spread evenly."""
     import stridex as sx
     from tests.lax.fusion_faults import LineFault
 

@@ -349,8 +349,8 @@ def test_fused_equals_op_by_op(seed, setting):
 # The program runs fused with a failure armed over one random step and then over forcing the whole pool: a
 # MemoryError at the n-th allocation of a pass (`storage.allocate`, through which every buffer of a pass comes),
 # or a KeyboardInterrupt at the n-th line run in eager fusion's modules (tests/lax/fusion_faults.py). Where it
-# fires, every array of the pool must be computed, with the op-by-op values of that point of the program, or still pending;
-# forcing them all then gives those values, the failed step runs again, and the rest of the program must end as
+# fires, every array of the pool must be computed, with the op-by-op values of that point of the program, or still
+# pending; forcing them all then gives those values, the failed step runs again, and the rest of the program must end as
 # the op-by-op run does. The programs run in a process of their own, with a timeout (a lock left held hangs).
 
 

@@ -186,9 +186,10 @@ class _Program:
                         for c, pos in readers[i]:
                             args[c][pos] = r
                     elif fn is not None:
-                        # where, a boolean condition, x1 and x2 of the result's dtype: the same bits as the impl's two
-                        # copies, selected without a branch (mask = -condition; x2 ^ ((x1 ^ x2) & mask)). NumPy's masked copies
-                        # branch per element: 4-5x slower than these four calls where the condition is random.
+                        # where, a boolean condition, x1 and x2 of the result's dtype: the same bits as the impl's
+                        # two copies, selected without a branch (mask = -condition; x2 ^ ((x1 ^ x2) & mask)). NumPy's
+                        # masked copies branch per element: 4-5x slower than these four calls where the condition is
+                        # random.
                         mask, bits, lanes = views[fn[0]], views[fn[1]], fn[2]
                         np.negative(a[0].view(np.int8), out=mask, casting="unsafe")
                         x2 = a[2].view(lanes)
