@@ -6,8 +6,8 @@ a lock held would hang, and must fail the test instead. The failures: a MemoryEr
 makes (through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space
 limit (`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in eager fusion's modules (a trace
 function) and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the
-calling thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line of
-its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write
+calling thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at
+each line of its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write
 into an input must not reach the pending work recorded before it, and everything is forced and compared again.
 """
 
