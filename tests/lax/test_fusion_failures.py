@@ -1,15 +1,14 @@
 """A pass that fails leaves every array it touched computed or pending, never half computed, and its inputs as
 they were; the error is the one that happened (docs/fusion.md, Processes and failures).
 
-Each test runs its scenario in a process of its own, with a timeout (`helpers.run_isolated`): a failure that left
-a lock held would hang, and must fail the test instead. The failures: a MemoryError at each allocation a pass
-makes (through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space
-limit (`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in eager fusion's modules (a trace
-function) and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the
-calling thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at
-each line of its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write
-into an input must not reach the pending work recorded before it, and everything is forced and compared again.
-"""
+Each test runs its scenario in a process of its own, with a timeout (`helpers.run_isolated`): a failure that left a
+lock held would hang, and must fail the test instead. The failures: a MemoryError at each allocation a pass makes
+(through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space limit
+(`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in eager fusion's modules (a trace function)
+and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the calling
+thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line
+of its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write into
+an input must not reach the pending work recorded before it, and everything is forced and compared again."""
 
 from __future__ import annotations
 
