@@ -163,9 +163,11 @@ def ab_single(rounds: int) -> None:
 
 def ab_device(rounds: int) -> None:
     import stridex._exec.device as device
+    import stridex._exec.lower as lower  # (where the eager executables are compiled: `lower.compile`)
+    from stridex._core.caches import ProgramCache
     from stridex._exec.jax_bridge import x64
 
-    real = device.jax
+    real = lower.jax
 
     class _OpByOp:
         """`jax.jit(program)`, its "compiled" call the jitted function called under the 64-bit scope."""
@@ -176,7 +178,7 @@ def ab_device(rounds: int) -> None:
         def lower(self, *_):
             return self
 
-        def compile(self):
+        def compile(self, **_):
             function = self.function
 
             def call(*buffers):
@@ -198,13 +200,13 @@ def ab_device(rounds: int) -> None:
              ("x[1] = 2.0 (8 elements)", "w[1] = 2.0"), ("x[1] = 2.0 (10^7 elements)", "big[1] = 2.0")]
     caches = {}
     for variant in ("executor", "op-by-op"):
-        device._CACHE = {}
-        device.jax = real if variant == "executor" else _JitJax  # type: ignore[assignment]  # (a stand-in)
+        device._CACHE = ProgramCache("device")
+        lower.jax = real if variant == "executor" else _JitJax  # type: ignore[assignment]  # (a stand-in)
         for _, stmt in cases:
             for _ in range(3):
                 exec(stmt, env)  # noqa: S102 - the cases above
         caches[variant] = device._CACHE
-    device.jax = real
+    lower.jax = real
     assert float(env["w"][1]) == 2.0 and float((env["x"] + env["y"])[0]) == 3.0
     best: dict = {}
     for _ in range(rounds):
@@ -213,7 +215,7 @@ def ab_device(rounds: int) -> None:
             for name, stmt in cases:
                 timer = timeit.Timer(stmt, globals=env)
                 best[(name, variant)] = min(best.get((name, variant), 1e9), min(timer.repeat(3, 2000)) / 2000 * 1e6)
-    device._CACHE = {}
+    device._CACHE = ProgramCache("device")
     print("device (eager operations on cpu:1):")
     _report(best, "executor", "op-by-op")
 

@@ -29,7 +29,6 @@ from stridex._exec.lower import Executable, settle
 # it has made one), `wide` says whether an input has 64-bit elements (the call then runs in JAX's 64-bit scope,
 # without which JAX would narrow them; a uint32 key alone does not need it), `layouts` gives each output's
 # (View, dtype).
-Kernel = Executable
 
 # key -> Executable: the "host" kind of `sx.set_cache_limit` (least recently used out; an evicted program is compiled
 # again on its next use, tens of milliseconds).
