@@ -45,6 +45,7 @@ from stridex._api import transcendental_functions as _transcendental
 from stridex._core import caches as _caches
 from stridex._core import tree as _tree
 from stridex._core.array import Array
+from stridex._core.dtypes import DType
 from stridex._core.dtypes import PY_SCALARS
 from stridex._core.state import current_trace
 from stridex._core.tree import freeze_or_id
@@ -220,7 +221,9 @@ def _flat_call(fn, treedef, leaves, key):
 
 
 def _wrapped(obj, name: str, operands: bool):
-    if not callable(obj) or isinstance(obj, type) or not (getattr(obj, "__module__", None) or "").startswith("stridex"):
+    # (a DType is callable, `sx.float32(3)` makes an array, but it is the namespace's dtype object: never wrapped)
+    if not callable(obj) or isinstance(obj, (type, DType)) or \
+            not (getattr(obj, "__module__", None) or "").startswith("stridex"):
         return obj
     if name.rpartition(".")[2] in NOT_TRACED:
         return _eager(obj) if name.rpartition(".")[2] in ("asarray", "from_dlpack") else obj
