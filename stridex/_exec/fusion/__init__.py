@@ -17,14 +17,15 @@ foreign code may write behind stridex's back (borrowed NumPy memory, a window ha
 DLPack) is never read later: an operation reading it runs now.
 
 On a JAX device the records' leaves are device buffers and a pass is one executable made of their lowerings
-(`PendingDeviceStorage`, `DeviceGroup`, `_run_device_group`).
+(`PendingDeviceStorage`, `device_pass.DeviceGroup`, `device_pass._run_device_group`).
 
 The switch: `fusion(False)` (a context manager) or `STRIDEX_FUSION=0` in the environment.
 
-The parts, one concern each: `limits` (the thresholds), `pending` (the pending storage kinds, the switch, the lock
-and forcing), `records` (a host record and group), `record` (recording: deferring an operation or declining),
-`program` and `host_pass` (a pass on the host), `device_pass` (recording and a pass on a JAX device), `inspection`
-(`sx.fusion`, `sx.eval`, `pending`).
+The parts, one concern each: `limits` (the thresholds), `pending` (the pending storage kinds, the switch, the lock,
+forcing, and the storage transitions), `records` (a host record), `record` (recording: deferring an operation or
+declining), `program` and `host_pass` (a host group and its pass), `device_pass` (recording and a pass on a JAX
+device), `inspection` (`sx.fusion`, `sx.eval`, `pending`). `stridex._exec.route` decides when an operation is
+offered to `record`.
 """
 
 from stridex._exec.fusion import limits  # noqa: F401
