@@ -64,9 +64,11 @@ def call(entry: Executable, windows):
 
 def adopted(entry: Executable, out):
     """The Array(s) over a program's output(s) (`device.adopt_out`)."""
+    layouts = entry.layouts
+    assert layouts is not None  # (a host program's outputs are always described: `kernel`)
     if type(out) is tuple or type(out) is list:
-        return tuple(adopt_out(o, view, dtype) for o, (view, dtype) in zip(out, entry.layouts))
-    view, dtype = entry.layouts[0]
+        return tuple(adopt_out(o, view, dtype) for o, (view, dtype) in zip(out, layouts))
+    view, dtype = layouts[0]
     return adopt_out(out, view, dtype)
 
 

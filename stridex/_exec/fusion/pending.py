@@ -192,7 +192,7 @@ def pending_to_host(st: PendingStorage, buf: np.ndarray) -> None:
 
 def host_to_read(st: HostStorage) -> None:
     """Host memory that a pending record now reads: writes into it run its readers first (`ReadStorage`)."""
-    st.__class__ = ReadStorage  # type: ignore[assignment]
+    st.__class__ = ReadStorage
 
 
 def read_to_host(st: ReadStorage) -> None:
