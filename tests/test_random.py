@@ -501,7 +501,7 @@ def test_choice_of_no_draws_from_an_array_has_jax_s_shape(shape, axis):
 
 def test_bad_dtypes_and_parameters():
     k = sx.random.key(0)
-    with pytest.raises(TypeError, match="real floating dtype.*int32"):
+    with pytest.raises(TypeError, match="floating-point dtype.*int32"):
         sx.random.normal(k, (2,), dtype=sx.int32)
     with pytest.raises(TypeError, match="integer dtype.*float32"):
         sx.random.randint(k, (2,), 0, 5, dtype=sx.float32)

@@ -482,7 +482,3 @@ def logaddexp(x, y):
 def greater_equal(x, y):
     return _P.greater_equal.bind(x, y)
 
-
-def reduce_max(x, axes: int | tuple | None = None, keepdims: bool = False) -> Array:
-    """The maximum over `axes` (all when None; none of them empty); NaN propagates."""
-    return _P.reduce_max.bind(x, axes=_axes(axes, len(shape_of(x))), keepdims=keepdims)

@@ -45,11 +45,14 @@ class JaxFunction:
     returns its leaves. Made once per call structure and kept, so that every cache keyed by it (compiled
     executables, shapes, the variants its rules bind) is found again; hashed by identity, printed by name."""
 
-    __slots__ = ("__weakref__", "_eager", "_lock", "_shapes", "_variants", "fun", "name")
+    __slots__ = ("__weakref__", "_eager", "_lock", "_shapes", "_variants", "fun", "name", "primal_part")
 
     def __init__(self, fun: Callable, name: str):
         self.fun = fun
         self.name = name
+        # (n operands, m outputs, all outputs): the first m outputs depend on the first n operands only (a JVP's
+        # primal part, which a vmap over the tangents alone leaves unbatched)
+        self.primal_part: tuple[int, int, int] | None = None
         self._shapes: OrderedDict = OrderedDict()  # input avals -> (output avals, output treedef)
         self._variants: OrderedDict = OrderedDict()  # (kind, config) -> JaxFunction: JVP, VJP, vmap of this one
         self._eager: Jitted | None = None
@@ -177,8 +180,9 @@ def _jvp(primals, tangents, *, fn):
     out_avals = fn.signature([value_aval(p) for p in primals])[0]
     inexact = tuple(k for k, a in enumerate(out_avals) if _is_inexact(a))
     variant = fn.variant("jvp", diff, lambda: functools.partial(_jvp_of, fn.flat, len(primals), diff, inexact))
-    outs = jax_call.bind(*primals, *[tangents[i] for i in diff], fn=variant)
     n = len(out_avals)
+    variant.primal_part = (len(primals), n, n + len(inexact))
+    outs = jax_call.bind(*primals, *[tangents[i] for i in diff], fn=variant)
     tangent_out: list = [None] * n
     for k, t in zip(inexact, outs[n:]):
         tangent_out[k] = t
@@ -245,10 +249,15 @@ def _vjp_of(flat, n: int, diff: tuple, inexact: tuple, out_shapes: tuple, *opera
 
 def _batch(values, dims, *, axis_size, fn):
     dims = tuple(dims)
-    variant = fn.variant("vmap", (dims, axis_size),
-                         lambda: jax().vmap(fn.flat, in_axes=dims, out_axes=0, axis_size=axis_size))
+    out_axes: Any = 0
+    if fn.primal_part is not None and all(d is None for d in dims[:fn.primal_part[0]]):
+        # (a JVP batched over its tangents alone, as in jacfwd: its primal outputs stay unbatched)
+        _, n, total = fn.primal_part
+        out_axes = [None] * n + [0] * (total - n)
+    variant = fn.variant("vmap", (dims, axis_size, out_axes != 0),
+                         lambda: jax().vmap(fn.flat, in_axes=dims, out_axes=out_axes, axis_size=axis_size))
     outs = jax_call.bind(*values, fn=variant)
-    return outs, [0] * len(outs)
+    return outs, ([0] * len(outs) if out_axes == 0 else out_axes)
 
 
 jax_call = JaxCallPrimitive("jax_call", impl=_impl, abstract_eval=_abstract_eval, lower=_lower, jvp=_jvp, vjp=_vjp,

@@ -55,7 +55,7 @@ def _forget_after_fork() -> None:
         jitted._lock = threading.RLock()
         if jax_bridge.RUNTIME_FORKED:
             jitted._memos = ()
-            jitted.__call__ = jitted._dispatcher
+            jitted.__call__ = jitted._dispatcher  # type: ignore[method-assign]  # (the slot: see the class body)
 
 
 _SCALARS = (bool, int, float, complex)

@@ -24,8 +24,8 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
 from stridex._exec import placement as _placement
-from stridex._exec.jax_bridge import jax, x64
-from stridex._transforms import handover
+from stridex._exec.jax_bridge import jax
+from stridex._transforms import custom, handover
 from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked
 from stridex._transforms.lowering import lower_program
@@ -98,7 +98,8 @@ class ToJaxTrace(JitTrace):
                 "a JAX function cannot change arrays outside it. Pass the array in and return its new value")
         super().note_write(target, template, indices)
 
-    def concretization_message(self, tracer: Tracer, what: str) -> str:
+    def concretization_message(self, tracer: Tracer, conversion) -> str:
+        what = getattr(conversion, "name", conversion)  # (a tracing.Conversion: bool(), float(), ...)
         k = self._argument(tracer._buffer)
         arrival = ""
         if k is not None and not tracer._chain and not tracer._buffer.version:  # (the argument itself, as it came in)
@@ -179,7 +180,7 @@ class ToJax:
                     self._cache.popitem(last=False)
             else:
                 self._cache.move_to_end(key)
-        with x64():
+        with custom.lowering_for_jax():  # (64-bit types on; custom rules lower to JAX's, which JAX differentiates)
             constants = [handover.to_jax_array(c) for c in entry.constants]
             inputs = [_as_dtype(v, a) for v, a in zip(values, avals)]
             outs = entry.run(*constants, *inputs)
@@ -237,7 +238,8 @@ class ToJax:
         self.stats["traces"] += 1
         make = functools.partial(ToJaxTrace, inputs=inputs, name_of=names,
                                  fname=self._name)
-        trace, in_tracers, out = trace_to_program(with_inputs, avals, trace_class=make)
+        with custom.tracing_for_jax():  # (custom rules are traced beside their calls, for JAX: see custom.py)
+            trace, in_tracers, out = trace_to_program(with_inputs, avals, trace_class=make)
         try:
             out_leaves, out_tree = j.tree_util.tree_flatten(out)
             outputs: list = []

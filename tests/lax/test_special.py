@@ -73,16 +73,15 @@ def test_the_derivative_chain_of_lgamma():
     np.testing.assert_allclose(np.asarray(d3), want, rtol=1e-13)
 
 
-@pytest.fixture
-def two_host_programs():
+def test_compiled_programs_are_cached_least_recently_used_out():
     previous = sx.set_cache_limit("host", 2)
     try:
-        yield
+        _compiled_programs_are_cached_least_recently_used_out()
     finally:
         sx.set_cache_limit("host", previous)
 
 
-def test_compiled_programs_are_cached_least_recently_used_out(two_host_programs):
+def _compiled_programs_are_cached_least_recently_used_out():
     compiled.clear()
     shapes = [(3,), (4,), (5,)]
     values = [np.linspace(-1.0, 1.0, n[0]) for n in shapes]

@@ -42,7 +42,12 @@ STRIDEX_OWN = {"Array", "DType", "Device", "__array_namespace_info__", "default_
 # extensions that stridex.numpy does not mirror (random keys are stridex.random's; tree_util is not numpy's).
 NOT_ARRAY_FUNCTIONS = {"jit", "make_ir", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap",
                        "custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
-                       "cond", "switch", "while_loop", "fori_loop", "scan", "random", "tree_util"}
+                       "cond", "switch", "while_loop", "fori_loop", "scan", "random", "tree_util",
+                       # JAX's names outside jax.numpy (jax.lax.stop_gradient, jax.eval_shape, ...), the extension
+                       # modules and the caches' controls
+                       "stop_gradient", "eval_shape", "ShapeDtypeStruct", "pure_callback", "from_jax", "to_jax",
+                       "debug", "errors", "lax", "nn", "scipy", "tree", "cache_stats", "clear_caches",
+                       "set_cache_limit"}
 
 
 def test_the_issue_names_exist():

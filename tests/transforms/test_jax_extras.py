@@ -199,6 +199,41 @@ def test_jacobians_with_aux_and_keywords(name):
     same_tree(got, want)
 
 
+def _devices(tree) -> set:
+    return {leaf.device for leaf in jax.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, sx.Array))
+            if isinstance(leaf, sx.Array)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("how", ["eager", "jit", "vmap"])
+@pytest.mark.parametrize("name", ["jacfwd", "jacrev", "hessian"])
+def test_jacobians_of_pytrees_with_aux_on_a_device(name, how, dtype):
+    """The bases (`eye`, one-hot cotangents) are made on the arguments' device: the Jacobians (and aux) of arrays on
+    cpu:1 stay there and equal the host's and JAX's."""
+
+    def f(p, x, xp):
+        y = model_sx(p, x) if xp is sx else model_jax(p, x)
+        if name == "hessian":
+            return y["sum"] * xp.sum(p["b"][1] ** 2), {"aux": y["out"][0], "n": 2.0}
+        return y["out"], {"aux": y["sum"] * 2.0, "n": 2.0}
+
+    params = jax.tree_util.tree_map(lambda a: np.asarray(a, dtype), PARAMS)
+    xs = np.stack([X, -2 * X]).astype(dtype)
+    transform = getattr(sx, name)(lambda p, x: f(p, x, sx), argnums=(0, 1), has_aux=True)
+    transform = {"eager": transform, "jit": sx.jit(transform), "vmap": sx.vmap(transform, in_axes=(None, 0))}[how]
+    reference = getattr(jax, name)(lambda p, x: f(p, x, jnp), argnums=(0, 1), has_aux=True)
+    want = jax.vmap(reference, in_axes=(None, 0))(params, xs) if how == "vmap" else reference(params, xs[0])
+    results = {}
+    for device in (None, DEV):
+        p = jax.tree_util.tree_map(lambda a: sx.asarray(a, device=device), params)
+        got = transform(p, sx.asarray(xs if how == "vmap" else xs[0], device=device))
+        assert _devices(got) == {sx.asarray(0.0, device=device).device}
+        same_tree(got, want, rtol=2e-6 if dtype == np.float32 else 1e-12)
+        results[device] = got
+    same_tree(results[DEV], jax.tree_util.tree_map(lambda a: np.asarray(a) if isinstance(a, sx.Array) else a,
+                                                   results[None], is_leaf=lambda a: isinstance(a, sx.Array)), rtol=0)
+
+
 def test_vmap_of_a_pytree_jacobian():
     xs = np.stack([X, 2 * X])
     got = sx.vmap(sx.jacrev(model_sx), in_axes=(None, 0))(_sx_params(), sx.asarray(xs))
