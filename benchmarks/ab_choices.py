@@ -5,7 +5,7 @@ alternating, the minimum per case over the rounds (the comments that quote them 
   over per-argument records, with the same checks and values;
 - `single`: jit's one-output route (`Compiled._run_single`) against the general `Compiled.run` for the
   same program;
-- `device`: the eager device executor (`stridex/_lax/device.py`: the compiled executable's call) against
+- `device`: the eager device executor (`stridex/_exec/device.py`: the compiled executable's call) against
   the same one-equation programs dispatched by a `jax.jit` function (JAX's op-by-op), on `cpu:1`;
 - `fold`: the NaN-propagating max lowering (`stridex/_lax/statistical.py`): slabs whose starts are an odd
   number of cache lines apart against slabs exactly length // 16 apart, and folding the outermost reduced
@@ -57,7 +57,7 @@ def _closure_factory(kinds, outputs, checks_precision, count=0):
     from stridex._core.array import Array
     from stridex._core.state import current_trace
     from stridex._core.storage import JAX_RESULT
-    from stridex._lax.device import OWNERS, adopt_out
+    from stridex._exec.device import OWNERS, adopt_out
     from stridex._transforms import memo
 
     sizes = {memo.BUFFER: 3, memo.DEVICE: 3, memo.RESULT: 2, memo.TINY: 5, memo.WINDOW: 4, None: 4}
@@ -133,7 +133,7 @@ def ab_memo(rounds: int) -> None:
 # --- single: the one-output route against the general run ---------------------------------------------
 
 def ab_single(rounds: int) -> None:
-    from stridex._lax.jax_bridge import jax
+    from stridex._exec.jax_bridge import jax
     from stridex._transforms.jit import Compiled
     from stridex._transforms.lowering import lower_program
 
@@ -162,10 +162,12 @@ def ab_single(rounds: int) -> None:
 # --- device: the executor against JAX's jit dispatch --------------------------------------------------
 
 def ab_device(rounds: int) -> None:
-    import stridex._lax.device as device
-    from stridex._lax.jax_bridge import x64
+    import stridex._exec.device as device
+    import stridex._exec.lower as lower  # (where the eager executables are compiled: `lower.compile`)
+    from stridex._core.caches import ProgramCache
+    from stridex._exec.jax_bridge import x64
 
-    real = device.jax
+    real = lower.jax
 
     class _OpByOp:
         """`jax.jit(program)`, its "compiled" call the jitted function called under the 64-bit scope."""
@@ -176,7 +178,7 @@ def ab_device(rounds: int) -> None:
         def lower(self, *_):
             return self
 
-        def compile(self):
+        def compile(self, **_):
             function = self.function
 
             def call(*buffers):
@@ -198,13 +200,13 @@ def ab_device(rounds: int) -> None:
              ("x[1] = 2.0 (8 elements)", "w[1] = 2.0"), ("x[1] = 2.0 (10^7 elements)", "big[1] = 2.0")]
     caches = {}
     for variant in ("executor", "op-by-op"):
-        device._CACHE = {}
-        device.jax = real if variant == "executor" else _JitJax  # type: ignore[assignment]  # (a stand-in)
+        device._CACHE = ProgramCache("device")
+        lower.jax = real if variant == "executor" else _JitJax  # type: ignore[assignment]  # (a stand-in)
         for _, stmt in cases:
             for _ in range(3):
                 exec(stmt, env)  # noqa: S102 - the cases above
         caches[variant] = device._CACHE
-    device.jax = real
+    lower.jax = real
     assert float(env["w"][1]) == 2.0 and float((env["x"] + env["y"])[0]) == 3.0
     best: dict = {}
     for _ in range(rounds):
@@ -213,7 +215,7 @@ def ab_device(rounds: int) -> None:
             for name, stmt in cases:
                 timer = timeit.Timer(stmt, globals=env)
                 best[(name, variant)] = min(best.get((name, variant), 1e9), min(timer.repeat(3, 2000)) / 2000 * 1e6)
-    device._CACHE = {}
+    device._CACHE = ProgramCache("device")
     print("device (eager operations on cpu:1):")
     _report(best, "executor", "op-by-op")
 

@@ -189,9 +189,10 @@ def row(name: str, n: int, repeats: int, device: str | None) -> dict:
     target = 0.05 if n < 10**6 else 0.2
     stats = measure(fns, repeats=repeats if n < 10**7 else max(3, repeats // 2), target_s=target, budget_s=60)
     times = {k: (v.min if v.ok else None) for k, v in stats.items()}
-    from stridex._lax import fusion
+    from stridex._exec import fusion
+    from stridex._exec.fusion import limits
 
-    if device is None and n >= fusion.DEFER_MIN_ELEMENTS:  # (below it nothing defers: no pass)
+    if device is None and n >= limits.DEFER_MIN_ELEMENTS:  # (below it nothing defers: no pass)
         times["pass alone"] = pass_alone(lambda: fn(sx, *arrays), repeats)
     return times
 
@@ -216,10 +217,11 @@ def crossover(repeats: int) -> list:
     """Where deferral starts to pay on the host: the 10-op chain and Black-Scholes timed fused (every operation
     deferred: the threshold set to 1) and op by op, side by side, at sizes around the threshold."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
+    from stridex._exec.fusion import limits
 
     out = []
-    saved = fusion.DEFER_MIN_ELEMENTS
+    saved = limits.DEFER_MIN_ELEMENTS
     try:
         for n in (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576):
             for name in ("10-op chain", "Black-Scholes"):
@@ -227,19 +229,19 @@ def crossover(repeats: int) -> list:
                 arrays = [sx.asarray(a, copy=True) for a in inputs(n, count)]
 
                 def fused():
-                    fusion.DEFER_MIN_ELEMENTS = 1
+                    limits.DEFER_MIN_ELEMENTS = 1
                     o = fn(sx, *arrays)
                     sx.eval(o)
 
                 def op_by_op():
-                    fusion.DEFER_MIN_ELEMENTS = 1 << 62
+                    limits.DEFER_MIN_ELEMENTS = 1 << 62
                     fn(sx, *arrays)
 
                 stats = measure({"fused": fused, "op by op": op_by_op}, repeats=repeats, target_s=0.02)
                 out.append((name, n, stats["fused"].min / stats["op by op"].min))
                 print(out[-1], flush=True)
     finally:
-        fusion.DEFER_MIN_ELEMENTS = saved
+        limits.DEFER_MIN_ELEMENTS = saved
     return out
 
 

@@ -241,7 +241,7 @@ def main(argv=None):
                      "--xla_force_host_platform_device_count=2) to run the cases on a JAX CPU device")
         import stridex as sx
 
-        device = sx._lax.device.of_jax(gpus[0]).name
+        device = sx._exec.device.of_jax(gpus[0]).name
     rows, where = run(device, args.quick, set(args.cases.split(",")) if args.cases else None)
     table = format_rows(rows)
     header = (f"# Device benchmarks\n\nMeasured {datetime.date.today()} on {where}, host {platform.machine()}, "

@@ -13,7 +13,7 @@ without a GPU, in a virtual environment that sees the installed JAX:
 machine with JAX for CUDA has the plugin already.
 
 On a GPU, stridex computes float32 `/`, `reciprocal` and `sqrt` in float64, rounds the result to odd at 26
-bits on its bits and converts it to float32 once (`stridex/_lax/jax_bridge.py`, `correctly_rounded_float32`),
+bits on its bits and converts it to float32 once (`stridex/_exec/jax_bridge.py`, `correctly_rounded_float32`),
 so that they are correctly rounded. A GPU run showed why the rounding to odd is there: without it, LLVM
 narrowed fptrunc(fdiv(fpext a, fpext b)) back to a float32 division, which NVPTX emits as the approximate
 `div.full.f32`. This tool shows it in the compiler's output instead: it traces small programs with

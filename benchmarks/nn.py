@@ -74,7 +74,7 @@ def run_blocks(quick: bool) -> list[tuple]:
     array, as its eager rule runs it, against one call per block of 16384 and of 65536 elements (what a fusion pass
     would make of an `elementwise` record: the same program per block, compiled once per block shape)."""
     import stridex as sx
-    from stridex._lax import compiled
+    from stridex._exec import compiled
     from stridex._lax import special as P
 
     rounds = 10 if quick else 40

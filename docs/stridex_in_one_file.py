@@ -192,8 +192,8 @@ broadcast_in_dim = lambda x, shape, dims: broadcast_in_dim_p.bind(x, shape=tuple
 #
 # With no trace active, a compute primitive runs its NumPy rule on windows and the result is adopted
 # as a fresh Array; a view primitive maps the View and shares the storage. stridex has one eager
-# function per kind in `stridex/_lax/primitive.py` (`_eager_compute`, `_eager_view`, `_eager_write`), and adopts
-# NumPy's result without a copy.
+# function per kind in `stridex/_exec/host.py` (`compute`, `write`; a view's, `_eager_view`, is in
+# `stridex/_lax/primitive.py`), and adopts NumPy's result without a copy.
 
 
 def eager(prim, args, params):
@@ -349,7 +349,7 @@ def evaluate(program, *args):
 # `jax.jit` of the lowered function hands the whole program to XLA, which fuses it. `jit` caches one
 # compiled function per signature (here, the input avals). In stridex, `lower_program` is
 # `stridex/_transforms/lowering.py` (it also checks each result's shape and dtype against the abstract rule), the
-# door to JAX with its scoped 64-bit mode is `stridex/_lax/jax_bridge.py`, and `jit` (cache keys,
+# door to JAX with its scoped 64-bit mode is `stridex/_exec/jax_bridge.py`, and `jit` (cache keys,
 # zero-copy hand-over of memory, write-back of inputs the function wrote) is `stridex/_transforms/jit.py`.
 
 

@@ -30,8 +30,8 @@ from stridex._core.array import Array
 from stridex._core.caches import cache_stats, clear_caches, set_cache_limit  # programs' caches (beyond the spec)
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._lax.device import default_device
-from stridex._lax.fusion import eval, fusion  # eager fusion's switch, inspector and forcing call (beyond the spec)
+from stridex._exec.placement import default_device
+from stridex._exec.fusion import eval, fusion  # eager fusion's switch, inspector and forcing call (beyond the spec)
 from stridex._api.constants import *
 from stridex._api.creation_functions import *
 from stridex._api.data_type_functions import *
@@ -41,7 +41,7 @@ from stridex._api.einsum_functions import einsum  # beyond the spec: NumPy's (is
 from stridex._api.elementwise_functions import *
 from stridex._api.indexing_functions import *
 from stridex._api.info import *
-from stridex._lax.precision import get_matmul_precision, matmul_precision, set_matmul_precision  # beyond the spec
+from stridex._exec.precision import get_matmul_precision, matmul_precision, set_matmul_precision  # beyond the spec
 from stridex._api.linear_algebra_functions import *
 from stridex._api.manipulation_functions import *
 from stridex._api.searching_functions import *

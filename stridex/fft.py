@@ -15,7 +15,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
 from stridex._core.view import as_count, normalize_axes, normalize_axis
-from stridex._lax import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import fft as _p
 from stridex._lax import ops
 
@@ -218,7 +218,7 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
 
 
 def _freq(name: str, n, d, dtype, device, real: bool) -> Array:
-    target = _device.resolve(device)
+    target = _placement.resolve(device)
     n = _length(name, n)
     if dtype is None:
         dtype = _dtypes.float64
@@ -226,7 +226,7 @@ def _freq(name: str, n, d, dtype, device, real: bool) -> Array:
         raise TypeError(f"fft.{name}: dtype must be a real floating-point dtype, got {dtype!r}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}: d must be a real number, got {type(d).__name__}")
-    with _device.default_device(target):  # (fftfreq takes no array: it is made on the default device)
+    with _placement.default_device(target):  # (fftfreq takes no array: it is made on the default device)
         return _p.fftfreq.bind(n=n, d=float(d), dtype=dtype, real=real)
 
 

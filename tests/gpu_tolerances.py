@@ -7,7 +7,7 @@ rounds differently from NumPy's loops in these ways (the reasons the rows cite):
 
 - **float32 division and square root** are not correctly rounded by XLA there (PTX `div.full.f32`, within 2
   ulp; the square root: 1-ulp differences in a GPU run), so stridex computes float32 `/`, `reciprocal` and
-  `sqrt` through float64 on a GPU (`stridex._lax.jax_bridge.correctly_rounded_float32`): correctly rounded, as
+  `sqrt` through float64 on a GPU (`stridex._exec.jax_bridge.correctly_rounded_float32`): correctly rounded, as
   the standard requires, hence exact here (sqrt checked on an H200; division's final form not yet on a GPU,
   see docs/semantics.md). complex64 division still divides float32 components (the row).
 - **fused multiply-add**: XLA lets LLVM contract a multiply feeding an add into one FMA (`AllowFPOpFusion =

@@ -11,7 +11,7 @@ import numpy as np
 import stridex as sx
 from stridex._core.avals import aval_of
 from stridex._core.state import current_trace
-from stridex._lax.jax_bridge import LoweringContext, x64
+from stridex._exec.jax_bridge import LoweringContext, x64
 from tests.gpu_tolerances import assert_lowering_close, computed_in
 
 

@@ -193,7 +193,7 @@ def test_dlpack_export_to_the_host(max_version):
     # Asking a device array for host memory (dl_device=kDLCPU): a GPU's buffer comes as a copy, for a legacy
     # consumer (no max_version) too, and copy=False refuses, as the standard's __dlpack__ says of a
     # cross-device request; a JAX CPU device's buffer is host memory already.
-    from stridex._lax import device as device_module
+    from stridex._exec import device as device_module
 
     x = on_dev(np.arange(4.0))
     kwargs = {} if max_version is None else {"max_version": max_version}
@@ -515,7 +515,7 @@ def test_host_programs_run_on_the_host_when_jax_prefers_an_accelerator(monkeypat
     # On a GPU machine JAX's default device is the GPU. A program on host arrays still runs where its data is
     # (JAX's first CPU device, host memory) and gives host arrays, exactly as the same code run eagerly;
     # a write into a host argument lands in it. Simulated here with JAX's default moved to another device.
-    from stridex._lax import device as device_module
+    from stridex._exec import placement as device_module
 
     monkeypatch.setattr(device_module, "_HOST_IS_DEFAULT", [])  # decided again, under the default below
     cpu0 = jax.devices("cpu")[0]
@@ -551,7 +551,7 @@ def test_jit_closing_over_a_device_array_runs_on_its_device(monkeypatch, jax_def
     # An array the function closes over is an input: on a device, it places the program there as a device
     # argument does, and host arguments go to it (found on a GPU machine: the program was placed on the host
     # and JAX refused the closed-over device buffer). Two devices are a ValueError, as for arguments.
-    from stridex._lax import device as device_module
+    from stridex._exec import placement as device_module
 
     monkeypatch.setattr(device_module, "_HOST_IS_DEFAULT", [])
     a = np.arange(6.0)
@@ -668,7 +668,7 @@ def test_parameters_that_compare_equal_compile_apart():
 
 
 def test_element_writes_share_one_executable():
-    from stridex._lax import device as device_module
+    from stridex._exec import device as device_module
 
     x = sx.zeros(64, device=DEV)
     x[0] = 0.25

@@ -14,7 +14,7 @@ import pytest
 
 import stridex as sx
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, JAX_RESULT, address_of
-from stridex._lax.fusion import DEFER_MIN_ELEMENTS
+from stridex._exec.fusion.limits import DEFER_MIN_ELEMENTS
 
 DEV = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
 

@@ -1,7 +1,8 @@
 """The package's layers import downward only: a walk over every module's imports (AST, no execution).
 
-core (View, Storage, DType, avals, Array, pytrees, the current trace) → lax (the primitive record, the
-eager interpreter, the JAX bridge, internal operations, rule shapes, the primitive families) →
+core (View, Storage, DType, avals, Array, pytrees, the current trace) → exec (the executors: where an eager
+application runs, the host and device executors, eager fusion, placement, the JAX bridge and the one lowering
+driver) → lax (the primitive record, internal operations, rule shapes, the primitive families) →
 transforms (tracing, IR, passes, lowering, jit, autodiff, batching) → the namespace (`_api`, one
 module per spec chapter; `linalg`, `fft`; the package itself). A module-level import may go to its own
 layer or below, never up, and the module-level imports form no cycle. A function-local import of a
@@ -16,7 +17,7 @@ import pathlib
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "stridex"
-LAYERS = {"stridex._core": 0, "stridex._lax": 1, "stridex._transforms": 2, "stridex._api": 3}
+LAYERS = {"stridex._core": 0, "stridex._exec": 1, "stridex._lax": 2, "stridex._transforms": 3, "stridex._api": 4}
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -28,7 +29,7 @@ def layer(module: str) -> int:
     for prefix, rank in LAYERS.items():
         if module == prefix or module.startswith(prefix + "."):
             return rank
-    return 4  # stridex itself, stridex.linalg, stridex.fft, stridex.demo: the public surface
+    return 5  # stridex itself, stridex.linalg, stridex.fft, stridex.demo: the public surface
 
 
 def imports(path: pathlib.Path):
@@ -125,10 +126,34 @@ def _jax_imports(path: pathlib.Path) -> list[int]:
 
 
 def test_only_the_bridge_imports_jax():
-    """One module, `stridex/_lax/jax_bridge.py`, imports JAX (lazily, inside functions); every other module
+    """One module, `stridex/_exec/jax_bridge.py`, imports JAX (lazily, inside functions); every other module
     reaches JAX through it, so `import stridex` never imports JAX and the one place to adapt to a JAX
     release is known."""
     found = {str(p.relative_to(PACKAGE.parent)): _jax_imports(p) for p in MODULES}
-    others = {name: lines for name, lines in found.items() if lines and name != "stridex/_lax/jax_bridge.py"}
+    others = {name: lines for name, lines in found.items() if lines and name != "stridex/_exec/jax_bridge.py"}
     assert not others, f"modules importing JAX directly: {others}"
-    assert found["stridex/_lax/jax_bridge.py"], "the bridge no longer imports JAX?"
+    assert found["stridex/_exec/jax_bridge.py"], "the bridge no longer imports JAX?"
+
+
+def test_the_executor_layer_imports_nothing_from_lax():
+    """The executors know primitives only as the records handed to them: no import of `stridex._lax` in
+    `stridex/_exec/`, at module level or inside a function."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: {target}"
+             for path in MODULES if module_name(path).startswith("stridex._exec")
+             for target, line, _, _ in imports(path) if layer(target) > layer("stridex._exec")]
+    assert not found, "the executor layer imports from above it:\n" + "\n".join(found)
+
+
+def test_the_lowering_helpers_import_without_the_primitives():
+    """The lowering helpers (the JAX bridge, strided reads and writes, precision, the driver) need no primitive
+    module: what their module-level imports reach, transitively, holds nothing of `stridex._lax` (the package's
+    `__init__` aside, which imports the whole namespace for `import stridex`)."""
+    graph = {module_name(path): {t for t, _, module_level, _ in imports(path) if module_level} for path in MODULES}
+    seen, stack = set(), ["stridex._exec.lower", "stridex._exec.strided", "stridex._exec.precision",
+                          "stridex._exec.jax_bridge"]
+    while stack:
+        m = stack.pop()
+        if m not in seen:
+            seen.add(m)
+            stack.extend(t for t in graph.get(m, ()) if t != "stridex")
+    assert not [m for m in seen if m.startswith("stridex._lax")], sorted(seen)

@@ -511,7 +511,7 @@ def test_lowering_decomposition_shapes():
     """Eigen/singular vectors are unique only up to phase: check the lowering's avals and reconstruction."""
     jax = pytest.importorskip("jax")
     from stridex._core.avals import aval_of
-    from stridex._lax.jax_bridge import LoweringContext, x64
+    from stridex._exec.jax_bridge import LoweringContext, x64
 
     x = sx.asarray(rand((2, 4, 3)))
     for prim, params in [(P.svd, {"full_matrices": True, "compute_uv": True}), (P.qr, {"mode": "complete"}),

@@ -105,22 +105,23 @@ def _in_child(check) -> int:
 
 def fork_after_a_pass() -> None:
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
+    from stridex._exec.fusion import host_pass
 
     xs = _values(0)
     x = sx.asarray(xs, copy=True)
-    assert fusion._POOL is None
+    assert host_pass._POOL is None
     early = _work(sx, x)  # (pending before any pass ran: a child forked now has no pool to forget)
     assert _in_child(lambda: (_same(early, xs), _same(_work(sx, x), xs))) == 0
     _same(_work(sx, x), xs)  # (a threaded pass: the pool's threads start)
-    assert fusion._POOL is not None
+    assert host_pass._POOL is not None
 
     def child():
-        assert fusion._POOL is None  # (the parent's pool, whose threads this process does not have, is let go)
+        assert host_pass._POOL is None  # (the parent's pool, whose threads this process does not have, is let go)
         y = _work(sx, x)
         assert _pending(y)
         _same(y, xs)  # (a threaded pass: the child starts a pool of its own)
-        assert fusion._POOL is not None
+        assert host_pass._POOL is not None
         small = sx.asarray(xs[:40_000], copy=True)
         _same(_work(sx, small), xs[:40_000])  # (a pass on the calling thread alone)
         assert _in_child(lambda: _same(_work(sx, x), xs)) == 0  # (and a child of the child)

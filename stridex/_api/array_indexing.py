@@ -16,7 +16,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.device import HOST
 from stridex._lax import array_indexing as _ix
-from stridex._lax import device as _device
+from stridex._exec import device as _device
 from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._transforms.tracing import Tracer, note_scalar_store

@@ -19,12 +19,12 @@ from stridex._api import manipulation_functions as _manip
 from stridex._api import transcendental_functions as _tr
 from stridex._api.versions import namespace
 from stridex._core.array import Array, is_fast_key, refuse_broadcast_write, window
-from stridex._core.device import HOST, KDL_CPU, OnDevice
+from stridex._core.device import HOST, KDL_CPU
 from stridex._core.state import current_trace
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
-from stridex._lax.primitive import NO_PARAMS as _NO_PARAMS
-from stridex._lax.primitive import eager_binary
+from stridex._exec.route import apply as _apply
 
 # --- the table ---------------------------------------------------------------------------------------
 
@@ -74,22 +74,19 @@ def _foreign(other, name: str):
     return NotImplemented
 
 
+_NO_PARAMS: dict = {}  # (the params of an operator's primitive: none; shared, never changed)
+
+
 def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
     fn = _namespace_function(fname)
     fast = getattr(fn, "fast_path", None)  # (dtype names, primitive): two same-category arrays skip a call
-    elementwise = fast is not None and fast[1].elementwise  # (then `eager_binary` is its eager rule's fast path)
 
     def op(self, other, /):
         if type(other) is Array and fast is not None:
             names, prim = fast
             if self._dtype.name in names and other._dtype.name in names:
                 if current_trace() is None:  # what prim.bind would do, one call shorter
-                    try:
-                        if elementwise and type(self) is Array:
-                            return eager_binary(prim, self, other)
-                        return prim.eager(prim, (self, other), _NO_PARAMS)
-                    except OnDevice:
-                        return _device.run(prim, (self, other), _NO_PARAMS)
+                    return _apply(prim, (self, other), _NO_PARAMS)
                 return prim.bind(self, other)
         elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
             return _foreign(other, name)
@@ -196,7 +193,7 @@ def to_device(self, device, /, *, stream=None) -> Array:
     data moves between the host and a JAX device, or between devices)."""
     if stream is not None:
         raise ValueError(f"to_device: stridex takes no stream (JAX orders work on a device itself); got {stream!r}")
-    return _device.transfer(self, _device.resolve(device))
+    return _device.transfer(self, _placement.resolve(device))
 
 
 def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):

@@ -22,7 +22,8 @@ from stridex._core.state import current_trace
 from stridex._core.storage import aligned_copy, aligned_empty
 from stridex._core.view import View, normalize_shape
 from stridex._lax import creation as _p
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax import views as _views
 from stridex._lax.data_type import convert_element_type
@@ -84,12 +85,12 @@ def _placed(like: bool = False) -> Callable[[F], F]:
             if device is None:
                 dev = args[0].device if like and args and isinstance(args[0], Array) else None
             else:
-                dev = _device.resolve(device)
+                dev = _placement.resolve(device)
             if dev is None:
-                if _device.placement() is None:
+                if _placement.placement() is None:
                     return fn(*args, **kwargs)  # the usual case: the host, nothing to arrange
-                dev = _device.current_default()
-            if dev.is_host and _device.placement() is None:
+                dev = _placement.current_default()
+            if dev.is_host and _placement.placement() is None:
                 return fn(*args, **kwargs)
             token = DEFAULT_DEVICE.set(dev)
             try:
@@ -151,7 +152,7 @@ def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | in
     dtype = _check_dtype(dtype, "asarray")
     if copy is not None and copy is not True and copy is not False:
         raise TypeError(f"asarray: copy must be True, False or None, got {copy!r}")
-    dev = None if device is None else _device.resolve(device)
+    dev = None if device is None else _placement.resolve(device)
     trace = current_trace()
     if trace is None or (not isinstance(obj, Array) and _values_are_eager(trace)):
         if _device.is_jax_array(obj) and not copy and (dev is None or dev.is_host) and _device.is_host_jax_array(obj):
@@ -178,7 +179,7 @@ def asarray(obj: Array | bool | int | float | complex | NestedSequence[bool | in
                                      "moving it is a copy")
                 obj, copy = _device.transfer(obj, dev), None
             return _asarray_here(obj, dtype, copy)
-        dev = dev if dev is not None else _device.current_default()
+        dev = dev if dev is not None else _placement.current_default()
         if not dev.is_host:
             if copy is False:
                 raise ValueError(f"asarray(copy=False): host data cannot be shared with {dev.name}; moving it is a "
@@ -348,7 +349,7 @@ def from_dlpack(x: object, /, *, device: DeviceLike | None = None, copy: bool | 
     >>> sx.from_dlpack(np.arange(3.0)).dtype
     stridex.float64
     """
-    dev = None if device is None else _device.resolve(device)
+    dev = None if device is None else _placement.resolve(device)
     if isinstance(x, Array):
         if dev is not None and x.device != dev:
             if copy is False:

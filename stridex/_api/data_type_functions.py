@@ -9,7 +9,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array, DeviceLike
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.data_type import convert_element_type
 
@@ -40,7 +41,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: DeviceLike |
         raise TypeError(f"astype expects an array, got {type(x).__name__}")
     dtype = _check_dtype(dtype, "astype")
     if device is not None:  # (None: where x is)
-        moved = _device.transfer(x, _device.resolve(device))
+        moved = _device.transfer(x, _placement.resolve(device))
         if moved is not x:
             x, copy = moved, False  # (already a copy)
     if dtype is x._dtype:

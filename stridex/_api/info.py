@@ -6,7 +6,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import DeviceLike
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import placement as _placement
 
 __all__ = ["__array_namespace_info__"]
 
@@ -39,12 +39,12 @@ class Info:
     def default_device(self) -> Device:
         """The device arrays are created on when no `device=` is given: the host (`Device('cpu')`) unless
         `with stridex.default_device(d):` or the environment variable STRIDEX_DEFAULT_DEVICE says otherwise."""
-        return _device.current_default()
+        return _placement.current_default()
 
     def devices(self) -> tuple[Device, ...]:
         """The devices arrays can be created on: the host, then every JAX device (GPUs, and JAX's CPU devices,
         named "cpu:0", "cpu:1", ...). A tuple, as the 2025.12 standard has it (2024.12 returned a list)."""
-        return _device.devices()
+        return _placement.devices()
 
     def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, DType]:
         """The default dtypes: float64, complex128, int64, and int64 for indexing.
@@ -53,7 +53,7 @@ class Info:
         >>> sx.__array_namespace_info__().default_dtypes()["indexing"]
         stridex.int64
         """
-        _device.resolve(device)
+        _placement.resolve(device)
         return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
                 "integral": _dtypes.int64, "indexing": _dtypes.int64}
 
@@ -65,7 +65,7 @@ class Info:
         >>> list(sx.__array_namespace_info__().dtypes(kind="real floating"))
         ['float32', 'float64']
         """
-        _device.resolve(device)
+        _placement.resolve(device)
         if kind is None:
             chosen = set(_dtypes.ALL_DTYPES)
         else:

@@ -6,7 +6,7 @@ The host is `HOST` (named "cpu"). A JAX device is named after its platform and i
 arrays there are JAX buffers and every eager operation on them runs a compiled executable, as on a GPU.
 A device may also stand for a JAX `Sharding` (one array spread over several devices).
 
-Resolving names needs JAX, so it lives one layer up (`stridex._lax.device`); this module holds only the
+Resolving names needs JAX, so it lives one layer up (`stridex._exec.device`); this module holds only the
 value type and the per-context default, which `with sx.default_device(d):` sets.
 """
 
@@ -68,7 +68,7 @@ class Device:
 HOST = Device("cpu")
 
 # The default device of this context: None means the process default (the environment variable
-# STRIDEX_DEFAULT_DEVICE, else the host), which `stridex._lax.device.default_device()` resolves.
+# STRIDEX_DEFAULT_DEVICE, else the host), which `stridex._exec.device.default_device()` resolves.
 DEFAULT_DEVICE: ContextVar = ContextVar("stridex_default_device", default=None)
 
 

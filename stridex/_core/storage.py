@@ -1,6 +1,6 @@
 """`Storage`: the memory many arrays share, one class per kind of memory on the host (owned or borrowed NumPy
 memory, read-only memory copied on the first write, a JAX result read lazily); the device kinds subclass it in
-`stridex._lax.device`. Also the allocation policy of fresh buffers (64-byte aligned)."""
+`stridex._exec.device`. Also the allocation policy of fresh buffers (64-byte aligned)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def aligned_empty(shape: tuple, np_dtype) -> np.ndarray:
 
 class Recycler:
     """Aligned buffers handed out again once nothing refers to them: the results of fused passes
-    (`stridex._lax.fusion`). A fresh buffer's first write page-faults (the kernel zeroes every page), which
+    (`stridex._exec.fusion`). A fresh buffer's first write page-faults (the kernel zeroes every page), which
     costs as much as a cheap elementwise kernel; a loop that makes and drops a result of the same size on every
     iteration gets its pages back warm instead (as NumPy's temporaries do through malloc's free lists).
 
@@ -150,7 +150,7 @@ class Storage:
     The kinds: `HostStorage` (host NumPy memory stridex may write: owned, or borrowed writable),
     `ReadOnlyStorage` (host NumPy memory that must not be written: copied on the first write),
     `JaxResultStorage` (a JAX array on the host, a jit call's result: its NumPy buffer made on first read,
-    copied on the first write), and on a JAX device `stridex._lax.device.DeviceStorage` and its
+    copied on the first write), and on a JAX device `stridex._exec.device.DeviceStorage` and its
     `ShardedStorage`. Two shared objects stand in for the storage of an array that has none of its own yet, and
     make it when something needs it: `NO_STORAGE` (a fresh NumPy result, whose window `a._np` is its memory;
     a traced value) and `JAX_RESULT` (a JAX result on the host, its JAX array `a._jax`: a jit call's output,
@@ -174,16 +174,19 @@ class Storage:
     # `jax_copy` are set on few storages (jit inputs): `of` sets them None, a JaxResultStorage leaves them unset
     # (two stores less), so `jit` reads them with `getattr(storage, "jax_copy", None)`.
     __slots__ = ("__weakref__", "buf", "jax_alias", "jax_copy", "jax_view", "owner", "readers")
+    # --- the core's fields ---
     buf: np.ndarray  # (None only in a JaxResultStorage not read yet, which asks before reading it)
     jax_view: View | None
     owner: Any  # the producer kept alive (a DLPack capsule, a JAX array), or None
+    # --- `jit`'s fields (stridex._transforms.handover owns them; a slot here, as a storage has no dict) ---
     # Set when JAX was handed this buffer and aliases it without a copy (aligned memory): `jit` passes that
     # JAX array again instead of converting the window on every call.
     jax_alias: JaxAlias | None
     # `jit`'s snapshot of a small input (see handover._snapshot).
     jax_copy: Snapshot | None
-    # The pending expressions (eager fusion, `stridex._lax.fusion`) that read this memory, as weak references to
-    # their groups, or None: a write runs them first. Set only while the storage is a `fusion.ReadStorage`.
+    # --- eager fusion's field (stridex._exec.fusion.pending owns it) ---
+    # The pending expressions that read this memory, as weak references to their groups, or None: a write runs
+    # them first. Set only while the storage is a `fusion.pending.ReadStorage`.
     readers: list | None
 
     # --- what a kind is (class-level constants) ---
@@ -195,7 +198,7 @@ class Storage:
     sharded: ClassVar[bool] = False  # whether the memory is spread over several devices (ShardedStorage)
 
     # Storages have no `__init__`: `HostStorage()` is an empty one whose fields the maker sets right after, as
-    # `of` does here and `stridex._lax.device.adopt_out` does for JAX results. Calling the class with no
+    # `of` does here and `stridex._exec.device.adopt_out` does for JAX results. Calling the class with no
     # `__init__` costs less than `object.__new__(cls)`, and a jit call makes one for every result.
 
     @staticmethod
@@ -232,7 +235,7 @@ class Storage:
     def window(self, a) -> np.ndarray:
         """A NumPy ndarray over exactly the memory array `a` (a View of this storage) views (no copy). Not
         cached on `a`: a copy-on-write may replace the buffer (HostStorage caches it)."""
-        return _window_on(self.numpy_buffer(), a._view, a._dtype.np)
+        return window_on(self.numpy_buffer(), a._view, a._dtype.np)
 
     def host_values(self, a) -> np.ndarray:
         """Array `a`'s values as a host ndarray: its window on the host (a device copies them over)."""
@@ -267,7 +270,7 @@ class HostStorage(Storage):
     fast_views = True
 
     def window(self, a) -> np.ndarray:
-        w = a._np = _window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
+        w = a._np = window_on(self.buf, a._view, a._dtype.np)  # (the buffer is never replaced: cached)
         return w
 
     def private(self) -> bool:
@@ -294,14 +297,23 @@ class ReadOnlyStorage(Storage):
     def writable(self) -> np.ndarray:
         with _COPYING:  # two threads' first writes make one copy, which both write into
             if self.readonly:
-                self.buf = aligned_copy(self.numpy_buffer())
-                self.__class__ = HostStorage  # type: ignore[assignment]  # (the host kinds share one layout)
-                self.owner = None  # (after the class: see JaxResultStorage.jax_argument)
-                self.jax_view = None
-                self.jax_alias = None
-                self.jax_copy = None
-                self.readers = None  # (unset in a JaxResultStorage: eager fusion reads it from a HostStorage)
+                copied_on_write(self)
         return self.buf
+
+
+def copied_on_write(st: ReadOnlyStorage) -> None:
+    """The core's one transition of kind: read-only host memory (borrowed read-only, a JAX result) becomes a
+    private `HostStorage` over an aligned copy of it, on its first write (holding `_COPYING`). `__class__` is
+    assigned, the host kinds sharing one layout, so every Array sharing the storage sees the copy at once (eager
+    fusion's transitions are `stridex._exec.fusion.pending`'s; a device storage never changes kind: a write replaces
+    its buffer, `stridex._exec.device._write`)."""
+    st.buf = aligned_copy(st.numpy_buffer())
+    st.__class__ = HostStorage  # type: ignore[assignment]
+    st.owner = None  # (after the class: see JaxResultStorage.jax_argument)
+    st.jax_view = None
+    st.jax_alias = None
+    st.jax_copy = None
+    st.readers = None  # (unset in a JaxResultStorage: eager fusion reads it from a HostStorage)
 
 
 class JaxResultStorage(ReadOnlyStorage):
@@ -439,7 +451,7 @@ JAX_RESULT.buf = JAX_RESULT.owner = JAX_RESULT.jax_view = JAX_RESULT.jax_alias =
 JAX_RESULT.readers = None
 
 
-def _window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:
+def window_on(buf: np.ndarray, view: View, np_dtype) -> np.ndarray:
     """The ndarray over `view` of 1-D buffer `buf` as `np_dtype` (the `np.ndarray` constructor: about 0.23 µs,
     against about 2 µs for `as_strided`)."""
     if 0 in view.shape:

@@ -16,10 +16,10 @@ from stridex._core.state import current_trace, push
 from stridex._core.storage import aligned_copy
 from stridex._core.view import View, numpy_key
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, jnp, lax
+from stridex._exec.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
-from stridex._lax.strided import strided_positions, write_view
+from stridex._exec.strided import strided_positions, write_view
 
 
 def _abstract_by_numpy(x, *indices, template):
@@ -143,12 +143,20 @@ def _assign_abstract(target, value, *indices, template):
     return target
 
 
-# The one primitive that mutates. Eagerly it writes into the target's storage; under tracing it is
-# functionalised into `scatter` plus write-back through the target's chain of views.
+def _lower_assign(ctx, target, value, *indices, template):
+    """The new value of the target's View (on a JAX device, whose executor writes it back into the buffer in
+    place): `scatter`'s lowering."""
+    return _lower_scatter(ctx, target, value, *indices, template=template)
+
+
+# The one primitive that mutates. Eagerly it writes into the target's storage (on a device: `lower`, the View's
+# new value, written back by the device executor); under tracing it is functionalised into `scatter` plus
+# write-back through the target's chain of views.
 assign = Primitive(
     "assign", kind="write",
     impl=_assign_impl,
     abstract_eval=_assign_abstract,
+    lower=_lower_assign,
     differentiable=False,
 )
 

@@ -23,8 +23,9 @@ import numpy as np
 from stridex._core.array import Array, adopt, host_window
 from stridex._core.avals import ShapedArray
 from stridex._core.state import current_trace
-from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax, lax
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
+from stridex._exec.jax_bridge import jax, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 
@@ -117,7 +118,7 @@ class HostCallback(Primitive):
         results = [Array._from_numpy(o) for o in outs]
         device = next((a.device for a in args if isinstance(a, Array) and not a.device.is_host), None)
         if device is None:
-            device = _device.placement() if not any(isinstance(a, Array) for a in args) else None
+            device = _placement.placement() if not any(isinstance(a, Array) for a in args) else None
         return tuple(_device.transfer(r, device) for r in results) if device is not None else tuple(results)
 
 

@@ -1,90 +1,15 @@
-"""Host eager rules that run a compiled JAX program, for primitives NumPy has no kernel for (the special functions,
-the random samplers): the program compiled once per signature, kept in one bounded cache (the "host" kind of
-`sx.set_cache_limit`: least recently used out).
-
-The value rule: such a primitive computes eagerly what its lowering computes under `jit`, because it is the same
-program compiled by the same XLA, so eager and `jit` agree bit for bit (and with JAX's own function where the
-lowering calls it). Its results are Arrays over JAX's outputs, adopted lazily as a `jit` call's results are
-(`device.adopt_out`: no copy, no NumPy buffer until a use needs one; read-only, so a write copies first). On a JAX
-device the generic device executor runs the same lowering there (`stridex._lax.device`).
-
-One seam: `kernel(key, make, windows)` gives the compiled program of `make()` for these NumPy windows (compiled on
-a miss), `call(entry, windows)` runs it; `lowered` is the eager rule (a `RuleShape`) of a primitive whose eager
-value is its own lowering.
-"""
+"""The eager rule of a primitive whose eager value is its own lowering, compiled (`lowered`, a rule shape): the
+host's compiled programs are `stridex._exec.compiled`'s, whose names this module also gives (`kernel`, `call`,
+`adopted`, `compilations`, `clear`) for the records that run a program of their own (`stridex._lax.random`)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
-import numpy as np
-
-from stridex._core import caches
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._core.view import View
-from stridex._lax.device import adopt_out
-from stridex._lax.jax_bridge import LoweringContext, jax, x64
+from stridex._exec import lower
+from stridex._exec.compiled import adopted, call, clear, compilations, kernel  # noqa: F401  (the seam, by name)
+from stridex._exec.lower import LoweringContext, Step
 from stridex._lax.primitive import RuleShape
-
-class Kernel(NamedTuple):
-    """A compiled program in the cache: `call` runs it (the compiled program's own C++ call once it has made one),
-    `wide` says whether an input has 64-bit elements (the call then runs in JAX's 64-bit scope, without which JAX
-    would narrow them; a uint32 key alone does not need it), `layouts` gives each output's (View, dtype)."""
-
-    call: Any
-    wide: bool
-    layouts: tuple
-
-
-# key -> Kernel: the "host" kind of `sx.set_cache_limit` (least recently used out; an evicted program is compiled
-# again on its next use, tens of milliseconds).
-_KERNELS = caches.ProgramCache("host")
-
-
-def kernel(key, make, windows) -> Kernel:
-    """The compiled program of the JAX function `make()` for `windows` (NumPy arrays; their shapes and dtypes are
-    part of `key`, which names the function too), compiled and cached on a miss."""
-    entry = _KERNELS.get(key)
-    if entry is not None:
-        return entry
-    with x64():
-        compiled = jax().jit(make()).lower(*windows).compile()
-        compiled(*windows)  # (the first call makes its C++ call)
-    outs = compiled.out_info
-    outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
-    layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
-    wide = any(getattr(w, "dtype", None) is not None and w.dtype.itemsize >= 8 for w in windows)
-    entry = Kernel(getattr(compiled, "_call", None) or compiled, wide, layouts)
-    _KERNELS.put(key, entry)
-    return entry
-
-
-def call(entry: Kernel, windows):
-    """Run a compiled program on `windows`: JAX's output (a tuple or list of them for several)."""
-    if entry.wide:
-        with x64():
-            return entry.call(*windows)
-    return entry.call(*windows)
-
-
-def adopted(entry: Kernel, out):
-    """The Array(s) over a program's output(s) (`device.adopt_out`)."""
-    if type(out) is tuple or type(out) is list:
-        return tuple(adopt_out(o, view, dtype) for o, (view, dtype) in zip(out, entry.layouts))
-    view, dtype = entry.layouts[0]
-    return adopt_out(out, view, dtype)
-
-
-def compilations() -> int:
-    """How many programs caches of the "host" kind have compiled (a program evicted and compiled again counts
-    twice)."""
-    return caches.cache_stats()["host"].compiles
-
-
-def clear() -> None:
-    """Empty the cache (each program is compiled again on its next use)."""
-    _KERNELS.clear()
 
 
 def _lowered(prim):
@@ -97,8 +22,11 @@ def _lowered(prim):
         def make():
             avals_in = [ShapedArray(w.shape, FROM_NUMPY[w.dtype]) for w in windows]
             avals_out = prim.abstract_eval(*avals_in, **params)
-            ctx = LoweringContext(avals_in, avals_out if multiple else (avals_out,))
-            return lambda *values: prim.lower(ctx, *values, **params)
+            avals_out = avals_out if multiple else (avals_out,)
+            n = len(windows)
+            run = lower.program([Step(prim, params, tuple(range(n)), LoweringContext(avals_in, avals_out))],
+                                tuple(range(n, n + len(avals_out))))
+            return lambda *values: run(values) if multiple else run(values)[0]
 
         entry = kernel(key, make, windows)
         return adopted(entry, call(entry, windows))

@@ -12,7 +12,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_empty
 from stridex._lax import ops
 from stridex._lax.data_type import copy_to_integers
-from stridex._lax.jax_bridge import ieee_divide, lax
+from stridex._exec.jax_bridge import ieee_divide, lax
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import linear_jvp
 

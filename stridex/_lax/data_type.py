@@ -8,7 +8,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import output_buffer
 from stridex._lax import ops
-from stridex._lax.jax_bridge import float64_rounded_to_odd, lax
+from stridex._exec.jax_bridge import float64_rounded_to_odd, lax
 from stridex._lax.primitive import Primitive
 
 # --- floating to integer: XLA's saturating conversion --------------------------------------------------

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from stridex._lax.elementwise import copy, unary_abstract
-from stridex._lax.jax_bridge import lax
+from stridex._exec.jax_bridge import lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise
 

@@ -16,7 +16,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_result, output_buffer
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, jnp, lax
+from stridex._exec.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
 

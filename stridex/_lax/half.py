@@ -23,7 +23,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import aligned_result
-from stridex._lax.jax_bridge import LoweringContext, as_dtype
+from stridex._exec.jax_bridge import LoweringContext, as_dtype
 
 # The NumPy dtypes, for kernels that test for a half type themselves (NumPy's dtype objects are singletons).
 FLOAT16_NP, FLOAT32_NP = _dtypes.float16.np, _dtypes.float32.np

@@ -15,7 +15,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_result
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
-from stridex._lax.jax_bridge import jnp, lax
+from stridex._exec.jax_bridge import jnp, lax
 from stridex._lax.manipulation import scatter_add_along
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front

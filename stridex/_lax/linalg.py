@@ -22,8 +22,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty, aligned_result
 from stridex._lax import ops
-from stridex._lax import precision as _precision
-from stridex._lax.jax_bridge import as_dtype, jnp, lax
+from stridex._exec import precision as _precision
+from stridex._exec.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
 
@@ -117,7 +117,7 @@ def _dot_general_impl(x1, x2, *, dimension_numbers, out_dtype):
 
 def _dot_general_lower(ctx, x1, x2, *, dimension_numbers, out_dtype):
     # The precision is read when JAX traces this rule, so every cache of compiled lowerings keys on
-    # `precision.matmul_key()` (stridex/_lax/precision.py says which setting wins). Half types accumulate in
+    # `precision.matmul_key()` (stridex/_exec/precision.py says which setting wins). Half types accumulate in
     # float32 and are rounded once, as eagerly; their operands stay half, for the GPU's half-precision units.
     accumulate = _dtypes.float32 if _dtypes.is_half(out_dtype) else out_dtype
     out = lax().dot_general(as_dtype(x1, out_dtype), as_dtype(x2, out_dtype), dimension_numbers,
@@ -921,7 +921,7 @@ qr = Primitive(
 )
 
 
-# The primitives whose lowering reads the matmul precision (`stridex._lax.precision`): every one lowered in
+# The primitives whose lowering reads the matmul precision (`stridex._exec.precision`): every one lowered in
 # this module (dot_general, and the decompositions, whose JAX lowerings multiply matrices). A compiled
 # program without them is served under any precision setting (`jit`'s memo path).
 PRECISION_SENSITIVE = frozenset(name for name, p in PRIMITIVES.items()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._lax import ops
-from stridex._lax.jax_bridge import lax
+from stridex._exec.jax_bridge import lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import linear_jvp, move_to_front
 

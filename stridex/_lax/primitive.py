@@ -1,11 +1,11 @@
-"""Primitives, `bind` and the eager interpreter: the one door every stridex operation goes through.
+"""Primitives and `bind`: the record every stridex operation is, and the one door it goes through.
 
 A `Primitive` is one record holding all of an operation's rules, each given when the record is made
 (abstract evaluation, eager implementation, JAX lowering, JVP, VJP or transpose, batching, and for a
 view its write-back and folding rules); nothing outside the record decides how it behaves. `bind` hands
-it to the current interpreter: with no trace active, the eager interpreter runs it now on strided
-NumPy windows — or, when an argument lives on a JAX device (its storage raises `OnDevice` as NumPy
-reaches for it), `stridex._lax.device` runs the primitive's lowering there.
+it to the current interpreter: with no trace active, to the executor layer's one routing decision
+(`stridex._exec.route.apply`), which runs it on the host now, defers it into a pending chain (eager
+fusion), or runs its lowering on the JAX device its arguments live on.
 """
 
 from __future__ import annotations
@@ -13,15 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from stridex._core.array import Array, refuse_broadcast_write, window
-from stridex._core.device import OnDevice
-from stridex._core.dtypes import FROM_NUMPY
+from stridex._core.array import Array
 from stridex._core.state import current_trace
-from stridex._core.storage import NO_STORAGE
-from stridex._lax import device as _device
-from stridex._lax import fusion as _fusion
+from stridex._exec import host as _host
+from stridex._exec.route import apply as _apply
 
 # --- primitives --------------------------------------------------------------------------------
 
@@ -131,7 +126,7 @@ class Primitive:
 
         `elementwise`: each element of the result depends only on the same element of the (broadcast) inputs,
         and `impl` computes it the same whatever block of the arrays it is given (so eager fusion may defer it
-        and run it block by block: see `stridex._lax.fusion`). Only single-result compute primitives.
+        and run it block by block: see `stridex._exec.fusion`). Only single-result compute primitives.
         `effectful`: running it does something beyond computing its results (a host callback that prints), so
         an equation of it is kept and run in program order: the passes never remove or merge one, and a graph
         break's evaluation of the program so far skips it (the compiled program runs it).
@@ -151,8 +146,7 @@ class Primitive:
                   "compose": compose, "is_identity": is_identity, "output_size": output_size, "differentiable": differentiable,
                   "multiple_results": multiple_results, "data_dependent": data_dependent, "elementwise": elementwise,
                   "values": values, "effectful": effectful,
-                  "eager": (_eager_elementwise if elementwise else
-                            _eager_compute_many if kind == "compute" and multiple_results else _EAGER[kind])}
+                  "eager": _host.compute_many if kind == "compute" and multiple_results else _EAGER[kind]}
         for slot, value in fields.items():
             object.__setattr__(self, slot, value)
         for slot in _RULES:  # rule shapes are completed with this record
@@ -171,169 +165,11 @@ class Primitive:
     def bind(self, *args, **params):
         trace = current_trace()
         if trace is None:
-            try:
-                return self.eager(self, args, params)
-            except OnDevice:  # an argument lives on a JAX device: run the primitive there
-                return _device.run(self, args, params)
+            return _apply(self, args, params)  # (eager: where it runs is `route`'s one decision)
         return trace.process(self, args, params)
 
 
-# --- the eager interpreter ---------------------------------------------------------------------
-
-
-def _eager_compute(prim, args, params):
-    # The hot path of every eager operation: keep it free of generic machinery.
-    if len(args) == 2:
-        a, b = args
-        if type(a) is Array:
-            wa = a._np
-            if wa is None:
-                st = a._storage
-                if not st.is_host:  # (on a JAX device: run there, without OnDevice's detour)
-                    return _device.run(prim, args, params)
-                wa = st.window(a)
-        else:
-            wa = _eager_operand(prim, a)
-        if type(b) is Array:
-            wb = b._np
-            if wb is None:
-                st = b._storage
-                if not st.is_host:
-                    return _device.run(prim, args, params)
-                wb = st.window(b)
-        else:
-            wb = _eager_operand(prim, b)
-        out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
-        if type(out) is np.ndarray and out.base is None:
-            result = Array()
-            result._np = out
-            result._storage = NO_STORAGE
-            result._view = None
-            result._dtype = FROM_NUMPY[out.dtype]
-            return result
-        return _wrap(out, (wa, wb))
-    if not args and _device.placement() is not None:  # creation (no array inputs) on a default JAX device
-        return _device.run(prim, args, params)
-    wins = _windows(prim, args)
-    out = prim.impl(*wins, **params) if params else prim.impl(*wins)
-    if type(out) is np.ndarray and out.base is None:
-        return Array._from_numpy(out)
-    return _wrap(out, wins)
-
-
-def _eager_elementwise(prim, args, params):
-    """The eager rule of an elementwise primitive: `_eager_compute`'s, deferred (`stridex._lax.fusion`) when an
-    operand is large enough or pending. (The two-operand path is `_eager_compute`'s, inline: a call less on the
-    one-element operations whose dispatch cost this path keeps.)"""
-    if len(args) == 2:
-        a, b = args
-        if type(a) is Array:
-            wa = a._np
-            if wa is None or wa.size >= _fusion.DEFER_MIN_ELEMENTS:
-                return _deferred(prim, args, params)
-        else:
-            wa = _eager_operand(prim, a)
-        if type(b) is Array:
-            wb = b._np
-            if wb is None or wb.size >= _fusion.DEFER_MIN_ELEMENTS:
-                return _deferred(prim, args, params)
-        else:
-            wb = _eager_operand(prim, b)
-        out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
-        if type(out) is np.ndarray and out.base is None:
-            result = Array()
-            result._np = out
-            result._storage = NO_STORAGE
-            result._view = None
-            result._dtype = FROM_NUMPY[out.dtype]
-            return result
-        return _wrap(out, (wa, wb))
-    for a in args:
-        if type(a) is Array:
-            w = a._np
-            if w is None or w.size >= _fusion.DEFER_MIN_ELEMENTS:
-                return _deferred(prim, args, params)
-    return _eager_compute(prim, args, params)
-
-
-NO_PARAMS: dict = {}  # the params of a call without any (shared: never changed)
-
-
-def eager_binary(prim, a: Array, b: Array):
-    """`prim.eager(prim, (a, b), {})` for an elementwise `prim` and two Arrays: Array's operators call it (the
-    one-element `x + y` is all dispatch: two host windows below the deferral threshold go straight to the
-    impl, without the argument tuple the general rule unpacks); a large, pending or device operand goes where
-    the general rule sends it (`_deferred`)."""
-    wa = a._np
-    wb = b._np
-    if wa is not None and wb is not None:
-        defer = _fusion.DEFER_MIN_ELEMENTS
-        if wa.size < defer and wb.size < defer:
-            out = prim.impl(wa, wb)
-            if type(out) is np.ndarray and out.base is None:
-                # (Array._from_numpy inline, as in `_eager_compute` and `_eager_elementwise`: the call costs
-                # 50 ns, a fifth of NumPy's whole one-element `x + y`)
-                result = Array()
-                result._np = out
-                result._storage = NO_STORAGE
-                result._view = None
-                result._dtype = FROM_NUMPY[out.dtype]
-                return result
-            return _wrap(out, (wa, wb))
-    return _deferred(prim, (a, b), NO_PARAMS)  # (what the general rule does with a large, pending or device operand)
-
-
-def _deferred(prim, args, params):
-    """`prim` recorded as pending work, or run now where fusion declines (small, on a device, memory foreign
-    code shares, an error to raise at this line)."""
-    out = _fusion.record(prim, args, params)
-    return out if out is not None else _eager_compute(prim, args, params)
-
-
-def _eager_compute_many(prim, args, params):
-    """The eager rule of a primitive with several results (a tuple of fresh ndarrays)."""
-    wins = _windows(prim, args)
-    return tuple(_wrap(o, wins) for o in prim.impl(*wins, **params))
-
-
-def _windows(prim, args) -> list:
-    wins = []
-    for a in args:
-        if type(a) is Array:
-            w = a._np
-            wins.append(w if w is not None else window(a))
-        else:
-            wins.append(_eager_operand(prim, a))
-    return wins
-
-
-def _eager_operand(prim, a):
-    if type(a) in _PY_SCALARS:
-        return a
-    if isinstance(a, Array):  # an Array subclass, e.g. a tracer that escaped its trace
-        return a._eager_window(prim)
-    return a
-
-
-def _wrap(out, wins):
-    if type(out) is Array:  # (an eager rule that ran a compiled JAX program: its result, adopted lazily)
-        return out
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    elif out.base is not None and any(type(w) is np.ndarray and _is_view_of(out, w) for w in wins):
-        # A compute primitive's result owns fresh memory; NumPy sometimes returns a view of an input.
-        out = out.copy()
-    return Array._from_numpy(out)
-
-
-def _is_view_of(out: np.ndarray, w: np.ndarray) -> bool:
-    """Whether `out` views the memory `w` views: NumPy collapses `out.base` to an owner up w's chain."""
-    base = out.base
-    while isinstance(w, np.ndarray):
-        if base is w:
-            return True
-        w = w.base  # type: ignore[assignment]  # (None ends the walk)
-    return False
+# --- the eager rule of a view (metadata only; the host executor holds the other kinds': `stridex._exec.host`) --
 
 
 def _eager_view(prim, args, params):
@@ -346,25 +182,4 @@ def _eager_view(prim, args, params):
     return Array._make(storage, out, x._dtype)
 
 
-def _eager_write(prim, args, params):
-    target = args[0]
-    if target._storage.readonly:
-        storage, view = target._storage_view()
-        target_window = _window_on(storage.writable(), view, target._dtype.np)  # copy-on-write happens here
-    else:
-        target_window = window(target)
-    if 0 in target_window.strides:
-        refuse_broadcast_write(target_window)
-    prim.impl(target_window, *[window(a) if isinstance(a, Array) else a for a in args[1:]], **params)
-    return target
-
-
-def _window_on(buf, view, np_dtype):
-    itemsize = np_dtype.itemsize
-    if 0 in view.shape:
-        return np.empty(view.shape, np_dtype)
-    return np.ndarray(view.shape, np_dtype, buf, view.offset * itemsize, tuple(s * itemsize for s in view.strides))
-
-
-_PY_SCALARS = frozenset({bool, int, float, complex})
-_EAGER = {"compute": _eager_compute, "view": _eager_view, "write": _eager_write}
+_EAGER = {"compute": _host.compute, "view": _eager_view, "write": _host.write}

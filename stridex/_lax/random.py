@@ -40,7 +40,7 @@ from stridex._core import caches
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax import compiled, ops
-from stridex._lax.jax_bridge import jax, x64
+from stridex._exec.jax_bridge import jax, x64
 from stridex._lax.primitive import PRIMITIVES, Primitive, RuleShape
 from stridex._lax.rule_shapes import move_to_front
 

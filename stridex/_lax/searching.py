@@ -14,7 +14,7 @@ from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_empty
 from stridex._core.view import broadcast_shapes
 from stridex._lax import ops
 from stridex._lax.half import bfloat16_scalars, in_float32
-from stridex._lax.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
+from stridex._exec.jax_bridge import as_dtype, broadcast_to_aval, jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_by_loop, batch_elementwise, batch_unary_axes, move_to_front
 from stridex._lax.statistical import keep_reduced, reduced_shape, truth

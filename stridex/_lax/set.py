@@ -10,7 +10,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray, aval_of, promote_avals
 from stridex._lax import ops
 from stridex._lax.half import in_float32
-from stridex._lax.jax_bridge import as_dtype, jnp, lax
+from stridex._exec.jax_bridge import as_dtype, jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._lax.searching import complex_sort_keys, sort_key

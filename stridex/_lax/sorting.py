@@ -12,7 +12,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._lax import ops
 from stridex._lax.half import in_float32
-from stridex._lax.jax_bridge import lax
+from stridex._exec.jax_bridge import lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes
 from stridex._lax.searching import sort_key

@@ -19,7 +19,7 @@ import math
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._lax import ops
 from stridex._lax.compiled import lowered
-from stridex._lax.jax_bridge import jax_scipy_special, lax
+from stridex._exec.jax_bridge import jax_scipy_special, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise
 

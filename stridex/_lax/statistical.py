@@ -29,7 +29,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import ALIGNED_OUTPUT_ELEMENTS, aligned_result, output_buffer
 from stridex._lax import ops
 from stridex._lax.half import BFLOAT16_KIND, FLOAT16_NP, FLOAT32_NP, in_float32, lower_in_float32
-from stridex._lax.jax_bridge import as_dtype, ieee_divide, lax
+from stridex._exec.jax_bridge import as_dtype, ieee_divide, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, linear_jvp
 

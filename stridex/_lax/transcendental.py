@@ -17,9 +17,9 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.storage import output_buffer
 from stridex._lax import ops
-from stridex._lax.elementwise import binary_abstract, call_ufunc, same_as_ufunc, unary_abstract
+from stridex._lax.ufuncs import binary_abstract, call_ufunc, same_as_ufunc, unary_abstract
 from stridex._lax.half import lower_in_float32
-from stridex._lax.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax
+from stridex._exec.jax_bridge import broadcast_to_aval, correctly_rounded_float32, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_elementwise, scaled, sum_terms
 

@@ -11,7 +11,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype, lax
+from stridex._exec.jax_bridge import as_dtype, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import batch_unary_axes, move_to_front
 from stridex._lax.statistical import filled_along, keep_reduced, reduce_with, reduced_shape, slice_along, truth

@@ -19,10 +19,10 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.view import View, numpy_key
 from stridex._lax import ops
-from stridex._lax.jax_bridge import jnp, lax
+from stridex._exec.jax_bridge import jnp, lax
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import linear_jvp, move_to_front
-from stridex._lax.strided import read_view
+from stridex._exec.strided import read_view
 
 
 def _same_dtype(shape_rule):

@@ -18,7 +18,8 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of, value_aval
 from stridex._core.dtypes import DType
 from stridex._core.state import TraceScope, current_trace, push
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._transforms import handover
@@ -158,7 +159,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         if value_aval(p).shape != value_aval(t).shape:
             raise ValueError(f"jvp: a tangent of shape {value_aval(t).shape} does not match its primal of shape "
                              f"{value_aval(p).shape}")
-    with _device.placing(p_leaves):
+    with _placement.placing(p_leaves):
         return _jvp(fun, p_leaves, p_def, t_leaves, has_aux)
 
 
@@ -367,7 +368,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     trace = VJPTrace(current_trace())
     input_nodes = [Node(None, None, [], [], [p]) for p in p_leaves]
     payloads = [VJPPayload(p, n if is_differentiable(p) else None) for p, n in zip(p_leaves, input_nodes)]
-    with _device.placing(p_leaves):
+    with _placement.placing(p_leaves):
         out_leaves, out_def, aux = _trace_function(trace, fun, p_leaves, p_def, payloads, has_aux)
     out_payloads = [trace.read(x) if isinstance(x, Tracer) and x._trace is trace else VJPPayload(x, None)
                     for x in out_leaves]
@@ -381,7 +382,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
             if value_aval(ct).shape != value_aval(p.primal).shape:
                 raise ValueError(f"vjp: cotangent of shape {value_aval(ct).shape} for an output of shape "
                                  f"{value_aval(p.primal).shape}")
-        with _device.placing(p_leaves):
+        with _placement.placing(p_leaves):
             cts = trace.backward(list(zip(out_payloads, ct_leaves)))
             grads = []
             for p, node in zip(p_leaves, input_nodes):
@@ -496,7 +497,7 @@ def value_and_grad(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = 
             raise TypeError(f"grad requires a function returning a real floating-point 0-D array, got "
                             f"{type(out).__name__}")
         _check_output("grad", out, holomorphic, scalar=True)
-        with _scope(current_trace()), _device.placing([out]):
+        with _scope(current_trace()), _placement.placing([out]):
             seed = ops.ones((), out.dtype)
         grads = pullback(seed)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
@@ -644,7 +645,7 @@ def jacfwd(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False,
             written[:] = [j for j in arrays if inner[j]._buffer.version]
             return (res[0], res[1], [inner[j] for j in written]) + ((res[2],) if has_aux else ())
 
-        with _device.placing(leaves):
+        with _placement.placing(leaves):
             basis = ops.eye(n, dtype=_basis_dtype(diff_leaves))
         out_axes = (None, 0, None) + ((None,) if has_aux else ())
         res = vmap(pushforward, out_axes=out_axes)(basis)
@@ -692,7 +693,7 @@ def jacrev(fun: Callable[P, Any], argnums: Argnums = 0, has_aux: bool = False, h
         y, pullback = res[0], res[1]
         _check_output("jacrev", y, holomorphic, scalar=False)
         y_leaves, y_def = _tree.flatten(y)
-        with _device.placing(y_leaves):
+        with _placement.placing(y_leaves):
             basis = ops.eye(sum(leaf.size for leaf in y_leaves), dtype=_basis_dtype(y_leaves))
         jac = vmap(lambda row: tuple(pullback(_tree.unflatten(y_def, _split_basis(row, y_leaves)))))(basis)
         in_leaves = _tree.flatten(tuple(args_list[i] for i in nums))[0]

@@ -23,7 +23,8 @@ from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, current_trace, push
 from stridex._core.view import normalize_axis
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
 from stridex._lax.parallel import Collective, unbound
@@ -196,7 +197,7 @@ def vmap(fun: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0, axis_name: Ha
         raise TypeError(f"vmap: axis_name must be a hashable value such as a string, got {axis_name!r}")
 
     def batched(*args):
-        with _device.placing(_tree.flatten(args)[0]):
+        with _placement.placing(_tree.flatten(args)[0]):
             return _batched(*args)
 
     def _batched(*args):

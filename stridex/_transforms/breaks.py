@@ -20,7 +20,7 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.state import push
-from stridex._lax import jax_bridge
+from stridex._exec import jax_bridge
 from stridex._lax.callbacks import effects_suppressed
 from stridex._transforms.ir import Literal
 

@@ -45,9 +45,9 @@ from stridex._core.avals import ShapedArray, aval_of, value_aval
 from stridex._core.state import current_trace, push
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._lax.jax_bridge import jax as _jax
-from stridex._lax.jax_bridge import lax as _jax_lax
-from stridex._lax.jax_bridge import x64 as _x64
+from stridex._exec.jax_bridge import jax as _jax
+from stridex._exec.jax_bridge import lax as _jax_lax
+from stridex._exec.jax_bridge import x64 as _x64
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import move_to_front
 from stridex._transforms import autodiff as _ad

@@ -29,8 +29,8 @@ from stridex._core.array import Array, adopt
 from stridex._core.avals import ShapedArray, value_aval
 from stridex._core.state import current_trace
 from stridex._core.tree import freeze_or_id
-from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax, x64
+from stridex._exec import device as _device
+from stridex._exec.jax_bridge import jax, x64
 from stridex._lax.primitive import Primitive
 from stridex._transforms import handover
 from stridex._transforms.autodiff import is_differentiable

@@ -27,10 +27,11 @@ from stridex._core.state import push
 from stridex._core.storage import (ALIGNMENT, JAX_RESULT, NO_STORAGE, HostStorage, JaxAlias, Snapshot, Storage,
                                     address_of, is_aligned)
 from stridex._core.view import View, numpy_key
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._lax.jax_bridge import jax, x64
+from stridex._exec.jax_bridge import jax, x64
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # stridex/
 
@@ -339,7 +340,7 @@ def _on_host():
     """Where JAX copies of host memory go: JAX's default device, unless that is an accelerator; then JAX's
     first CPU device, as uncommitted arrays, so a program on host arrays (which runs there, see
     `jit.Compiled`) reads them with no transfer and a program on device arrays still takes them."""
-    if _device.host_is_jax_default():
+    if _placement.host_is_jax_default():
         return contextlib.nullcontext()
     return jax().default_device(jax().devices("cpu")[0])
 

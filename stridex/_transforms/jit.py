@@ -28,14 +28,16 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import current_trace
 from stridex._core.tree import freeze
 from stridex._core.view import View
-from stridex._lax import device as _device
-from stridex._lax import jax_bridge
+from stridex._exec import device as _device
+from stridex._exec import placement as _places
+from stridex._exec import jax_bridge
 from stridex._lax.callbacks import effects_gated, effects_unordered
-from stridex._lax.jax_bridge import jax
+from stridex._exec.jax_bridge import jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
-from stridex._lax.precision import matmul_key
+from stridex._exec.precision import matmul_key
 from stridex._lax.views import as_strided
 from stridex._transforms import breaks, handover
+from stridex._transforms.aot import Explanation, Lowered
 from stridex._transforms import memo as _memo
 from stridex._transforms.ir import Program, checked, has_effect
 from stridex._transforms.lowering import lower_program
@@ -125,7 +127,7 @@ def _placement(device) -> Device:
     if not isinstance(device, (Device, str)) and not type(device).__module__.startswith(("jax", "jaxlib")):
         raise TypeError(f"jit: device must be a device name such as 'cpu' or 'cuda:0', a stridex Device or a JAX "
                         f"device, got {type(device).__name__}")
-    return _device.resolve(device, "jit device")
+    return _places.resolve(device, "jit device")
 
 
 def _jax_device(dev: Device):
@@ -282,7 +284,7 @@ class Jitted(Generic[P, R]):
         if not any_array:
             # No array comes in (a creation function, say): the program runs on the default device, as the
             # same code run eagerly makes its arrays there.
-            device = _device.placement()
+            device = _places.placement()
             if device is not None:
                 sig.placed = True
                 sig.key += (device.name,)
@@ -457,7 +459,8 @@ class Jitted(Generic[P, R]):
         Array([2., 4., 6.])
         """
         sig = self._signature(args, kwargs)
-        return Lowered(self, sig, len(args), self._entry(sig, len(args)))
+        entry = self._entry(sig, len(args))
+        return Lowered(self, sig, len(args), entry.paths[0] if isinstance(entry, Branches) else entry)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -508,7 +511,7 @@ def _fast_key(args):
             key.append((view.shape, a._dtype, view.strides, a._storage.device.name))
     key.append(matmul_key())
     if not args:  # (a program given no array runs on the default device)
-        placed = _device.placement()
+        placed = _places.placement()
         key.append(None if placed is None else placed.name)
     return tuple(key)
 
@@ -678,15 +681,15 @@ class Compiled:
         if jitted._device is not None:
             options["device"] = jitted._device
         elif traced.placed and jitted._out_shardings is None:
-            options["out_shardings"] = _device.creation_sharding(traced.device)
+            options["out_shardings"] = _places.creation_sharding(traced.device)
         elif traced.device is not None:
             # (JAX drops arguments a program does not read; without them, it would run on JAX's default device)
             options["keep_unused"] = True
-        elif jitted._out_shardings is None and jitted._in_shardings is None and not _device.host_is_jax_default():
+        elif jitted._out_shardings is None and jitted._in_shardings is None and not _places.host_is_jax_default():
             # Host arguments (or none, with the host as the default device): the program runs where its data
             # is, on JAX's CPU device, and its outputs are host arrays, as the same code run eagerly gives. (On
             # a CPU-only machine that device is JAX's default, and the plain call places it there.)
-            options["out_shardings"] = _device.host_sharding()
+            options["out_shardings"] = _places.host_sharding()
             on_host_device = True
         if jitted._donate_argnums:
             options["donate_argnums"] = tuple(n_consts + i for i in sorted(jitted._donate_argnums)
@@ -972,87 +975,3 @@ class Branches:
     @property
     def traced(self):
         return self.paths[0].traced
-
-
-class Explanation:
-    """What `jit(f).explain(*args)` returns: the breaks of the path these arguments take."""
-
-    def __init__(self, traced: Traced):
-        self.breaks = [(g.what, g.where, breaks.summary(g.expected)) for g in traced.guards]
-        self.program = traced.program
-
-    def __str__(self):
-        if not self.breaks:
-            return "no graph breaks: one program"
-        lines = [f"{len(self.breaks)} graph break(s); the compiled path is guarded on:"]
-        lines += [f"  {i}. {what} at {where}: {value}" for i, (what, where, value) in enumerate(self.breaks, 1)]
-        return "\n".join(lines)
-
-    __repr__ = __str__
-
-
-class Lowered:
-    """What `jit(f).lower(*args)` returns: `.as_text()` shows JAX's lowered module; `.ir` stridex's program;
-    `.compile()` compiles it now and returns the function of stridex arrays that runs it (`AotCompiled`)."""
-
-    def __init__(self, jitted: Jitted, sig: _Signature, nargs: int, entry):
-        compiled = entry.paths[0] if isinstance(entry, Branches) else entry
-        self.ir = compiled.traced.program
-        self._jitted, self._sig, self._nargs, self._compiled = jitted, sig, nargs, compiled
-        with compiled.x64(True):
-            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(sig.leaves)))
-
-    def as_text(self, dialect: str | None = None) -> str:
-        return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()
-
-    def compile(self) -> AotCompiled:
-        """Compile the program with XLA now; the result is called with the arguments of the signature it was
-        lowered for (static ones left out), takes and returns stridex arrays, and compiles nothing more."""
-        with self._compiled.x64(True):
-            executable = self._jax_lowered.compile()  # (JAX keeps it: the program's calls run this executable)
-        return AotCompiled(self._jitted, self._sig, self._nargs, executable)
-
-
-class AotCompiled:
-    """A jitted function compiled ahead of time for one signature (`jit(f).lower(*args).compile()`): call it
-    with arrays of that signature, leaving out the static arguments (as JAX's `Compiled`); other shapes or dtypes
-    are a TypeError. `as_text()`, `cost_analysis()` and the other attributes of JAX's `Compiled`
-    (`output_shardings`, `memory_analysis()`, ...) are the XLA executable's."""
-
-    def __init__(self, jitted: Jitted, sig: _Signature, nargs: int, executable):
-        self._jitted, self._key, self._nargs, self._executable = jitted, sig.key, nargs, executable
-        self._compiled_for = _describe_leaves(sig)
-        self._statics = dict(sig.statics)
-        self._static_positions = sorted(i for i in self._statics if isinstance(i, int))
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        full = list(args)
-        for i in self._static_positions:  # (the static arguments the program was compiled with, in place)
-            full.insert(i, self._statics[i])
-        full_kwargs = {**kwargs, **{k: v for k, v in self._statics.items() if isinstance(k, str)}}
-        if len(full) != self._nargs:
-            raise TypeError(f"this function was compiled for {self._nargs - len(self._static_positions)} positional "
-                            f"arguments (static ones left out), and was called with {len(args)}")
-        sig = self._jitted._signature(tuple(full), full_kwargs)
-        if sig.key != self._key:
-            raise TypeError(f"the arguments' types differ from those this function was compiled for: compiled for "
-                            f"({self._compiled_for}), called with ({_describe_leaves(sig)}) (or their layouts, "
-                            "placement or static values differ); lower and compile it again for these, or call the "
-                            "jitted function, which compiles per signature")
-        return self._jitted._call_signature(sig, tuple(full), full_kwargs)
-
-    def as_text(self) -> str:
-        return self._executable.as_text()
-
-    def cost_analysis(self) -> Any:
-        return self._executable.cost_analysis()
-
-    def __getattr__(self, name: str) -> Any:  # (the rest of JAX's `Compiled`: output_shardings, memory_analysis, ...)
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._executable, name)
-
-
-def _describe_leaves(sig: _Signature) -> str:
-    return ", ".join(f"{leaf.dtype.name}{list(leaf.shape)}" if isinstance(leaf, Array) else type(leaf).__name__
-                     for leaf in sig.leaves)

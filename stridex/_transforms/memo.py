@@ -18,7 +18,7 @@ against 7.13 µs. So the generated code stays.
 
 A memo is what calling its `Jitted` calls (`__call__` is a slot of the Jitted: each holds its own),
 so it is the only Python frame of a steady-state call; it builds the result itself, field by field as
-`stridex._lax.device.adopt_out` does (on the host, an Array that keeps the JAX array, its storage
+`stridex._exec.device.adopt_out` does (on the host, an Array that keeps the JAX array, its storage
 `JAX_RESULT` until a use makes its JaxResultStorage), and for a tuple of host results (a loop's carry, say) each of them so, then the tuple (up to
 TUPLE_MAX outputs; a call of `Compiled.outputs` and of `adopt_out` per output cost some 1 µs more on every
 call). `source(...)` shows the code; for a JAX result of an earlier call and a small NumPy window, a program
@@ -70,8 +70,8 @@ from typing import Any
 from stridex._core.array import Array
 from stridex._core.state import current_trace
 from stridex._core.storage import JAX_RESULT
-from stridex._lax.device import OWNERS, storage_class
-from stridex._lax.precision import matmul_key
+from stridex._exec.device import OWNERS, storage_class
+from stridex._exec.precision import matmul_key
 from stridex._transforms import handover
 
 WINDOW, TINY, BUFFER, DEVICE, RESULT = "window", "tiny", "buffer", "device", "result"

@@ -23,8 +23,8 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
-from stridex._lax import device as _device
-from stridex._lax.jax_bridge import jax
+from stridex._exec import placement as _placement
+from stridex._exec.jax_bridge import jax
 from stridex._transforms import custom, handover
 from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked
@@ -288,7 +288,7 @@ class ToJax:
         storages = [(k, a._storage_view()[0]) for k, a in enumerate(arrays) if isinstance(a, Array)
                     and not isinstance(leaves[k], Array)]
         args, kwargs = StaticArguments.merge(statics, treedef.unflatten(arrays), nargs)
-        with _device.placing(arrays):  # (arrays made inside go beside device arguments, as under grad and vmap)
+        with _placement.placing(arrays):  # (arrays made inside go beside device arguments, as under grad and vmap)
             out = self._fun(*args, **kwargs)
         for k, storage in storages:
             if not storage.readonly:  # (copied on a write: the function wrote into this argument)

@@ -21,7 +21,8 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.state import TraceScope, push
 from stridex._core.storage import NO_STORAGE
 from stridex._core.view import View
-from stridex._lax import device as _device
+from stridex._exec import device as _device
+from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign, boolean_gather, scatter
 from stridex._transforms import breaks, handover
@@ -248,7 +249,7 @@ class Tracer(Array):
 
     def to_device(self, device, /, *, stream=None):
         """Under tracing the program runs where `jit` places it: a valid device leaves the tracer as it is."""
-        _device.resolve(device)
+        _placement.resolve(device)
         return self
 
 

@@ -5,7 +5,7 @@ Each function composes stridex's primitives as `jax.nn` composes `jax.lax`'s, so
 JAX gives a custom rule (`relu` and `relu6`, whose derivative is 0 at their kinks; `sigmoid`), so does stridex
 (`custom_jvp`); `softmax`, `log_softmax` and `logsumexp` shift by the maximum as a constant of differentiation, as
 JAX does. Elementwise activations on large arrays fuse eagerly like any chain of elementwise operations
-(`stridex._lax.fusion`). Integers and booleans are promoted to the default floating dtype (float64) wherever JAX
+(`stridex._exec.fusion`). Integers and booleans are promoted to the default floating dtype (float64) wherever JAX
 computes in floating point (docs/nn.md).
 
 >>> import stridex as sx

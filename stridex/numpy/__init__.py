@@ -24,9 +24,9 @@ from stridex._api.info import __array_namespace_info__
 from stridex._core.array import Array
 from stridex._core.device import Device
 from stridex._core.dtypes import DType
-from stridex._lax.device import default_device
-from stridex._lax.fusion import eval, fusion  # (stridex's eager fusion: the same objects as stridex.eval, .fusion)
-from stridex._lax.precision import get_matmul_precision, matmul_precision, set_matmul_precision
+from stridex._exec.placement import default_device
+from stridex._exec.fusion import eval, fusion  # (stridex's eager fusion: the same objects as stridex.eval, .fusion)
+from stridex._exec.precision import get_matmul_precision, matmul_precision, set_matmul_precision
 from stridex.numpy import fft, linalg
 from stridex.numpy._dtypes import *
 from stridex.numpy._creation import *

@@ -15,7 +15,7 @@ from stridex._api import data_type_functions as _dt
 from stridex._core import dtypes as _d
 from stridex._core.array import Array
 from stridex._core.dtypes import DType
-from stridex._lax import device as _device
+from stridex._exec import placement as _placement
 from stridex._transforms.tracing import weak_scalar_example
 from stridex.numpy import _dtypes
 
@@ -180,7 +180,7 @@ def placed(fn):
                 break
         else:
             return fn(*args, **kwargs)
-        with _device.placing([*args, *kwargs.values(), *(v for value in args if isinstance(value, (list, tuple))
+        with _placement.placing([*args, *kwargs.values(), *(v for value in args if isinstance(value, (list, tuple))
                                                          for v in value)]):
             return fn(*args, **kwargs)
 

@@ -570,7 +570,7 @@ def lowered(prim, *args):
     """Run prim's lowering on `args` (Arrays / Python scalars) and return a NumPy array."""
     import jax.numpy as jnp
 
-    from stridex._lax.jax_bridge import LoweringContext, x64
+    from stridex._exec.jax_bridge import LoweringContext, x64
 
     avals_in = [aval_of(a) for a in args]
     aval_out = prim.abstract_eval(*avals_in)

@@ -22,7 +22,7 @@ from stridex._core.array import window
 from stridex._core.avals import aval_of
 from stridex._lax import indexing as take_prims
 from stridex._lax import manipulation as shape_prims
-from stridex._lax.jax_bridge import LoweringContext, x64
+from stridex._exec.jax_bridge import LoweringContext, x64
 from tests.lowering_check import check_primitive_lowering
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)

@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 import stridex as sx
 from stridex._core.avals import aval_of
 from stridex._lax import searching as S
-from stridex._lax.jax_bridge import LoweringContext, x64
+from stridex._exec.jax_bridge import LoweringContext, x64
 from tests.lowering_check import check_primitive_lowering
 
 REAL = [sx.int8, sx.int16, sx.int32, sx.int64, sx.uint8, sx.uint16, sx.uint32, sx.uint64, sx.float32, sx.float64]

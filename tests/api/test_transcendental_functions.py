@@ -13,7 +13,7 @@ import stridex as sx
 from stridex._core.avals import ShapedArray
 from stridex._core.dtypes import FROM_NUMPY
 from stridex._lax import transcendental as T
-from stridex._lax.jax_bridge import LoweringContext, x64
+from stridex._exec.jax_bridge import LoweringContext, x64
 from tests.lowering_check import check_primitive_lowering
 
 INF, NAN, PI = math.inf, math.nan, math.pi

@@ -1,12 +1,14 @@
 """Failures injected into eager fusion's passes, for tests/lax/test_fusion_failures.py and the fuzzer's failure
 mode (tests/lax/test_fusion_fuzz.py): a MemoryError at the n-th allocation (through `storage.allocate`, where
-every buffer of a pass comes from), a KeyboardInterrupt at the n-th line run in `stridex/_lax/fusion.py` (a
-trace function) or after a random delay (a timer signal), and the check that follows any of them."""
+every buffer of a pass comes from), a KeyboardInterrupt at the n-th line run in eager fusion's
+modules, `stridex/_exec/fusion/` (a trace function) or after a random delay (a timer signal), and the check that
+follows any of them."""
 
 from __future__ import annotations
 
 import contextlib
 import linecache
+import os
 import signal
 import sys
 import threading
@@ -15,9 +17,11 @@ import numpy as np
 
 import stridex as sx
 from stridex._core import storage
-from stridex._lax import fusion
+from stridex._exec import fusion
+from stridex._exec.fusion import host_pass
+from stridex._exec.fusion import program
 
-FUSION_FILE = fusion.__file__
+FUSION_DIR = os.path.dirname(fusion.__file__) + os.sep  # (the package's modules: every line of a pass)
 
 
 class AllocationFault:
@@ -53,15 +57,15 @@ class AllocationFault:
             storage.allocate = original
 
 
-def _opens_a_with(lineno: int, cache: dict = {}) -> bool:  # noqa: B006  (the cache)
-    known = cache.get(lineno)
+def _opens_a_with(filename: str, lineno: int, cache: dict = {}) -> bool:  # noqa: B006  (the cache)
+    known = cache.get((filename, lineno))
     if known is None:
-        known = cache[lineno] = linecache.getline(FUSION_FILE, lineno).lstrip().startswith("with ")
+        known = cache[(filename, lineno)] = linecache.getline(filename, lineno).lstrip().startswith("with ")
     return known
 
 
 class LineFault:
-    """While armed, the line numbered `at` (from 0) that this thread runs in stridex/_lax/fusion.py raises
+    """While armed, the line numbered `at` (from 0) that this thread runs in stridex/_exec/fusion/ raises
     KeyboardInterrupt, as a Ctrl-C landing there would; with `at` None, lines are only counted (`count`).
 
     A `with` statement's own line is left out: the interpreter reports it again after the block, before calling
@@ -76,18 +80,19 @@ class LineFault:
         self.functions: list = []  # (counting) the function each line belongs to
 
     def _local(self, frame, event, arg):
-        if event == "line" and not _opens_a_with(frame.f_lineno):
+        if event == "line" and not _opens_a_with(frame.f_code.co_filename, frame.f_lineno):
             n = self.count
             self.count += 1
             if self.at is None:
                 self.functions.append(frame.f_code.co_name)
             elif n == self.at:
                 self.fired = True
-                raise KeyboardInterrupt(f"injected: line {frame.f_lineno} of fusion.py ({frame.f_code.co_name})")
+                where = os.path.basename(frame.f_code.co_filename)
+                raise KeyboardInterrupt(f"injected: line {frame.f_lineno} of {where} ({frame.f_code.co_name})")
         return self._local
 
     def _global(self, frame, event, arg):
-        return self._local if frame.f_code.co_filename == FUSION_FILE else None
+        return self._local if frame.f_code.co_filename.startswith(FUSION_DIR) else None
 
     @contextlib.contextmanager
     def armed(self):
@@ -131,8 +136,8 @@ INJECTED = (MemoryError, KeyboardInterrupt)
 
 def fresh_memory() -> None:
     """Let go of the recycler's idle results and every thread's scratch buffers, so that a pass allocates."""
-    fusion._RESULTS.held.clear()
-    fusion._SCRATCH = threading.local()
+    host_pass._RESULTS.held.clear()
+    program._SCRATCH = threading.local()
 
 
 def is_pending(x) -> bool:

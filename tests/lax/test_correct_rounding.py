@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax.jax_bridge import correctly_rounded_float32, float32_through_float64
+from stridex._exec.jax_bridge import correctly_rounded_float32, float32_through_float64
 
 RNG = np.random.default_rng(20261127)
 DEVICE = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")  # a GPU's name on a GPU machine (benchmarks/gpu_check.sh)

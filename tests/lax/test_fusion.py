@@ -18,7 +18,11 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import fusion
+from stridex._exec import fusion
+from stridex._exec.fusion import device_pass
+from stridex._exec.fusion import host_pass
+from stridex._exec.fusion import limits
+from stridex._exec.fusion import program
 
 N = 100_000  # above the deferral threshold
 
@@ -44,7 +48,7 @@ def test_large_elementwise_work_is_deferred_and_small_work_is_not():
     assert y.shape == (N,) and y.dtype == sx.float64 and y.device == x.device
     text = sx.fusion.pending(y)
     assert "sin(in0)" in text and "multiply(r0, 2.0)" in text and text.endswith("<- x")
-    small = data(fusion.DEFER_MIN_ELEMENTS - 1)
+    small = data(limits.DEFER_MIN_ELEMENTS - 1)
     assert not pending(sx.sin(small))
     with sx.fusion(False):
         assert not pending(sx.sin(x))
@@ -139,13 +143,13 @@ def test_views_of_pending_arrays_are_views():
 def test_an_intermediate_still_referenced_is_computed_in_the_same_pass():
     x = data()
     calls = []
-    original = fusion.execute
+    original = host_pass.execute
 
     def counting(steps, results, shape, errors):
         calls.append(len(steps))
         return original(steps, results, shape, errors)
 
-    fusion.execute = counting
+    host_pass.execute = counting
     try:
         a = sx.sin(x)
         b = a * 2.0
@@ -155,7 +159,7 @@ def test_an_intermediate_still_referenced_is_computed_in_the_same_pass():
         same(a, np.sin(np.asarray(x)))
         same(b, np.sin(np.asarray(x)) * 2.0)
     finally:
-        fusion.execute = original
+        host_pass.execute = original
     assert calls == [3]
 
 
@@ -282,7 +286,7 @@ def test_a_pass_result_reuses_memory_only_once_nothing_refers_to_it():
     """A pass's result takes the memory of an earlier result of its size once nothing refers to that one (the
     Recycler: warm pages instead of page faults); memory a NumPy array, a DLPack capsule or a view still
     reaches is never handed out again."""
-    fusion._RESULTS.held.clear()  # (idle buffers of earlier tests would be taken first)
+    host_pass._RESULTS.held.clear()  # (idle buffers of earlier tests would be taken first)
     x = data()
     y = sx.sin(x) * 2.0
     sx.eval(y)
@@ -316,19 +320,19 @@ def test_a_pass_result_reuses_memory_only_once_nothing_refers_to_it():
     (2_100_000, np.float64, False),  # 16.8 MB: above max_bytes / 4 (16 MiB), fresh memory
 ])
 def test_the_recycler_holds_results_between_its_sizes_only(n, dtype, recycled):
-    fusion._RESULTS.held.clear()
+    host_pass._RESULTS.held.clear()
     x = data(n)
     program = (lambda: x > 0.5) if dtype is np.bool_ else (lambda: sx.sin(x) * 2.0)
     fused = program()
     assert pending(fused)
     sx.eval(fused)
-    assert bool(fusion._RESULTS.held) == recycled
+    assert bool(host_pass._RESULTS.held) == recycled
     with sx.fusion(False):
         same(fused, program())
 
 
 def test_recycled_memory_is_bounded():
-    recycler = fusion._RESULTS
+    recycler = host_pass._RESULTS
     x = data()
     for n in range(40_000, 40_000 + 64 * 1000, 1000):  # (64 sizes, each dropped at once)
         sx.eval(sx.sin(x[:n]) * 2.0)
@@ -343,19 +347,19 @@ def test_a_long_loop_on_a_device_is_bounded_and_compiles_once():
     pytest.importorskip("jax")
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
     x = sx.asarray(np.linspace(-1.0, 1.0, 1000), device=dev)
-    saved = fusion.MAX_RECORDS
-    fusion.MAX_RECORDS = 16
+    saved = limits.MAX_RECORDS
+    limits.MAX_RECORDS = 16
     try:
         y = x
         for _ in range(1600):
             y = y * 0.999 + 0.001
-        before = len(fusion._DEVICE_PASSES)
+        before = len(device_pass._DEVICE_PASSES)
         for _ in range(1600):
             y = y * 0.999 + 0.001
         sx.eval(y)
-        assert len(fusion._DEVICE_PASSES) - before <= 1  # (the last, shorter group's)
+        assert len(device_pass._DEVICE_PASSES) - before <= 1  # (the last, shorter group's)
     finally:
-        fusion.MAX_RECORDS = saved
+        limits.MAX_RECORDS = saved
     with sx.fusion(False):
         z = x
         for _ in range(3200):
@@ -366,13 +370,13 @@ def test_a_long_loop_on_a_device_is_bounded_and_compiles_once():
 def test_several_threads_forcing_one_pending_array_compute_it_once():
     x = data(1 << 21)
     calls = []
-    original = fusion.execute
+    original = host_pass.execute
 
     def counting(*args):
         calls.append(1)
         return original(*args)
 
-    fusion.execute = counting
+    host_pass.execute = counting
     try:
         y = sx.sin(x) * sx.cos(x) + 1.0
         barrier = threading.Barrier(4)
@@ -388,7 +392,7 @@ def test_several_threads_forcing_one_pending_array_compute_it_once():
         for t in threads:
             t.join()
     finally:
-        fusion.execute = original
+        host_pass.execute = original
     assert len(calls) == 1
     expected = np.sin(np.asarray(x)) * np.cos(np.asarray(x)) + 1.0
     for o in out:
@@ -464,10 +468,10 @@ def test_on_a_device_a_pass_is_the_jit_of_its_chain():
         op_by_op = program(s, t)
     np.testing.assert_allclose(np.asarray(fused), np.asarray(op_by_op), rtol=1e-12)
     # a loop compiles its pass once: the second run finds the executable
-    before = len(fusion._DEVICE_PASSES)
+    before = len(device_pass._DEVICE_PASSES)
     again = program(s, t)
     sx.eval(again)
-    assert len(fusion._DEVICE_PASSES) == before
+    assert len(device_pass._DEVICE_PASSES) == before
     same(again, fused)
 
 
@@ -558,8 +562,8 @@ def test_on_a_device_independent_subexpressions_share_one_group(monkeypatch):
     pytest.importorskip("jax")
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
     merges = []
-    real_merge = fusion._merge_device
-    monkeypatch.setattr(fusion, "_merge_device", lambda g, o: (merges.append(o), real_merge(g, o)))
+    real_merge = device_pass._merge_device
+    monkeypatch.setattr(device_pass, "_merge_device", lambda g, o: (merges.append(o), real_merge(g, o)))
     rng = np.random.default_rng(5)
     with sx.default_device(dev):
         s, k, t = (sx.asarray(rng.uniform(1, 2, 1000)) for _ in range(3))
@@ -579,7 +583,7 @@ def test_on_a_device_independent_subexpressions_share_one_group(monkeypatch):
     assert group.done
     again = s * 2.0  # (the group ran: a new one opens)
     assert again._storage.buf[0] is not group
-    monkeypatch.setattr(fusion, "MAX_RECORDS", 3)
+    monkeypatch.setattr(limits, "MAX_RECORDS", 3)
     x1, x2, x3 = s + 1.0, k + 1.0, t + 1.0  # (a group holds MAX_RECORDS - 1: x2 starts another)
     assert x1._storage.buf[0] is again._storage.buf[0]
     assert x2._storage.buf[0] is not x1._storage.buf[0] and x3._storage.buf[0] is x2._storage.buf[0]
@@ -624,16 +628,17 @@ def test_where_with_0d_and_broadcast_operands():
 
 
 
-@pytest.mark.parametrize("n", [fusion.THREADED_MIN_ELEMENTS - 1, fusion.THREADED_MIN_ELEMENTS,
-                               8 * fusion.BLOCK_ELEMENTS, 8 * fusion.BLOCK_ELEMENTS + 1, 3 * 65536 + 7])
+@pytest.mark.parametrize("n", [limits.THREADED_MIN_ELEMENTS - 1, limits.THREADED_MIN_ELEMENTS,
+                               8 * limits.BLOCK_ELEMENTS, 8 * limits.BLOCK_ELEMENTS + 1, 3 * 65536 + 7])
 def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     """At the default thresholds: one thread below THREADED_MIN_ELEMENTS, several from it; each thread's share
     one block up to 4 * BLOCK_ELEMENTS (8 * BLOCK_ELEMENTS on two threads), blocks of 2 * BLOCK_ELEMENTS above;
     values, warnings included, as op by op, with NaN, infinities and -0.0 in the input."""
-    monkeypatch.setattr(fusion, "_THREADS", 2)
+    monkeypatch.setattr(host_pass, "_THREADS", 2)
     sizes = []
-    real = fusion._pass_block
-    monkeypatch.setattr(fusion, "_pass_block", lambda size, threads: sizes.append((size, threads)) or real(size, threads))
+    real = host_pass._pass_block
+    monkeypatch.setattr(host_pass, "_pass_block",
+                        lambda size, threads: sizes.append((size, threads)) or real(size, threads))
     values = np.random.default_rng(n).standard_normal(n) * 300
     values[:4] = [np.nan, np.inf, -np.inf, -0.0]
     x = sx.asarray(values, copy=True)
@@ -652,12 +657,12 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
         expected = program(x)
     same(fused, expected)
     assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
-    threads = 2 if n >= fusion.THREADED_MIN_ELEMENTS else 1
+    threads = 2 if n >= limits.THREADED_MIN_ELEMENTS else 1
     assert sizes == [(n, threads)]
     block = real(n, threads)
-    assert block == (fusion.BLOCK_ELEMENTS if threads == 1 else
-                     max(fusion.BLOCK_ELEMENTS, -(-n // 2)) if n <= 8 * fusion.BLOCK_ELEMENTS else
-                     2 * fusion.BLOCK_ELEMENTS)
+    assert block == (limits.BLOCK_ELEMENTS if threads == 1 else
+                     max(limits.BLOCK_ELEMENTS, -(-n // 2)) if n <= 8 * limits.BLOCK_ELEMENTS else
+                     2 * limits.BLOCK_ELEMENTS)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",
@@ -667,7 +672,7 @@ def test_where_selects_the_same_bits_as_op_by_op(dtype):
     takes the masked copies): every bit of the selected operand comes through (NaN payloads, -0.0, ±inf,
     subnormals), under random, uniform, strided and broadcast conditions, in blocks and in a threaded pass."""
     rng = np.random.default_rng(11)
-    n = 3 * fusion.BLOCK_ELEMENTS + 5  # several blocks and a short one
+    n = 3 * limits.BLOCK_ELEMENTS + 5  # several blocks and a short one
     dt = np.dtype(dtype)
     raw = rng.integers(0, 256, size=(2, n * dt.itemsize), dtype=np.uint8)
     x1_np, x2_np = raw[0].view(dt).copy(), raw[1].view(dt).copy()
@@ -685,8 +690,8 @@ def test_where_selects_the_same_bits_as_op_by_op(dtype):
         "all false": lambda: s[:n] != s[:n],
     }
     for threaded in (False, True):
-        old = fusion.THREADED_MIN_ELEMENTS
-        fusion.THREADED_MIN_ELEMENTS = 1 if threaded else old
+        old = limits.THREADED_MIN_ELEMENTS
+        limits.THREADED_MIN_ELEMENTS = 1 if threaded else old
         try:
             for name, condition in conditions.items():
                 fused = sx.where(condition(), x1, x2)
@@ -694,14 +699,14 @@ def test_where_selects_the_same_bits_as_op_by_op(dtype):
                 with sx.fusion(False):
                     expected = sx.where(condition(), x1, x2)
                 same(fused, expected)
-            grid1, row2 = sx.reshape(x1[:n - 5], (3, -1)), sx.reshape(x2[:fusion.BLOCK_ELEMENTS], (1, -1))
+            grid1, row2 = sx.reshape(x1[:n - 5], (3, -1)), sx.reshape(x2[:limits.BLOCK_ELEMENTS], (1, -1))
             cgrid = sx.reshape(s[:n - 5] > 0, (3, -1))
             fused = sx.where(cgrid, row2, grid1)  # a broadcast x1 (stride 0 down the rows)
             with sx.fusion(False):
                 expected = sx.where(cgrid, row2, grid1)
             same(fused, expected)
         finally:
-            fusion.THREADED_MIN_ELEMENTS = old
+            limits.THREADED_MIN_ELEMENTS = old
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -712,7 +717,7 @@ def test_a_division_by_a_power_of_two_is_the_same_bits_as_op_by_op(dtype):
     dt = np.dtype(dtype)
     info = np.finfo(dt)
     rng = np.random.default_rng(5)
-    n = 3 * fusion.BLOCK_ELEMENTS + 7  # several blocks and a short one (a threaded pass)
+    n = 3 * limits.BLOCK_ELEMENTS + 7  # several blocks and a short one (a threaded pass)
     bits = rng.integers(0, 1 << (8 * dt.itemsize), size=n, dtype=np.uint64).astype(f"u{dt.itemsize}")
     x_np = bits.view(dt).copy()  # every bit pattern: NaNs with payloads, subnormals, the largest numbers
     x_np[:8] = [np.nan, -0.0, 0.0, np.inf, -np.inf, info.smallest_subnormal, info.max, -info.tiny]
@@ -720,7 +725,7 @@ def test_a_division_by_a_power_of_two_is_the_same_bits_as_op_by_op(dtype):
     lowest, highest = int(info.minexp), int(info.maxexp) - 1
     divisors = [2.0, -2.0, 4, -0.5, 2.0 ** lowest, 2.0 ** -lowest, 2.0 ** (highest - 1),  # multiplied
                 2.0 ** highest, 2.0 ** (lowest - 1), 3.0, 0.75]  # divided (a subnormal or inexact reciprocal)
-    reduced = [v for v in divisors if fusion._exact_reciprocal(v, dt) is not None]
+    reduced = [v for v in divisors if program._exact_reciprocal(v, dt) is not None]
     assert reduced == divisors[:7]  # (the test covers both kinds)
     for v in divisors:
         with np.errstate(all="ignore"):
@@ -733,12 +738,12 @@ def test_a_division_by_a_power_of_two_is_the_same_bits_as_op_by_op(dtype):
     class Spy:
         reduced: list = []
 
-    original = fusion._exact_reciprocal
+    original = program._exact_reciprocal
     try:
-        fusion._exact_reciprocal = lambda v, d: Spy.reduced.append(v) or original(v, d)
+        program._exact_reciprocal = lambda v, d: Spy.reduced.append(v) or original(v, d)
         sx.eval(x / 2.0)
     finally:
-        fusion._exact_reciprocal = original
+        program._exact_reciprocal = original
     assert Spy.reduced == [2.0]  # (the pass asked for the divisor, so the reduction is what ran above)
 
 

@@ -1,15 +1,14 @@
 """A pass that fails leaves every array it touched computed or pending, never half computed, and its inputs as
 they were; the error is the one that happened (docs/fusion.md, Processes and failures).
 
-Each test runs its scenario in a process of its own, with a timeout (`helpers.run_isolated`): a failure that left
-a lock held would hang, and must fail the test instead. The failures: a MemoryError at each allocation a pass
-makes (through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space
-limit (`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in fusion.py (a trace function) and at
-random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the calling thread
-or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line of
-its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write
-into an input must not reach the pending work recorded before it, and everything is forced and compared again.
-"""
+Each test runs its scenario in a process of its own, with a timeout (`helpers.run_isolated`): a failure that left a
+lock held would hang, and must fail the test instead. The failures: a MemoryError at each allocation a pass makes
+(through `storage.allocate`, the seam every buffer of a pass comes from), and under a real address-space limit
+(`resource.setrlimit`); a KeyboardInterrupt at each line a pass runs in eager fusion's modules (a trace function)
+and at random moments (a timer signal); an exception raised by a kernel in the middle of a pass, on the calling
+thread or on the pool's; on a device, a pass whose compilation or call fails, and a KeyboardInterrupt at each line
+of its commit. After each one, every array is compared with NumPy (or with the op-by-op device values), a write into
+an input must not reach the pending work recorded before it, and everything is forced and compared again."""
 
 from __future__ import annotations
 
@@ -82,7 +81,9 @@ def _after_failure(inputs, values, arrays, expected) -> None:
 def memory_error_at_each_allocation(n: str) -> None:
     """For k = 0, 1, ...: the same program, its k-th allocation failing, until a run makes fewer allocations."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
+    from stridex._exec.fusion import device_pass
+    from stridex._exec.fusion import limits
     from tests.lax.fusion_faults import AllocationFault, fresh_memory
 
     k = 0
@@ -104,7 +105,7 @@ def memory_error_at_each_allocation(n: str) -> None:
         threads.add(fault.thread)
         k += 1
     assert k >= 4, k  # (results, scratch: several allocations were each made to fail)
-    if int(n) >= fusion.THREADED_MIN_ELEMENTS:  # (some in a thread of the pool: the pass's error all the same)
+    if int(n) >= limits.THREADED_MIN_ELEMENTS:  # (some in a thread of the pool: the pass's error all the same)
         assert any(name.startswith("stridex-fusion") for name in threads), threads
     print("allocations failed in turn:", k, "in threads", sorted(threads))
 
@@ -145,9 +146,9 @@ def memory_error_under_a_limit() -> None:
 
 
 def keyboard_interrupt_at_each_line(n: str, most: str) -> None:
-    """A KeyboardInterrupt at each line the forcing of the program runs in fusion.py: every line of the functions
-    that change state (`force`, `run_group` and its commit, `run_readers`), and of the others (the blocks of the
-    pass: many lines, each the same code) `most` spread evenly."""
+    """A KeyboardInterrupt at each line the forcing of the program runs in eager fusion's modules: every line of the
+    functions that change state (`force`, `run_group` and its commit, `run_readers`), and of the others (the blocks of
+    the pass: many lines, each the same code) `most` spread evenly."""
     import stridex as sx
     from tests.lax.fusion_faults import LineFault
 
@@ -260,10 +261,12 @@ def kernel_exception_mid_pass(n: str) -> None:
 
 def failures_in_a_device_pass() -> None:
     """On a device: the pass's compilation failing, its call failing (MemoryError), and a KeyboardInterrupt at
-    each line its pass and commit run in fusion.py; each leaves every array computed or pending, with the
+    each line its pass and commit run in eager fusion's modules; each leaves every array computed or pending, with the
     values op by op gives (to XLA's rounding in a fused program)."""
     import stridex as sx
-    from stridex._lax import fusion
+    from stridex._exec import fusion
+    from stridex._exec.fusion import device_pass
+    from stridex._exec.fusion import limits
     from tests.lax.fusion_faults import LineFault, is_pending
 
     dev = os.environ.get("STRIDEX_TEST_DEVICE", "cpu:1")
@@ -296,14 +299,14 @@ def failures_in_a_device_pass() -> None:
         sx.eval(*arrays)
         check(arrays, True)
 
-    original_compile = fusion._compile_device_pass
+    original_compile = device_pass._compile_device_pass
 
     def failing_compile(group, outputs, scalars):
         raise MemoryError("injected: compiling the pass")
 
-    fusion._compile_device_pass = failing_compile
+    device_pass._compile_device_pass = failing_compile
     try:
-        fusion._DEVICE_PASSES.clear()
+        device_pass._DEVICE_PASSES.clear()
         x, arrays = program()
         try:
             sx.eval(*arrays)
@@ -311,7 +314,7 @@ def failures_in_a_device_pass() -> None:
         except MemoryError as e:
             assert "injected" in str(e)
     finally:
-        fusion._compile_device_pass = original_compile
+        device_pass._compile_device_pass = original_compile
     assert all(is_pending(r) for r in arrays)
     settle(x, arrays)
 
@@ -324,9 +327,9 @@ def failures_in_a_device_pass() -> None:
         call.compiled = compiled
         return call
 
-    fusion._compile_device_pass = failing_call_compile
+    device_pass._compile_device_pass = failing_call_compile
     try:
-        fusion._DEVICE_PASSES.clear()
+        device_pass._DEVICE_PASSES.clear()
         x, arrays = program()
         try:
             sx.eval(*arrays)
@@ -334,8 +337,8 @@ def failures_in_a_device_pass() -> None:
         except KeyboardInterrupt as e:
             assert "injected" in str(e)
     finally:
-        fusion._compile_device_pass = original_compile
-        fusion._DEVICE_PASSES.clear()
+        device_pass._compile_device_pass = original_compile
+        device_pass._DEVICE_PASSES.clear()
     assert all(is_pending(r) for r in arrays)
     settle(x, arrays)
 

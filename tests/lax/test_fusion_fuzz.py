@@ -12,7 +12,7 @@ for bit at the end, and so are the values forced in between.
 
 In the failure mode (`test_a_failure_at_a_random_step_leaves_every_array_right_or_pending`, at the end) a
 failure is injected into the passes of one random step of each program (a MemoryError at an allocation, or a
-KeyboardInterrupt at a line of fusion.py), and every array must be right or still pending there.
+KeyboardInterrupt at a line of eager fusion's modules), and every array must be right or still pending there.
 
 Scaled by STRIDEX_FUZZ_SCALE like tests/transforms/test_fuzz_programs.py; STRIDEX_FUZZ_FUSION_STEPS sets the
 programs' length (24 steps on the host and 16 on a device by default; the device length is two thirds of it) and
@@ -48,7 +48,8 @@ import pytest
 
 import stridex as sx
 from stridex._core.dtypes import FROM_NUMPY
-from stridex._lax import fusion
+from stridex._exec import fusion
+from stridex._exec.fusion import limits as fusion_limits
 
 SCALE = int(os.environ.get("STRIDEX_FUZZ_SCALE", "1"))
 STEPS = int(os.environ.get("STRIDEX_FUZZ_FUSION_STEPS", "24"))
@@ -260,14 +261,14 @@ def _step(pool, forced, step):
 @contextlib.contextmanager
 def thresholds(defer: int, block: int, threaded: int, records: int = 512, leaves: int = 32):
     names = ("DEFER_MIN_ELEMENTS", "BLOCK_ELEMENTS", "THREADED_MIN_ELEMENTS", "MAX_RECORDS", "MAX_LEAVES")
-    saved = [getattr(fusion, name) for name in names]
+    saved = [getattr(fusion_limits, name) for name in names]
     for name, value in zip(names, (defer, block, threaded, records, leaves)):
-        setattr(fusion, name, value)
+        setattr(fusion_limits, name, value)
     try:
         yield
     finally:
         for name, value in zip(names, saved):
-            setattr(fusion, name, value)
+            setattr(fusion_limits, name, value)
 
 
 # (deferral threshold, block size, threaded threshold[, most records, most leaves of a group]): both sides of
@@ -294,7 +295,8 @@ def test_fused_equals_op_by_op_on_a_device(seed, limits):
     with sx.default_device(DEV):
         with sx.fusion(False):
             expected = run_program(input_specs, steps)
-        with thresholds(fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS, *limits), \
+        with thresholds(fusion_limits.DEFER_MIN_ELEMENTS, fusion_limits.BLOCK_ELEMENTS,
+                        fusion_limits.THREADED_MIN_ELEMENTS, *limits), \
                 sx.fusion(True):
             got = run_program(input_specs, steps)
     assert [o.removeprefix(DROPPED) for o in got[2]] == expected[2], \
@@ -346,9 +348,9 @@ def test_fused_equals_op_by_op(seed, setting):
 # --- failure injection: a pass fails at a random step ------------------------------------------------------
 # The program runs fused with a failure armed over one random step and then over forcing the whole pool: a
 # MemoryError at the n-th allocation of a pass (`storage.allocate`, through which every buffer of a pass comes),
-# or a KeyboardInterrupt at the n-th line run in fusion.py (tests/lax/fusion_faults.py). Where it fires, every
-# array of the pool must be computed, with the op-by-op values of that point of the program, or still pending;
-# forcing them all then gives those values, the failed step runs again, and the rest of the program must end as
+# or a KeyboardInterrupt at the n-th line run in eager fusion's modules (tests/lax/fusion_faults.py). Where it
+# fires, every array of the pool must be computed, with the op-by-op values of that point of the program, or still
+# pending; forcing them all then gives those values, the failed step runs again, and the rest of the program must end as
 # the op-by-op run does. The programs run in a process of their own, with a timeout (a lock left held hangs).
 
 
@@ -416,8 +418,8 @@ def failure_programs(kind: str, count: str) -> None:
     fired = runs = 0
     places = [(setting, None) for setting in SETTINGS]
     if kind == "line":
-        places += [((fusion.DEFER_MIN_ELEMENTS, fusion.BLOCK_ELEMENTS, fusion.THREADED_MIN_ELEMENTS, *limits), DEV)
-                   for limits in DEVICE_LIMITS]
+        current = (fusion_limits.DEFER_MIN_ELEMENTS, fusion_limits.BLOCK_ELEMENTS, fusion_limits.THREADED_MIN_ELEMENTS)
+        places += [((*current, *limits), DEV) for limits in DEVICE_LIMITS]
     for seed in range(int(count)):
         for setting, dev in places:
             program_seed = (seed + SEED) * 7919 + 53 + places.index((setting, dev))

@@ -158,7 +158,7 @@ def _jax():
     import jax
     import jax.numpy as jnp
 
-    from stridex._lax.jax_bridge import x64
+    from stridex._exec.jax_bridge import x64
 
     return jax, jnp, x64
 

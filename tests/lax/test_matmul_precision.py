@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import precision as precision_state
+from stridex._exec import precision as precision_state
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RNG = np.random.default_rng(20260115)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import compiled
+from stridex._exec import compiled
 from stridex._lax import random as R
 from tests.lowering_check import check_primitive_lowering
 

@@ -10,7 +10,7 @@ import pytest
 
 import stridex as sx
 from stridex._core.avals import ShapedArray
-from stridex._lax import compiled
+from stridex._exec import compiled
 from stridex._lax import special as P
 from tests.jax_reference import jax, same_bits
 from tests.lowering_check import check_primitive_lowering

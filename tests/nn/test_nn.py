@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import stridex as sx
-from stridex._lax import fusion
+from stridex._exec import fusion
+from stridex._exec.fusion import limits
 from tests.jax_reference import DEVICE, assert_close, eps_atol, jax, jnp, on_jax
 
 # The elementwise activations warn where the NumPy operations of their expressions do (as the same expression in
@@ -90,7 +91,7 @@ def test_values_against_jax(name, dtype):
 def test_values_on_both_sides_of_the_thresholds_and_fused_equals_unfused(name, size):
     # 3000: above the aligned-output threshold (2048), run at once; 40000: deferred and fused in one thread
     # (DEFER_MIN_ELEMENTS = 32768); 100000: a pass shared by threads (THREADED_MIN_ELEMENTS = 49152)
-    assert 2048 < 3000 < fusion.DEFER_MIN_ELEMENTS <= 40000 < fusion.THREADED_MIN_ELEMENTS <= 100000
+    assert 2048 < 3000 < limits.DEFER_MIN_ELEMENTS <= 40000 < limits.THREADED_MIN_ELEMENTS <= 100000
     x = inputs(size, F64, ELEMENTWISE[name][2], seed=size)
     fused = _check_values(name, x, F64, f"size {size}")
     with sx.fusion(False):

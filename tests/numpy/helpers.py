@@ -12,7 +12,7 @@ import stridex.numpy as snp
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-from stridex._lax.jax_bridge import x64  # noqa: E402  (after the skip: the bridge's scope needs JAX)
+from stridex._exec.jax_bridge import x64  # noqa: E402  (after the skip: the bridge's scope needs JAX)
 
 DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64", "complex64", "complex128"]
 TOLERANCE = {np.dtype("float32"): 2e-6, np.dtype("complex64"): 2e-6, np.dtype("float16"): 2e-3}

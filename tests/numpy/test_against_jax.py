@@ -569,7 +569,7 @@ def test_against_jax(name, module, args, kwargs, rtol, atol):
 
 
 def test_decompositions_against_jax():
-    from stridex._lax.jax_bridge import x64
+    from stridex._exec.jax_bridge import x64
 
     with x64():
         got = snp.linalg.eigh(SPD)

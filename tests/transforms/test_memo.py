@@ -16,7 +16,7 @@ pytest.importorskip("jax")
 
 import stridex as sx
 from stridex._core.storage import JAX_RESULT, HostStorage, JaxResultStorage
-from stridex._lax.device import adopt_out
+from stridex._exec.device import adopt_out
 from stridex._transforms import memo as memo_module
 from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
 from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, TUPLE_MAX, WAYS, WINDOW, source

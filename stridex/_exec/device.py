@@ -1,4 +1,5 @@
-"""Arrays on JAX devices: naming devices, moving data between them, and running primitives there eagerly.
+"""Arrays on JAX devices: their storages, moving data between devices, and running primitives there eagerly
+(where they live and are placed: `stridex._exec.placement`).
 
 A device array's Storage is a `DeviceStorage` (a `ShardedStorage` for an array sharded over several devices),
 which holds one C-contiguous JAX buffer on its device (`owner`); its Views are the same metadata as on the
@@ -21,10 +22,6 @@ run there, and send the result back, as `jax.numpy` and PyTorch synchronise for 
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-import os
-import sys
 import threading
 
 import numpy as np
@@ -34,134 +31,18 @@ from stridex._core import caches
 from stridex._core.array import Array, window
 from stridex._core.array import adopt as adopt_host
 from stridex._core.avals import ShapedArray, aval_of
-from stridex._core.device import DEFAULT_DEVICE, ENV_DEFAULT_DEVICE, HOST, Device, OnDevice
+from stridex._core.device import HOST, Device, OnDevice
 from stridex._core.dtypes import FROM_NUMPY, PY_SCALARS
 from stridex._core.storage import JAX_RESULT, Storage
 from stridex._core.tree import freeze_or_id
 from stridex._core.view import View
-from stridex._lax import jax_bridge
-from stridex._lax.jax_bridge import LoweringContext, jax, jnp, weakly_typed, x64
-from stridex._lax.precision import matmul_key
-from stridex._lax.strided import is_whole, read_view, write_view
-
-# --- naming and resolving devices ---------------------------------------------------------------
-
-_BY_JAX: dict = {}  # JAX device or sharding -> its stridex Device (one object each, so `is` compares)
-
-
-def of_jax(d) -> Device:
-    """The stridex Device of a JAX device or sharding."""
-    dev = _BY_JAX.get(d)
-    if dev is None:
-        if hasattr(d, "platform") and hasattr(d, "id"):
-            platform = d.platform
-            if platform == "gpu":
-                version = str(getattr(getattr(d, "client", None), "platform_version", "")).lower()
-                platform = "rocm" if "rocm" in version else "cuda"
-            dev = Device(platform, d.id, d)
-        else:
-            members = sorted(d.device_set, key=lambda x: (x.platform, x.id))
-            name = "sharded(" + ",".join(of_jax(x).name for x in members) + ")"
-            dev = Device("sharded", 0, d, name=name)
-        _BY_JAX[d] = dev
-    return dev
-
-
-def devices() -> tuple:
-    """The host, then every JAX device: the default backend's (GPUs where there are), then JAX's CPUs."""
-    j = jax()
-    found = [HOST]
-    seen = set()
-    for backend in (None, "cpu"):
-        try:
-            ds = j.devices() if backend is None else j.devices(backend)
-        except RuntimeError:  # a backend JAX does not have here
-            ds = []
-        for d in ds:
-            if d not in seen:
-                seen.add(d)
-                found.append(of_jax(d))
-    return tuple(found)
-
-
-def resolve(device, what: str = "device") -> Device:
-    """`device` (None for the default, a Device, a name such as "cpu", "cuda:0" or "cpu:1", a JAX device or
-    a JAX sharding) as a stridex Device; ValueError naming the available ones for anything else."""
-    if device is None:
-        return current_default()
-    if type(device) is Device:
-        if device.jax is not None or device is HOST:
-            return device
-        device = device.name  # (one written by hand, `Device("cuda:0")` or `Device("cpu", 1)`: a name to look up)
-    if isinstance(device, str):
-        if device == "cpu":
-            return HOST
-        if ":" not in device:  # a platform alone ("cuda", "gpu"): its first device
-            device += ":0"
-        for d in devices():
-            if d == device:
-                return d
-    elif type(device).__module__.startswith(("jax", "jaxlib")):
-        j = jax()
-        if isinstance(device, (j.Device, j.sharding.Sharding)):
-            return of_jax(device)
-    available = ", ".join(repr(d.name) for d in devices()) if _jax_loaded() or isinstance(device, str) else "'cpu'"
-    raise ValueError(f"unknown {what} {device!r}; the available devices are {available} (or a JAX device or "
-                     "sharding)")
-
-
-def _jax_loaded() -> bool:
-    return "jax" in sys.modules
-
-
-_process_default: list = []  # [Device]: STRIDEX_DEFAULT_DEVICE resolved on first use
-
-
-def current_default() -> Device:
-    """The default device here: the innermost `default_device(d)` block's, else the process default
-    (the environment variable STRIDEX_DEFAULT_DEVICE, e.g. "cuda:0"; the host when it is unset)."""
-    d = DEFAULT_DEVICE.get()
-    if d is not None:
-        return d
-    if not _process_default:
-        name = os.environ.get(ENV_DEFAULT_DEVICE, "").strip()
-        _process_default.append(resolve(name, f"device in ${ENV_DEFAULT_DEVICE}") if name else HOST)
-    return _process_default[0]
-
-
-def placement() -> Device | None:
-    """The default device when it is a JAX device (where arrays made from no array go), else None."""
-    d = DEFAULT_DEVICE.get()
-    if d is None:
-        d = _process_default[0] if _process_default else current_default()
-    return None if d.jax is None else d
-
-
-@contextlib.contextmanager
-def default_device(device: Device | str) -> Iterator[Device]:
-    """Within the block, arrays created without `device=` are created on `device`.
-
-    >>> import stridex as sx
-    >>> with sx.default_device("cpu"):
-    ...     sx.zeros(3).device
-    Device('cpu')
-    """
-    token = DEFAULT_DEVICE.set(resolve(device))
-    try:
-        yield DEFAULT_DEVICE.get()
-    finally:
-        DEFAULT_DEVICE.reset(token)
-
-
-def placing(values):
-    """A context in which arrays made from nothing (a gradient's seed, zeros for a missing cotangent) go to
-    the device of the device arrays among `values`: what a transformation over them makes on the way must
-    live beside them. A no-op when they all live on the host."""
-    for v in values:
-        if isinstance(v, Array) and not v._storage.is_host:
-            return default_device(v._storage.device)
-    return contextlib.nullcontext()
-
+from stridex._exec import jax_bridge
+from stridex._exec import lower
+from stridex._exec.jax_bridge import jax, jnp, weakly_typed, x64
+from stridex._exec.lower import Executable, LoweringContext, Step, settle
+from stridex._exec.precision import matmul_key
+from stridex._exec.placement import creation_sharding, current_default, host_sharding, of_jax
+from stridex._exec.strided import is_whole, read_view, write_view
 
 # --- storages on a device -----------------------------------------------------------------------
 
@@ -415,22 +296,7 @@ def _fits(value: int, args) -> bool:
 
 # --- eager primitives on a device ---------------------------------------------------------------
 
-class Executable:
-    """A compiled eager executable in `_CACHE`, under its key (the primitive, parameters, input layouts and
-    device): `call` runs it, `dtypes` and `views` describe its outputs (None for a write, which returns
-    its target), and `settled` says whether `call` is already the C++ call JAX's `Compiled` makes on its
-    first call (see `_settle`)."""
-
-    __slots__ = ("call", "dtypes", "settled", "views")
-
-    def __init__(self, call, dtypes: tuple | None, views: tuple | None):
-        self.call = call
-        self.dtypes = dtypes
-        self.views = views
-        self.settled = False
-
-
-_CACHE = caches.ProgramCache("device")  # key -> Executable
+_CACHE = caches.ProgramCache("device")  # key -> lower.Executable (layouts: each output's (View, dtype))
 
 
 class _Read:
@@ -477,8 +343,19 @@ its target's buffer holding it. Re-entrant: a write's operands are read inside i
 (`materialized`) too."""
 
 
+class OnHost(Exception):  # noqa: N818  (a signal, as `OnDevice` is, not an error)
+    """Raised by the device executor for work that must run on the host (a primitive whose result's shape depends on
+    the data, or no array on a device after all): `stridex._exec.route` runs it there, with its results sent back
+    to `device`."""
+
+    def __init__(self, device: Device):
+        super().__init__(device)
+        self.device = device
+
+
 def run(prim, args, params):
-    """Run primitive `prim` eagerly on the device its array arguments live on (all on one device)."""
+    """Run primitive `prim` eagerly on the device its array arguments live on (all on one device); `OnHost` for
+    work that must run on the host."""
     if jax_bridge.RUNTIME_FORKED:  # (a cached executable would be called without asking JAX for anything first)
         jax_bridge.check_runtime()
     with OWNERS:
@@ -527,10 +404,10 @@ def _run(prim, args, params):
     if dev is None:
         dev = current_default()
     if dev.is_host:  # (no array on a device after all: creation with the host as the default)
-        return prim.bind(*args, **params)
+        raise OnHost(dev)
     if prim.kind != "compute" or prim.data_dependent:
         if prim.data_dependent:
-            return _through_host(prim, args, params, dev)
+            raise OnHost(dev)  # (its output's shape depends on the data: it runs on the host)
         if prim.kind == "write":
             return _write(prim, args, params, dev)
         raise AssertionError("views of device arrays are metadata; they never reach the device executor")
@@ -548,10 +425,11 @@ def _run(prim, args, params):
     call = entry.call
     outs = call(*buffers)
     if not entry.settled:
-        _settle(entry, call)
+        settle(entry, call)
     if prim.multiple_results:
-        return tuple(adopt_out(o, v, d, dev) for o, d, v in zip(outs, entry.dtypes, entry.views))
-    return adopt_out(outs[0], entry.views[0], entry.dtypes[0], dev)
+        return tuple(adopt_out(o, v, d, dev) for o, (v, d) in zip(outs, entry.layouts))
+    view, dtype = entry.layouts[0]
+    return adopt_out(outs[0], view, dtype, dev)
 
 
 def _passed_params(prim, params) -> tuple:
@@ -594,13 +472,6 @@ def _holds_inexact(values: tuple) -> bool:
         if type(v) in _INEXACT or (type(v) is tuple and _holds_inexact(v)):
             return True
     return False
-
-
-def _settle(entry: Executable, call) -> None:
-    """JAX's `Compiled` makes a C++ call on its first call: that call replaces it in the cache entry (a Python
-    frame less on every later call)."""
-    entry.call = getattr(call, "_call", None) or call
-    entry.settled = True
 
 
 def adopt_out(buffer, view: View, dtype, dev: Device | None = None) -> Array:
@@ -656,6 +527,9 @@ def _compile(prim, args, params, buffers, dev, key) -> Executable:
     n_arrays = sum(1 for a in args if isinstance(a, Array))
     n_offsets = sum(1 for view, whole, _ in layout if view is not None and not whole)
     value_names = tuple(prim.values) if prim.values and params else ()
+    n_in = len(args)
+    step = Step(prim, params, tuple(range(n_in)), ctx, tuple((name, n_in + k) for k, name in enumerate(value_names)))
+    run = lower.program([step], tuple(range(n_in + len(value_names), n_in + len(value_names) + len(avals_out))))
 
     def program(*buffers_in):
         arrays = iter(buffers_in[:n_arrays])
@@ -663,16 +537,13 @@ def _compile(prim, args, params, buffers, dev, key) -> Executable:
         passed = iter(buffers_in[n_arrays + n_offsets:])
         values = [(weakly_typed(next(passed)) if scalar is _PASSED else scalar) if view is None else
                   read_view(next(arrays), view, None if whole else next(offsets)) for view, whole, scalar in layout]
-        lowered_params = {**params, **{name: next(passed) for name in value_names}} if value_names else params
-        out = prim.lower(ctx, *values, **lowered_params)
-        return tuple(out) if prim.multiple_results else (out,)
+        return tuple(run(values + [next(passed) for _ in value_names]))
 
     # JAX would drop arguments a program does not read (an empty input's), and an executable left with none
     # runs on JAX's default device: the arguments are kept, so that the program runs where they are.
     options = {"keep_unused": True} if n_arrays else {"keep_unused": True, "out_shardings": creation_sharding(dev)}
-    with x64():
-        compiled = jax().jit(program, **options).lower(*buffers).compile()
-    entry = Executable(compiled, tuple(a.dtype for a in avals_out), tuple(View.contiguous(a.shape) for a in avals_out))
+    compiled = lower.compile(program, buffers, **options)
+    entry = Executable(compiled, tuple((View.contiguous(a.shape), a.dtype) for a in avals_out))
     _CACHE.put(key, entry)
     return entry
 
@@ -680,59 +551,11 @@ def _compile(prim, args, params, buffers, dev, key) -> Executable:
 _PASSED = object()  # (in a layout: a Python scalar operand the executable takes as an argument)
 
 
-def jax_default():
-    """JAX's default device: where `jax.jit` places a program nothing else places (`jax_default_device`, set
-    by `jax.default_device`, else the first device of the default backend: a GPU where there is one)."""
-    j = jax()
-    d = j.config.jax_default_device
-    if d is None:
-        return j.devices()[0]
-    return j.devices(d)[0] if isinstance(d, str) else d  # (a string is a platform name: "cpu")
-
-
-_HOST_IS_DEFAULT: list = []  # [bool], decided on first use
-
-
-def host_is_jax_default() -> bool:
-    """Whether JAX's default device is its first CPU device, the one whose memory stridex treats as the host's
-    (decided once, on first use). Where it is not (a GPU machine, or JAX's default moved elsewhere), JAX work
-    on host arrays is placed there explicitly (`host_sharding`, `handover._on_host`): it computes on host
-    memory with no transfer, and its results are host arrays."""
-    if not _HOST_IS_DEFAULT:
-        _HOST_IS_DEFAULT.append(jax_default() == jax().devices("cpu")[0])
-    return _HOST_IS_DEFAULT[0]
-
-
-_HOST_SHARDING: list = []
-
-
-def host_sharding():
-    """Where a program on host arrays runs on a machine whose JAX default is an accelerator: JAX's first CPU
-    device, whose memory NumPy shares (so its outputs are host arrays with no copy)."""
-    if not _HOST_SHARDING:
-        j = jax()
-        _HOST_SHARDING.append(j.sharding.SingleDeviceSharding(j.devices("cpu")[0]))
-    return _HOST_SHARDING[0]
-
-
-def creation_sharding(dev: Device):
-    """Where an array made from no array goes on `dev` (eagerly, or by a jitted program given no array):
-    that device; on a mesh, replicated over it."""
-    j = jax()
-    if not isinstance(dev.jax, j.sharding.Sharding):
-        return j.sharding.SingleDeviceSharding(dev.jax)
-    if isinstance(dev.jax, j.sharding.NamedSharding):
-        return j.sharding.NamedSharding(dev.jax.mesh, j.sharding.PartitionSpec())
-    raise ValueError(f"cannot create an array from nothing on {dev.name}: give it a NamedSharding")
-
-
 def _write(prim, args, params, dev):
     """`prim` (`assign`) into its target's device buffer, in place (the old buffer donated); returns the target.
 
     A basic key (ints, slices) is folded into the target's View, and the View's offset and a Python scalar
     value are arguments of the executable: x[0] = 1.5, x[7] = -2.0, ... run one executable."""
-    from stridex._lax.primitive import PRIMITIVES  # (the registry: `scatter` is defined after this module)
-
     target, value, *indices = args
     st = target._storage
     template = params["template"]
@@ -746,7 +569,7 @@ def _write(prim, args, params, dev):
             raise ValueError(f"cannot write into a broadcast view of shape {view.shape}: its elements share memory "
                              "(stride 0); write into the array it was broadcast from instead")
     if any(isinstance(i, Array) and i._dtype.kind == "bool" for i in indices) and getattr(value, "size", 1) != 1:
-        return _through_host(prim, args, params, dev)  # x[mask] = values: how many are selected depends on the data
+        raise OnHost(dev)  # x[mask] = values: how many are selected depends on the data
     if type(value) in PY_SCALARS:
         value = _scalar_on(dev, value, target._dtype)
     whole = view is st.jax_view or is_whole(st.jax_view.shape, view)
@@ -754,7 +577,7 @@ def _write(prim, args, params, dev):
     # `x[2] += 1.0`, an index array viewing the target), from the target's buffer argument itself: a donated
     # buffer must not be passed twice, and inside the program every read comes before the write.
     buffers, offsets = [], [] if whole else [view.offset]
-    key = ["write", _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
+    key = ["write", prim, _params_key({"template": template}), st.jax_view.shape, target._dtype, view.shape,
            True if whole else view.strides, not st.readonly, dev.name]
     layouts, avals, from_target = [], [], []
     for operand in (value, *indices):
@@ -783,29 +606,28 @@ def _write(prim, args, params, dev):
     key = tuple(key)
     entry = _CACHE.get(key)
     if entry is None:
-        scatter = PRIMITIVES["scatter"]
         target_aval = ShapedArray(view.shape, target._dtype)
         ctx = LoweringContext([target_aval, *avals], [target_aval])
         n_in = from_target.count(False)
         sources = tuple(from_target)
+        n_values = 1 + len(layouts)
+        run = lower.program([Step(prim, {"template": template}, tuple(range(n_values)), ctx)], (n_values,))
 
         def program(buffer, *rest):
             arrays, dynamic = iter(rest[:n_in]), iter(rest[n_in:])
             start = None if whole else next(dynamic)
             values = [read_view(buffer if shared else next(arrays), v, None if w else next(dynamic))
                       for (v, w, _), shared in zip(layouts, sources)]
-            updated = scatter.lower(ctx, read_view(buffer, view, start), *values, template=template)
+            (updated,) = run([read_view(buffer, view, start), *values])
             return write_view(buffer, view, updated, start)
 
         example = [st.owner, *buffers, *[_index_on(dev, o) for o in offsets]]
-        with x64():
-            compiled = jax().jit(program, donate_argnums=(0,) if donate else ()).lower(*example).compile()
-        entry = Executable(compiled, None, None)
+        entry = Executable(lower.compile(program, example, donate=(0,) if donate else ()))
         _CACHE.put(key, entry)
     call = entry.call
     st.owner = call(st.owner, *buffers, *[_index_on(dev, o) for o in offsets])
     if not entry.settled:
-        _settle(entry, call)
+        settle(entry, call)
     st.readonly = False
     return target
 
@@ -833,24 +655,7 @@ def _basic_view(view: View, template: tuple) -> View | None:
     return view.index(tuple(entries))
 
 
-def _through_host(prim, args, params, dev):
-    """A primitive whose output shape depends on the data: its inputs go to the host, it runs there, and its
-    results come back to `dev` (the sizes must be known on the host, as in jax.numpy and PyTorch)."""
-    host_args = [transfer(a, HOST) if isinstance(a, Array) else a for a in args]
-    if prim.kind == "write":
-        target = args[0]
-        written = host_args[0]
-        prim.bind(written, *host_args[1:], **params)
-        moved = transfer(written, dev)
-        return _write_whole(target, moved)
-    out = prim.bind(*host_args, **params)
-    if prim.multiple_results:
-        return tuple(transfer(o, dev) for o in out)
-    return transfer(out, dev)
-
-
-def _write_whole(target: Array, value: Array) -> Array:
-    """Write all of `value` (on target's device, of target's shape) into target's View."""
-    from stridex._lax.primitive import PRIMITIVES  # (primitive.py imports this module: the registry, at call time)
-
-    return _write(PRIMITIVES["assign"], (target, value), {"template": ()}, target.device)
+def write_whole(prim, target: Array, value: Array) -> Array:
+    """Write all of `value` (on target's device, of target's shape) into target's View, by write primitive `prim`
+    (`assign`, whose lowering gives the View's new value)."""
+    return _write(prim, (target, value), {"template": ()}, target.device)
