@@ -23,7 +23,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.array import Array
 from stridex._lax import linalg as _linalg
 from stridex._lax import ops
-from stridex._lax import precision as _precision
+from stridex._exec import precision as _precision
 
 __all__ = ["einsum", "einsum_path"]
 

@@ -23,9 +23,9 @@ import operator
 from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._lax import compiled as _compiled
-from stridex._lax import jax_bridge as _bridge
+from stridex._exec import jax_bridge as _bridge
 from stridex._lax import ops
-from stridex._lax import precision as _precision
+from stridex._exec import precision as _precision
 from stridex._lax.primitive import Primitive
 from stridex._lax.rule_shapes import sum_terms
 

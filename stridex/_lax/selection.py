@@ -12,7 +12,7 @@ from stridex._core import dtypes as _dtypes
 from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
 from stridex._lax import ops
-from stridex._lax.jax_bridge import lax
+from stridex._exec.jax_bridge import lax
 from stridex._lax.primitive import PRIMITIVES, Primitive
 from stridex._lax.rule_shapes import move_to_front
 

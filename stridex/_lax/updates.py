@@ -26,7 +26,7 @@ from stridex._core.avals import ShapedArray
 from stridex._core.storage import aligned_copy
 from stridex._core.view import numpy_key, slice_key
 from stridex._lax import ops
-from stridex._lax.jax_bridge import as_dtype
+from stridex._exec.jax_bridge import as_dtype
 from stridex._lax.primitive import Primitive, RuleShape
 from stridex._lax.rule_shapes import batch_by_loop, move_to_front
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from stridex._core.avals import ShapedArray
 from stridex._lax import compiled as _compiled
-from stridex._lax import jax_bridge as _bridge
+from stridex._exec import jax_bridge as _bridge
 from stridex._lax import ops
 from stridex._lax.convolution import dilate, window_count
 from stridex._lax.primitive import Primitive
