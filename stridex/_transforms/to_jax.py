@@ -25,7 +25,7 @@ from stridex._core.avals import ShapedArray, aval_of
 from stridex._core.storage import storage_from_ndarray
 from stridex._exec import placement as _placement
 from stridex._exec.jax_bridge import jax
-from stridex._transforms import custom, handover
+from stridex._transforms import custom_for_jax, handover
 from stridex._transforms.from_jax import StaticArguments
 from stridex._transforms.ir import Program, checked
 from stridex._transforms.lowering import lower_program
@@ -180,7 +180,8 @@ class ToJax:
                     self._cache.popitem(last=False)
             else:
                 self._cache.move_to_end(key)
-        with custom.lowering_for_jax():  # (64-bit types on; custom rules lower to JAX's, which JAX differentiates)
+        # (64-bit types on; custom rules lower to JAX's, which JAX differentiates)
+        with custom_for_jax.lowering_for_jax(ToJax):
             constants = [handover.to_jax_array(c) for c in entry.constants]
             inputs = [_as_dtype(v, a) for v, a in zip(values, avals)]
             outs = entry.run(*constants, *inputs)
@@ -238,7 +239,8 @@ class ToJax:
         self.stats["traces"] += 1
         make = functools.partial(ToJaxTrace, inputs=inputs, name_of=names,
                                  fname=self._name)
-        with custom.tracing_for_jax():  # (custom rules are traced beside their calls, for JAX: see custom.py)
+        # (custom rules are traced beside their calls, for JAX: see custom_for_jax.py)
+        with custom_for_jax.tracing_for_jax():
             trace, in_tracers, out = trace_to_program(with_inputs, avals, trace_class=make)
         try:
             out_leaves, out_tree = j.tree_util.tree_flatten(out)
