@@ -331,7 +331,7 @@ def _operand(place: str, kind: str, n: int = 40_000):
     fusion: `n` is above its host threshold), or a strided view."""
     values = np.linspace(-1.0, 1.0, n)
     if kind == "adopted":
-        return sx.asarray(values) if place == "cpu" else sx.asarray(jax.device_put(values, sx.asarray(
+        return sx.asarray(values, device="cpu") if place == "cpu" else sx.asarray(jax.device_put(values, sx.asarray(
             values[:1], device=place).device.jax))
     if kind == "view":
         return sx.asarray(np.linspace(-1.0, 1.0, 2 * n), copy=True, device=place)[::2]
