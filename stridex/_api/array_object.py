@@ -24,7 +24,7 @@ from stridex._core.state import current_trace
 from stridex._exec import device as _device
 from stridex._exec import placement as _placement
 from stridex._lax import ops
-from stridex._exec.route import apply as _apply
+from stridex._exec.route import binary as _apply_binary
 
 # --- the table ---------------------------------------------------------------------------------------
 
@@ -74,19 +74,18 @@ def _foreign(other, name: str):
     return NotImplemented
 
 
-_NO_PARAMS: dict = {}  # (the params of an operator's primitive: none; shared, never changed)
-
-
 def _binary(name: str, fname: str, reflected: bool = False, inplace: bool = False):
     fn = _namespace_function(fname)
     fast = getattr(fn, "fast_path", None)  # (dtype names, primitive): two same-category arrays skip a call
+    if fast is not None and not fast[1].elementwise:
+        raise TypeError(f"{name}: the operators' fast path is for elementwise primitives, not {fast[1].name}")
 
     def op(self, other, /):
         if type(other) is Array and fast is not None:
             names, prim = fast
             if self._dtype.name in names and other._dtype.name in names:
-                if current_trace() is None:  # what prim.bind would do, one call shorter
-                    return _apply(prim, (self, other), _NO_PARAMS)
+                if current_trace() is None:  # what prim.bind would do (`route.apply`), two calls shorter
+                    return _apply_binary(prim, self, other)
                 return prim.bind(self, other)
         elif type(other) is not Array and not isinstance(other, _OPERANDS) and not _is_0d_ndarray(other):
             return _foreign(other, name)

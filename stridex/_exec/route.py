@@ -32,35 +32,11 @@ def apply(prim, args, params):
     host (`OnHost`) what must run there: a primitive whose result's shape depends on the data, its operands
     brought over and its results sent back.
 
-    The two-operand elementwise case on small host windows (the one-element `x + y` is all dispatch) is written
-    out here, once: the impl on the windows and its fresh ndarray wrapped field by field (`Array._from_numpy`
-    inline: a call costs 50 ns, a fifth of NumPy's whole one-element `x + y`).
+    The two-operand elementwise case is `binary`, which Array's operators call directly.
     """
     if prim.elementwise:
         if len(args) == 2:
-            a, b = args
-            defer = _limits.DEFER_MIN_ELEMENTS
-            if type(a) is Array:
-                wa = a._np
-                if wa is None or wa.size >= defer:
-                    return _elsewhere(prim, args, params)
-            else:
-                wa = _host.operand(prim, a)
-            if type(b) is Array:
-                wb = b._np
-                if wb is None or wb.size >= defer:
-                    return _elsewhere(prim, args, params)
-            else:
-                wb = _host.operand(prim, b)
-            out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
-            if type(out) is np.ndarray and out.base is None:
-                result = Array()
-                result._np = out
-                result._storage = NO_STORAGE
-                result._view = None
-                result._dtype = FROM_NUMPY[out.dtype]
-                return result
-            return _host.wrap(out, (wa, wb))
+            return binary(prim, args[0], args[1], params)
         defer = _limits.DEFER_MIN_ELEMENTS
         for a in args:
             if type(a) is Array:
@@ -73,6 +49,39 @@ def apply(prim, args, params):
         return prim.eager(prim, args, params)
     except OnDevice:
         return _on_device(prim, args, params)
+
+
+_NO_PARAMS: dict = {}  # (an operator's params: none; shared, never changed)
+
+
+def binary(prim, a, b, params=_NO_PARAMS):
+    """`apply(prim, (a, b), params)` for an elementwise `prim`: the one-element `x + y` is all dispatch, so its
+    case is written out here, once, and Array's operators call it with their two operands (no argument tuple to
+    build and unpack): two small host windows go straight to the impl, its fresh ndarray wrapped field by field
+    (`Array._from_numpy` inline: a call costs 50 ns, a fifth of NumPy's whole one-element `x + y`); an operand
+    that is pending, large, a view without a cached window or on a device goes where `apply` sends it."""
+    defer = _limits.DEFER_MIN_ELEMENTS
+    if type(a) is Array:
+        wa = a._np
+        if wa is None or wa.size >= defer:
+            return _elsewhere(prim, (a, b), params)
+    else:
+        wa = _host.operand(prim, a)
+    if type(b) is Array:
+        wb = b._np
+        if wb is None or wb.size >= defer:
+            return _elsewhere(prim, (a, b), params)
+    else:
+        wb = _host.operand(prim, b)
+    out = prim.impl(wa, wb, **params) if params else prim.impl(wa, wb)
+    if type(out) is np.ndarray and out.base is None:
+        result = Array()
+        result._np = out
+        result._storage = NO_STORAGE
+        result._view = None
+        result._dtype = FROM_NUMPY[out.dtype]
+        return result
+    return _host.wrap(out, (wa, wb))
 
 
 def _elsewhere(prim, args, params):

@@ -36,7 +36,10 @@ op (and from sx.jit of the reduced program, which equals op by op there) in the 
 to NumPy's): XLA compiling one program's complex multiply otherwise, not reduced further. At 31000 (scale 8, 40
 steps) every host program passes, the failure mode included, and device seed 7 (records3) fails on NaN positions:
 reduced to `reciprocal(x) / real(clip(y, min=-1, max=2))`, complex128 over a bfloat16 zero, where op by op gives
--inf+infj and the fused pass -inf+nanj, sx.jit's bit for bit (XLA's complex division inside one program).
+-inf+infj and the fused pass -inf+nanj, sx.jit's bit for bit (XLA's complex division inside one program). At
+47000 (scale 8, 40 steps) the same: every host program passes, the failure mode included, and device seed 12
+(records512) fails on a bool: `logical_and(where(x > 0, s, x), x)` with x a bfloat16 subnormal, nonzero op by op
+and zero in the fused pass, sx.jit's bit for bit (XLA's CPU flushes subnormals inside one program).
 docs/fusion.md, The value rule; tests/lax/test_fusion.py, `test_on_a_device_fused_values_beyond_rounding_are_jits`.
 """
 
