@@ -26,6 +26,10 @@ CASES = [
     ("eager sx.add(x, y) (1 element)", "x = sx.asarray([1.0]); y = sx.asarray([2.0])", "sx.add(x, y)"),
     ("eager 10-op chain (1000 elements)", "x = sx.linspace(0.0, 1.0, 1000)",
      "sx.sum(sx.sqrt(sx.exp(-(x * 2.0 + 1.0) ** 2) + 1.0) / 3.0 - x)"),
+    ("eager x + y (1000 elements)", "x = sx.linspace(0.0, 1.0, 1000); y = x + 1.0", "x + y"),
+    ("eager 40-op chain (1 element)",  # (every operation on one element: all dispatch)
+     "x = sx.asarray([0.5])\ndef chain(x):\n    for _ in range(10):\n        x = sx.sin(x * 1.5 + 0.25) - x\n"
+     "    return x", "chain(x)"),
     ("eager view x[1:, ::2].T", "x = sx.reshape(sx.arange(64.0), (8, 8))", "x[1:, ::2].T"),
     ("eager sx.sum(x) (1 element)", "x = sx.asarray([1.0])", "sx.sum(x)"),
     ("jit steady call f(x) (1 element)", "f = sx.jit(lambda a: a * 2.0 + 1.0); x = sx.asarray([1.0]); f(x); f(x)",

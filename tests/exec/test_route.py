@@ -1,5 +1,6 @@
-"""The one routing decision (`stridex._exec.route.apply`): for each eager entry point (`bind`, Array's operators,
-the device executor handing work back), where an application runs, and the values against NumPy."""
+"""The one routing decision (`stridex._exec.route.apply`, and `route.binary`, its two-operand case): for each eager
+entry point (`bind`, Array's operators and the namespace functions, the device executor handing work back), where
+an application runs, and the values against NumPy."""
 
 from __future__ import annotations
 
@@ -26,12 +27,13 @@ def _where(a) -> str:
 def test_host_now_or_deferred_by_size_on_both_entries(n):
     a, b = np.linspace(-2.0, 2.0, n), np.linspace(1.0, 3.0, n)
     x, y = sx.asarray(a, copy=True), sx.asarray(b, copy=True)  # (private memory: borrowed is read now)
-    by_operator = x * y  # (Array's operator: route.apply without bind)
-    by_bind = sx.multiply(x, y)  # (Primitive.bind -> route.apply)
+    by_operator = x * y  # (Array's operator: route.binary, apply's two-operand case)
+    by_function = sx.multiply(x, y)  # (the namespace function: route.binary too)
+    by_bind = sx.multiply.fast_path[1].bind(x, y)  # (Primitive.bind -> route.apply -> route.binary)
     want = "deferred" if n >= N else "host"
-    assert _where(by_operator) == _where(by_bind) == want
-    np.testing.assert_array_equal(np.asarray(by_operator), a * b)
-    np.testing.assert_array_equal(np.asarray(by_bind), a * b)
+    assert _where(by_operator) == _where(by_function) == _where(by_bind) == want
+    for z in (by_operator, by_function, by_bind):
+        np.testing.assert_array_equal(np.asarray(z), a * b)
 
 
 def test_fusion_off_runs_now_and_a_strided_view_is_read_now():
