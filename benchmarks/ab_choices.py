@@ -1,4 +1,4 @@
-"""A/B runs behind three speed choices in the code, each against the plainer alternative, in one process,
+"""A/B runs behind the speed choices in the code, each against the plainer alternative, in one process,
 alternating, the minimum per case over the rounds (the comments that quote them say when and where):
 
 - `memo`: jit's memo as generated code (`stridex/_transforms/memo.py`) against a plain closure that loops
@@ -9,9 +9,11 @@ alternating, the minimum per case over the rounds (the comments that quote them 
   the same one-equation programs dispatched by a `jax.jit` function (JAX's op-by-op), on `cpu:1`;
 - `fold`: the NaN-propagating max lowering (`stridex/_lax/statistical.py`): slabs whose starts are an odd
   number of cache lines apart against slabs exactly length // 16 apart, and folding the outermost reduced
-  axis first against the longest first; `jnp.max` (which skips NaN) beside them for scale.
+  axis first against the longest first; `jnp.max` (which skips NaN) beside them for scale;
+- `storage`: a storage's kind as its class, changed by assigning `__class__`, against one Storage class with a
+  `kind` slot holding a kind object (`stridex/_core/storage.py`; docs/design.md, The states of a storage).
 
-    python -m benchmarks.ab_choices [memo|single|device|fold ...] [--rounds 10]
+    python -m benchmarks.ab_choices [memo|single|device|fold|storage ...] [--rounds 10]
 """
 
 from __future__ import annotations
@@ -276,13 +278,96 @@ def ab_fold(rounds: int) -> None:
     _report(_best(timers, rounds, 10), "outermost first", "longest first")
 
 
+def ab_storage(rounds: int) -> None:
+    """A storage's kind as its class, changed in place by `__class__ = ...` (stridex/_core/storage.py,
+    stridex/_exec/fusion/pending.py), against the plainer alternative that changes no class: one Storage class
+    whose `kind` slot holds a kind object (fast_views, adopted, window, ...), changed by assigning the slot.
+    Both as minimal replicas of the same shape (slots, a class attribute or the kind's attribute, a method or
+    the kind's function), timed on what the eager paths do with a storage: the fast-view check of
+    `Array._fast_storage`, the window of an array, a kind test (`type(st) is ...` against `st.kind is ...`),
+    and a transition there and back (a pending record reading host memory, then releasing it)."""
+
+    class HostA:
+        __slots__ = ("buf", "readers", "__weakref__")
+        adopted = True
+        fast_views = True
+
+        def __init__(self, buf):
+            self.buf, self.readers = buf, None
+
+        def window(self, a):
+            return self.buf
+
+    class ReadA(HostA):
+        __slots__ = ()
+        fast_views = False
+
+    class Kind:
+        __slots__ = ("adopted", "fast_views", "window")
+
+        def __init__(self, adopted, fast_views, window):
+            self.adopted, self.fast_views, self.window = adopted, fast_views, window
+
+    def _buffer(st, a):
+        return st.buf
+
+    HOST, READ = Kind(True, True, _buffer), Kind(True, False, _buffer)
+
+    class StorageB:
+        __slots__ = ("buf", "readers", "kind", "__weakref__")
+
+        def __init__(self, buf, kind):
+            self.buf, self.readers, self.kind = buf, None, kind
+
+    a_st, b_st = HostA([1.0]), StorageB([1.0], HOST)
+
+    def fast_a(st=a_st):
+        return st.adopted and st.fast_views
+
+    def fast_b(st=b_st):
+        k = st.kind
+        return k.adopted and k.fast_views
+
+    def window_a(st=a_st):
+        return st.window(None)
+
+    def window_b(st=b_st):
+        return st.kind.window(st, None)
+
+    def test_a(st=a_st, cls=ReadA):
+        return type(st) is cls
+
+    def test_b(st=b_st, kind=READ):
+        return st.kind is kind
+
+    def transition_a(st=a_st, read=ReadA, host=HostA):
+        st.__class__ = read
+        st.__class__ = host
+
+    def transition_b(st=b_st, read=READ, host=HOST):
+        st.kind = read
+        st.kind = host
+
+    timers = {}
+    for name, a, b in (("fast-view check", fast_a, fast_b), ("window of an array", window_a, window_b),
+                       ("kind test", test_a, test_b), ("transition there and back", transition_a, transition_b)):
+        timers[(name, "class")] = timeit.Timer(a)
+        timers[(name, "kind slot")] = timeit.Timer(b)
+    best = _best(timers, rounds, 200_000)
+    print("storage kinds (ns per operation, the timing loop's own call of a Python function included):")
+    for name in dict.fromkeys(k[0] for k in best):
+        x, y = best[(name, "class")] * 1e3, best[(name, "kind slot")] * 1e3
+        print(f"  {name}: class {x:.1f} ns, kind slot {y:.1f} ns ({y / x:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("which", nargs="*", default=["memo", "single", "device", "fold"])
+    parser.add_argument("which", nargs="*", default=["memo", "single", "device", "fold", "storage"])
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     for which in args.which:
-        {"memo": ab_memo, "single": ab_single, "device": ab_device, "fold": ab_fold}[which](args.rounds)
+        {"memo": ab_memo, "single": ab_single, "device": ab_device, "fold": ab_fold,
+         "storage": ab_storage}[which](args.rounds)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Two revisions of stridex side by side on the per-call costs a restructuring can move: eager dispatch
-(one-element `x + y`, a ten-operation chain, a view) and the steady-state `jit` call.
+(one-element `x + y`, operation chains, a view), the steady-state and first `jit` call, device writes, eager
+fusion's passes on the host and on a JAX device, and `import stridex` in a fresh process.
 
     python -m benchmarks.revisions BEFORE [AFTER] [--rounds 7]
 
@@ -11,6 +12,7 @@ both alike, and the table gives each case's minimum per-call time over the round
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import subprocess
@@ -65,6 +67,15 @@ CASES = [
      ("f = sx.jit(sx.grad(lambda w, v: sx.sum(sx.tanh(w @ v) ** 2), argnums=(0, 1))); "
      "w = sx.reshape(sx.linspace(0.0, 1.0, 9), (3, 3)); v = w + 1.0; f(w, v); f(w, v)"),
      "f(w, v)"),
+    # eager fusion's workloads (a pass forced by the sum), on the host and on a JAX device
+    ("fusion 10-op chain forced by a sum (10^6 elements, host)", "x = sx.linspace(0.0, 1.0, 10**6)",
+     "float(sx.sum(sx.sqrt(sx.exp(-(x * 2.0 + 1.0) ** 2) + 1.0) / 3.0 - x))"),
+    ("fusion 10-op chain forced by a sum (10^6 elements, cpu:0)",
+     "x = sx.linspace(0.0, 1.0, 10**6, device='cpu:0')",
+     "float(sx.sum(sx.sqrt(sx.exp(-(x * 2.0 + 1.0) ** 2) + 1.0) / 3.0 - x))"),
+    # jit's first call: a new function each time, so trace, lowering and XLA's compile every time
+    ("jit first call (trace + lower + compile + run), 8 ops", "x = sx.linspace(0.0, 1.0, 100)",
+     "sx.jit(lambda a: sx.sum(sx.tanh(a * 2.0 + 1.0) / 3.0 - a))(x)"),
 ]
 
 _CHILD = r"""
@@ -83,11 +94,22 @@ print(json.dumps(out))
 """
 
 
+IMPORT = "import stridex (a fresh process)"
+_IMPORT_CHILD = "import time; t = time.perf_counter(); import stridex; print(time.perf_counter() - t)"
+
+
 def _measure(checkout: Path) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(CASES)], env=env, capture_output=True,
                           text=True, check=True, cwd=checkout)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    imports = []
+    for _ in range(5):  # (the import alone, timed in the fresh process)
+        done = subprocess.run([sys.executable, "-c", _IMPORT_CHILD], env=env, capture_output=True, text=True,
+                              check=True, cwd=checkout)
+        imports.append(float(done.stdout.strip().splitlines()[-1]))
+    out[IMPORT] = min(imports)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / label
             subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(path), rev], check=True)
             checkouts[label] = path
+        for path in checkouts.values():  # (bytecode for both alike: PYTHONDONTWRITEBYTECODE may be set)
+            compileall.compile_dir(str(path / "stridex"), quiet=1)
         try:
             best: dict[str, dict[str, float]] = {"before": {}, "after": {}}
             for _ in range(args.rounds):
@@ -117,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                     subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(path)], check=False)
     print(f"| case | {args.before} | {args.after or 'working tree'} | ratio |")
     print("|---|---:|---:|---:|")
-    for name, *_ in CASES:
+    for name in [name for name, *_ in CASES] + [IMPORT]:
         b, a = best["before"][name], best["after"][name]
         print(f"| {name} | {b * 1e6:.2f} µs | {a * 1e6:.2f} µs | {a / b:.2f}x |")
     return 0
