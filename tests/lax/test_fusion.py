@@ -638,7 +638,7 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     sizes = []
     real = host_pass._pass_block
     monkeypatch.setattr(host_pass, "_pass_block",
-                        lambda size, threads: sizes.append((size, threads)) or real(size, threads))
+                        lambda size, threads, n_steps: sizes.append((size, threads)) or real(size, threads, n_steps))
     values = np.random.default_rng(n).standard_normal(n) * 300
     values[:4] = [np.nan, np.inf, -np.inf, -0.0]
     x = sx.asarray(values, copy=True)
@@ -659,10 +659,49 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
     threads = 2 if n >= limits.THREADED_MIN_ELEMENTS else 1
     assert sizes == [(n, threads)]
-    block = real(n, threads)
+    block = real(n, threads, 6)
     assert block == (limits.BLOCK_ELEMENTS if threads == 1 else
                      max(limits.BLOCK_ELEMENTS, -(-n // 2)) if n <= 8 * limits.BLOCK_ELEMENTS else
                      2 * limits.BLOCK_ELEMENTS)
+
+
+@pytest.mark.parametrize("n", [limits.DEFER_MIN_ELEMENTS, limits.THREADED_MIN_ELEMENTS - 1,
+                               limits.THREADED_MIN_ELEMENTS, 10**6 + 1])
+@pytest.mark.parametrize("op", ["maximum", "exp", "where"])
+def test_a_pass_of_one_step_is_one_block_per_thread(n, op, monkeypatch):
+    """A pass of one step keeps nothing in cache between steps: each thread's share is one block (one kernel call,
+    as op by op); values and warnings as op by op, with NaN, infinities and -0.0."""
+    monkeypatch.setattr(host_pass, "_THREADS", 2)
+    calls = []
+    real = host_pass.block_keys
+    monkeypatch.setattr(host_pass, "block_keys", lambda shape, block: calls.append(real(shape, block)) or calls[-1])
+    values = np.random.default_rng(n).standard_normal(n) * 800
+    values[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    x = sx.asarray(values, copy=True)
+    c = sx.asarray(values > 0, copy=True)
+    program = {"maximum": lambda: sx.maximum(x, 0), "exp": lambda: sx.exp(x), "where": lambda: sx.where(c, x, -x)}[op]
+    with warnings.catch_warnings(record=True) as fused_warnings:
+        warnings.simplefilter("always")
+        fused = program()
+        if op == "where":
+            fused = sx.where(c, x, fused)  # (two steps: -x, then the where)
+        assert pending(fused)
+        sx.eval(fused)
+    with sx.fusion(False), warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = program()
+        if op == "where":
+            expected = sx.where(c, x, expected)
+    same(fused, expected)
+    assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
+    threads = 2 if n >= limits.THREADED_MIN_ELEMENTS else 1
+    (blocks,) = calls
+    if op == "where":  # (negative, then where: blocks as any pass of several steps)
+        assert blocks == real((n,), host_pass._pass_block(n, threads, 2))
+        assert n < limits.THREADED_MIN_ELEMENTS or n > 8 * limits.BLOCK_ELEMENTS or len(blocks) == threads
+        assert n <= 8 * limits.BLOCK_ELEMENTS or len(blocks) > threads
+    else:
+        assert len(blocks) == threads and sum(shape[0] for _, shape in blocks) == n
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",

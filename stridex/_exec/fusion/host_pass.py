@@ -180,12 +180,19 @@ def block_keys(shape: tuple, block: int) -> list:
 
 
 
-def _pass_block(size: int, threads: int) -> int:
-    """Elements per block of a pass over `size` elements on `threads` threads: limits.BLOCK_ELEMENTS on one thread;
-    on several, each thread's share in one block while that is at most 4 * limits.BLOCK_ELEMENTS, else blocks of
-    2 * limits.BLOCK_ELEMENTS. (Measured on an idle 2-core machine, the pass alone: at 10^5 elements, two blocks of
-    50000 against blocks of 16384 on two threads, Black-Scholes 1.44x faster, the 10-op chain 1.19x, the 50-step
-    loop 1.12x; at 2^20, blocks of 32768 against 16384: 1.25x, 1.15x, 0.92x.)"""
+def _pass_block(size: int, threads: int, n_steps: int) -> int:
+    """Elements per block of a pass of `n_steps` steps over `size` elements on `threads` threads.
+
+    A pass of one step has no value to keep in cache between steps: each thread's share is one block, one call of
+    the kernel, as op by op makes it. (Measured on a 2-core machine, `sx.eval(sx.maximum(x, 0))` on 10^6 float64:
+    one block per thread 529 µs, blocks of 32768 on two threads 676 µs, op by op 572 µs; `exp`: 570, 693, 643 µs.)
+    Otherwise limits.BLOCK_ELEMENTS on one thread; on several, each thread's share in one block while that is at
+    most 4 * limits.BLOCK_ELEMENTS, else blocks of 2 * limits.BLOCK_ELEMENTS. (Measured on an idle 2-core machine,
+    the pass alone: at 10^5 elements, two blocks of 50000 against blocks of 16384 on two threads, Black-Scholes
+    1.44x faster, the 10-op chain 1.19x, the 50-step loop 1.12x; at 2^20, blocks of 32768 against 16384: 1.25x,
+    1.15x, 0.92x.)"""
+    if n_steps == 1:
+        return max(1, -(-size // threads))
     if threads == 1:
         return limits.BLOCK_ELEMENTS
     share = -(-size // threads)
@@ -231,7 +238,7 @@ def execute(steps, results, shape, errors: dict) -> None:
     with NumPy's floating-point warnings as `errors` (NumPy's error state when they were recorded) says."""
     size = prod(shape)
     threads = _THREADS if size >= limits.THREADED_MIN_ELEMENTS else 1
-    blocks = block_keys(shape, _pass_block(size, threads))
+    blocks = block_keys(shape, _pass_block(size, threads, len(steps)))
     threads = min(threads, len(blocks))
     largest = max(prod(b[1]) for b in blocks)
     capacity = next((c for c in (limits.BLOCK_ELEMENTS, 4 * limits.BLOCK_ELEMENTS) if largest <= c), largest)
