@@ -21,7 +21,8 @@ import numpy as np
 from stridex._core import dtypes as _dtypes
 from stridex._core.device import HOST, Device
 from stridex._core.dtypes import FROM_NUMPY, DType, from_numpy
-from stridex._core.storage import BORROWED_WINDOW, NO_STORAGE, Storage, aligned_copy, storage_from_ndarray
+from stridex._core.storage import (BORROWED_WINDOW, JAX_RESULT, NO_STORAGE, Storage, aligned_copy,
+                                   storage_from_ndarray)
 from stridex._core.view import View
 
 
@@ -204,7 +205,10 @@ class Array:
         A `jit` result is held by a JAX array that XLA may still be computing (JAX dispatches
         asynchronously); every read waits for it anyway, so this is only needed for timing.
         """
-        self._storage.block_until_ready(self)
+        if self._storage is JAX_RESULT:  # (a jit result not adopted yet, the common case: its JAX array, at once)
+            self._jax.block_until_ready()
+        else:
+            self._storage.block_until_ready(self)
         return self
 
     # --- printing ------------------------------------------------------------------------------
