@@ -167,10 +167,11 @@ def _binary_function(name: str, category: str, summary: str, example: str, resul
         if type(x1) is array:
             if type(x2) is array:
                 if x1._dtype.name in names and x2._dtype.name in names:
-                    # (eagerly what bind does, `route.apply`'s two-operand case, two calls shorter)
+                    # (eagerly what bind does, `route.apply`'s two-operand case, two calls shorter; so too with a
+                    # Python scalar below: x * 2.0 1.54 against 1.73 µs through bind)
                     return routed(prim, x1, x2) if tracing() is None else bind(x1, x2)
             elif (x1._dtype.name, type(x2)) in scalar_ok:
-                return bind(x1, x2)
+                return routed(prim, x1, x2) if tracing() is None else bind(x1, x2)
         elif type(x1) is tracer:  # (the same under tracing, unless one stands for a Python scalar argument)
             if type(x2) is tracer:
                 if x1._dtype.name in names and x2._dtype.name in names \
