@@ -43,7 +43,7 @@ def kernel(key, make, windows) -> Executable:
         return entry
     compiled = lower.compile(make(), windows)
     with x64():
-        compiled(*windows)  # (the first call makes its C++ call)
+        block_until_ready(compiled(*windows))  # (the first call makes its C++ call)
     outs = compiled.out_info
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
     layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
@@ -55,11 +55,24 @@ def kernel(key, make, windows) -> Executable:
 
 
 def call(entry: Executable, windows):
-    """Run a compiled program on `windows`: JAX's output (a tuple or list of them for several)."""
+    """Run a compiled program on `windows`: JAX's output (a tuple or list of them for several), computed.
+
+    JAX reads NumPy arguments asynchronously (it converts or aliases them as the program runs), so the call
+    waits for the outputs: an eager operation has read its operands when it returns, and a write into them
+    right after must not reach the program."""
     if entry.wide:
         with x64():
-            return entry.call(*windows)
-    return entry.call(*windows)
+            return block_until_ready(entry.call(*windows))
+    return block_until_ready(entry.call(*windows))
+
+
+def block_until_ready(out):
+    """`out` (a JAX array, or a tuple or list of them) once computed."""
+    if type(out) is tuple or type(out) is list:
+        for o in out:
+            o.block_until_ready()
+        return out
+    return out.block_until_ready()
 
 
 def adopted(entry: Executable, out):

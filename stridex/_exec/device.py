@@ -129,9 +129,20 @@ def adopt(buffer, dev: Device, readonly: bool = False, dtype=None) -> Array:
 
 def put(a: np.ndarray, dev: Device) -> Array:
     """A copy of host ndarray `a` on `dev` (an explicit transfer)."""
+    return adopt(host_to_device(a, dev, dev.jax), dev, dtype=FROM_NUMPY[a.dtype])
+
+
+def host_to_device(a: np.ndarray, dev: Device, where):
+    """A JAX array on `where` (`dev`'s JAX device or a sharding over it) holding a copy of host ndarray `a`'s
+    values as they are now. `jax.device_put` alone does not promise that: on a CPU device JAX aliases aligned
+    host memory instead of copying it (`may_alias=False` notwithstanding), and elsewhere it copies
+    asynchronously; either way a write into `a` after the call would reach the array. So on a CPU device `a`
+    is copied first (memory of its own, which JAX may alias: nothing else writes it), and elsewhere the
+    transfer is waited for."""
     with x64():
-        buffer = jax().device_put(a, dev.jax)
-    return adopt(buffer, dev, dtype=FROM_NUMPY[a.dtype])
+        if dev.platform == "cpu":
+            return jax().device_put(np.array(a, order="C", copy=True), where)
+        return jax().device_put(a, where).block_until_ready()
 
 
 def device_of_value(value) -> Device:
@@ -143,9 +154,7 @@ def device_of_value(value) -> Device:
 def index_on(k: Array, dev: Device) -> Array:
     """Host index array `k` (integers or a mask) on `dev`, beside the array it indexes: an explicit transfer
     of the index's values (on a mesh, replicated over it, as every part of the indexed array may need it)."""
-    with x64():
-        buffer = jax().device_put(np.asarray(window(k), order="C"), creation_sharding(dev))
-    return adopt(buffer, dev, dtype=k._dtype)
+    return adopt(host_to_device(window(k), dev, creation_sharding(dev)), dev, dtype=k._dtype)
 
 
 def is_jax_array(x) -> bool:
@@ -218,7 +227,7 @@ def transfer(x: Array, dev: Device) -> Array:
     if here is dev or here == dev:
         return x
     if here.is_host:
-        return put(np.asarray(window(x), order="C"), dev)
+        return put(window(x), dev)
     if dev.is_host:
         return adopt_host(to_host(x), copy=False)
     with x64(), OWNERS:

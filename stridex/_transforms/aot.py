@@ -35,7 +35,7 @@ class Lowered:
         self.ir = compiled.traced.program
         self._jitted, self._sig, self._nargs, self._compiled = jitted, sig, nargs, compiled
         with compiled.x64(True):
-            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(sig.leaves)))
+            self._jax_lowered = compiled.function.lower(*compiled._arguments(compiled._inputs(sig.leaves))[0])
 
     def as_text(self, dialect: str | None = None) -> str:
         return self._jax_lowered.as_text(dialect) if dialect else self._jax_lowered.as_text()

@@ -176,29 +176,48 @@ def adopt_jax(out, device=None) -> Array:
     return _device.adopt_out(out, View.contiguous(out.shape), FROM_NUMPY[out.dtype], device)  # (JAX dtypes: NumPy's)
 
 
-def jax_argument(x: Array):
+def jax_argument(x: Array) -> tuple[Any, bool]:
     """What JAX receives for array x, cheapest first: its own JAX array when x is exactly a JAX result;
     for a small window, the JAX copy made when it last had these very bytes (`_snapshot`); for a large
-    one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself."""
+    one, a JAX array aliasing its aligned memory from an earlier call; else the NumPy window itself.
+
+    And whether that reads x's host memory in place: a NumPy window (which JAX converts, or aliases, as the
+    program runs) or the JAX array aliasing it. JAX dispatches asynchronously and may read such memory after
+    the call has returned, when a stridex or NumPy write may already have changed it; the caller waits for the
+    program's outputs before returning then (`settle`), as an eager operation reads its operands before it
+    returns. (A snapshot, a JAX result or a device buffer is JAX's own: nothing writes it.)"""
     st = x._storage
     held = st.jax_argument(x)  # (a JAX result's own array; a device array's View, read on the device)
     if held is not None:
-        return held
+        return held, False
     w = x._np
     if w is None:
         w = st.window(x)
     if w.nbytes <= SNAPSHOT_MAX_BYTES:
         # A fresh result whose storage was never adopted has no place for a snapshot; adopting it costs
         # more than the conversion, so it is adopted only when it comes again (see `memo.remember_after`).
-        return _snapshot(st, w) if st.adopted else w
+        if st.adopted:
+            arg = _snapshot(st, w)
+            return arg, arg is w
+        return w, True
     storage, view = x._storage_view()
     alias = getattr(storage, "jax_alias", None)  # (unset in a JaxResultStorage)
     if alias is not None and (view is alias.view or view == alias.view):
-        return alias.array
+        return alias.array, True
     if (w.size >= ALIAS_MIN_ELEMENTS and w.flags.c_contiguous and w.flags.writeable
             and view.offset == 0 and view.size == storage.numpy_buffer().size):
-        return _alias(storage, view, w)
-    return w
+        return _alias(storage, view, w), True
+    return w, True
+
+
+def settle(outs) -> None:
+    """Wait until JAX has computed `outs` (a JAX array, or a tuple or list of them): the program that made them
+    has read its inputs then. For a call that handed JAX host memory to read in place (`jax_argument`)."""
+    if type(outs) is tuple or type(outs) is list:
+        for o in outs:
+            o.block_until_ready()
+    else:
+        outs.block_until_ready()
 
 
 def from_jax_array(x) -> Array:
@@ -245,9 +264,19 @@ def to_jax_array(x: Array):
             x._view = View.contiguous(w.shape)
             x._np = None
             x._storage = JAX_RESULT
-        return converted
+            return converted
+        return _made(converted)  # (a copy after all: see below)
     with x64(), _on_host():
-        return jax().numpy.array(w, copy=True)
+        return _made(jax().numpy.array(w, copy=True))
+
+
+def _made(copy):
+    """JAX array `copy` of host memory once made: JAX copies a NumPy array asynchronously, and a write into that
+    memory right after must not reach the copy. (Under a JAX trace, the copy is a constant of the traced
+    program, read as the program is lowered, before the call that traces it returns.)"""
+    if not isinstance(copy, jax().core.Tracer):
+        copy.block_until_ready()
+    return copy
 
 
 # What JAX holds a 64-bit value as when its x64 mode is off (`jax.dtypes.canonicalize_dtype`'s table).

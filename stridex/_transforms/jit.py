@@ -760,12 +760,22 @@ class Compiled:
         written = {plan.index for plan in traced.input_writes}
         return [handover.group_input(leaves, traced.groups, j, i in written) for i, j in enumerate(traced.roots)]
 
-    def _arguments(self, inputs):
+    def _arguments(self, inputs) -> tuple[list, bool]:
+        """What JAX receives for the program's inputs (the constants first), and whether any of them reads host
+        memory in place, so that the call must wait for the program before returning (`handover.jax_argument`)."""
         if self.donates:  # a donated buffer is consumed by XLA: hand over buffers of their own, cache nothing
-            return [handover.donated_argument(c) for c in self.traced.constants] + [
+            args = [handover.donated_argument(c) for c in self.traced.constants] + [
                 handover.donated_argument(x) if isinstance(x, Array) else x for x in inputs]
-        return [handover.jax_argument(c) for c in self.traced.constants] + [
-            handover.jax_argument(x) if isinstance(x, Array) else x for x in inputs]
+            return args, any(type(a) is np.ndarray for a in args)  # (a host window, which JAX copies)
+        args, in_place = [], False
+        for x in (*self.traced.constants, *inputs):
+            if isinstance(x, Array):
+                x, reads = handover.jax_argument(x)
+                in_place = in_place or reads
+            elif type(x) is np.ndarray:
+                in_place = True
+            args.append(x)
+        return args, in_place
 
     def run(self, leaves):
         inputs = self._inputs(leaves)
@@ -797,10 +807,14 @@ class Compiled:
         return _tree.unflatten(traced.out_treedef, results)
 
     def _execute(self, inputs):
-        args = self._arguments(inputs)
+        args, in_place = self._arguments(inputs)
         if self.plain and not self.donates and _all_jax_arrays(args):
-            return self.aot(*args) if self.aot is not None else self._call_aot(args)
-        return self._call(args)
+            outs = self.aot(*args) if self.aot is not None else self._call_aot(args)
+        else:
+            outs = self._call(args)
+        if in_place:
+            handover.settle(outs)
+        return outs
 
     def _write_back(self, target: Array, bases: list, plan) -> None:
         mask = None if plan.mask is None else self._written_back(bases[plan.mask], target)
@@ -828,19 +842,26 @@ class Compiled:
 
     def _run_single(self, leaves):
         on_jax = True  # every argument is a JAX array already
+        in_place = False  # whether one reads host memory in place (see `handover.jax_argument`)
         args = []
         for x in (*self.constants, *leaves) if self.constants else leaves:
             if type(x) is Array:
-                x = handover.jax_argument(x)
-                if type(x) is np.ndarray:  # (else a JAX array)
-                    on_jax = False
+                x, reads = handover.jax_argument(x)
+                if reads:
+                    in_place = True
+                    if type(x) is np.ndarray:  # (else a JAX array)
+                        on_jax = False
             else:
                 on_jax = False
+                if type(x) is np.ndarray:
+                    in_place = True
             args.append(x)
         if on_jax and self.plain:
             out = self.aot(*args) if self.aot is not None else self._call_aot(args)
         else:
             out = self._call(args)
+        if in_place:
+            out.block_until_ready()
         return _device.adopt_out(out, self.out_view, self.out_dtype, self.out_device)
 
     def _run_single_locked(self, leaves):

@@ -32,13 +32,20 @@ with one output on the host:
                 or type(a1) is not Array
                 or a1._np is not window1):
             return link[0](a0, a1)  # not this memo's arguments: the next memo, or the general call
+        result = call(a0._jax, copy1)
         if bytes1 == window1.tobytes():
             out = Array()
-            out._jax = call(a0._jax, copy1)
+            out._jax = result
             out._storage = JAX_RESULT
             ...
             return out
         return remember_after(ref(), (a0, a1), entry, memo)
+
+The snapshots are handed to the executable before the windows' bytes are compared: XLA runs the program while
+the memo compares them and builds the result (a small einsum under `jit`, 1.10x `jax.jit` with the comparison
+first, 1.00-1.02x so; `python -m benchmarks.lax`), and a window written since the last call costs one discarded
+run of the pure program, after which the memo that replaces it passes that window itself (`handover._snapshot`
+copies a window only once the same bytes come twice).
 
 The parameters are named, not `*args`: they bind the arguments directly, where `*args` would copy them
 into a new tuple to be unpacked again. A call of any other form (fewer or more arguments, keywords)
@@ -74,14 +81,16 @@ from stridex._exec.device import OWNERS, storage_class
 from stridex._exec.precision import matmul_key
 from stridex._transforms import handover
 
-WINDOW, TINY, BUFFER, DEVICE, RESULT = "window", "tiny", "buffer", "device", "result"
+WINDOW, TINY, BUFFER, DEVICE, RESULT, ALIAS = "window", "tiny", "buffer", "device", "result", "alias"
 """An argument's kind in a memo: a NumPy window (host memory; the same window object again, its JAX
 snapshot reused while the bytes match), a tiny one (the same, its bytes compared in place through a byte
 view, see `handover.byte_view`), a View of a host storage with no window cached (a JAX result's
 JaxResultStorage: its JAX array passed as it is when the View is the whole buffer, while the storage is of
 the kind it was, which a copy-on-write ends), a View of a device buffer (the same, taken and passed holding
 `device.OWNERS`, as a write in another thread may replace it), or a JAX result on the host whose storage is
-not made yet (`JAX_RESULT`: its JAX array passed as it is; nothing can have written it)."""
+not made yet (`JAX_RESULT`: its JAX array passed as it is; nothing can have written it), or a large window of a host
+storage that JAX aliases without a copy (`Storage.jax_alias`: that JAX array passed, which reads the memory as it is
+now; the storage known through a weak reference, so that a memo keeps no large memory alive)."""
 
 
 WAYS = 4
@@ -112,8 +121,8 @@ def dispatcher(jitted):
 
 def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
     """The memo for calling `entry` (a pure program's `Compiled`) with `args` again, or None where there is
-    none: an argument's window is large (the memo would keep that memory alive after the call, and such a
-    call does not need the time the memo saves), or the program's device is the default device's (which
+    none: an argument's window is too large to snapshot and JAX does not alias it (the general call converts
+    it on every call; a memo holding it would keep that memory alive), or the program's device is the default device's (which
     may differ on the next call: the signature says which program then).
 
     With `adopt` (the arguments came again), fresh results get a storage, where snapshots are kept. With
@@ -139,7 +148,15 @@ def make(jitted, args: tuple, entry, adopt: bool = False, current=None):
                 values += (a._dtype, a._view, st.device)
             continue
         if w.nbytes > handover.SNAPSHOT_MAX_BYTES:
-            return None
+            # (too large to snapshot: JAX reads it in place, through the alias of its aligned buffer, or the
+            # general call converts it)
+            st, view = a._storage_view()
+            alias = getattr(st, "jax_alias", None)
+            if alias is None or alias.view is not view or a._view is not view:
+                return None
+            kinds.append(ALIAS)
+            values += (a._dtype, view, weakref.ref(st))
+            continue
         if adopt:
             a._storage_view()
         seen = getattr(a._storage, "jax_copy", None)  # (unset in a JaxResultStorage)
@@ -229,7 +246,8 @@ def remember_after(jitted, args: tuple, entry, memo):
 def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0):
     """The compiled factory of memos for calls of this shape (see `source`)."""
     namespace = {"Array": Array, "JAX_RESULT": JAX_RESULT, "UNSET": UNSET, "current_trace": current_trace,
-                 "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after}
+                 "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after,
+                 "settle": handover.settle}
     code = compile(source(kinds, outputs, checks_precision, count), f"<stridex memo, {len(kinds)} arguments>",
                    "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
@@ -239,14 +257,15 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: i
 def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int = 0) -> str:
     """The Python source of the memo factory for one shape of call.
 
-    kinds: each argument's kind (WINDOW, TINY, RESULT, DEVICE, BUFFER, or None for a window with no JAX copy yet);
+    kinds: each argument's kind (WINDOW, TINY, RESULT, DEVICE, BUFFER, ALIAS, or None for a window with no JAX copy
+    yet);
     outputs: "host" or "device" (one output, there), "tuple" (a tuple of `count` outputs on the host, the
     program's outputs in order) or "several" (any other outputs, adopted by the entry's `outputs`) when the
     executable may be called directly with these arguments, else None;
     checks_precision: whether the program was compiled under a matmul precision that the call must match.
     """
     n = len(kinds)
-    params, checks, ready, jax_args = [], [], [], []
+    params, checks, ready, unchanged, jax_args = [], [], [], [], []
     for i, kind in enumerate(kinds):
         a = f"a{i}"
         # (a View says nothing of the dtype, a window does: an Array's dtype is its window's, so the same
@@ -266,6 +285,13 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             # kind has no JAX array spanning it, and the memo runs its entry)
             ready.append(f"(o{i} := s{i}.owner) is not None and s{i}.jax_view is view{i}")
             jax_args.append(f"o{i}")
+        elif kind == ALIAS:
+            params += [f"dtype{i}", f"view{i}", f"storage{i}"]
+            checks.append(f"{a}._view is not view{i} or (s{i} := {a}._storage) is not storage{i}()")
+            # (what `handover.jax_argument` finds for a large window, inline; the alias is the storage's, which
+            # a change of its buffer clears)
+            ready.append(f"(al{i} := s{i}.jax_alias) is not None and al{i}.view is view{i}")
+            jax_args.append(f"al{i}.array")
         elif kind == RESULT:
             params += [f"dtype{i}", f"view{i}"]
             checks.append(f"{a}._view is not view{i} or {a}._storage is not JAX_RESULT")
@@ -274,7 +300,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             params += [f"dtype{i}", f"window{i}", f"bytes{i}", f"copy{i}", *([f"in_place{i}"] if kind == TINY else [])]
             checks.append(f"{a}._np is not window{i}")
             # (bitwise: -0.0, NaNs and every dtype exact)
-            ready.append(f"in_place{i} == bytes{i}" if kind == TINY else f"bytes{i} == window{i}.tobytes()")
+            unchanged.append(f"in_place{i} == bytes{i}" if kind == TINY else f"bytes{i} == window{i}.tobytes()")
             jax_args.append(f"copy{i}")
     if checks_precision:
         checks.append("matmul_key() is not precision")
@@ -294,12 +320,27 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
     body = "    "
     if outputs is not None:
         call = f"call({', '.join(jax_args)})"
-        if ready:
+        if ready:  # (the arguments' JAX arrays are the ones the memo knows: else the entry runs)
             lines.append(f"    if {' and '.join(ready)}:")
             body = "        "
         if DEVICE in kinds:  # device buffers taken and handed to the executable holding OWNERS
             lines += [body + "with owners:", body + f"    result = {call}"]
             call = "result"
+        if ALIAS in kinds:  # host memory read in place: the program done before returning (handover.jax_argument)
+            if call != "result":
+                lines.append(body + f"result = {call}")
+                call = "result"
+            lines.append(body + ("result.block_until_ready()" if outputs in ("host", "device") else "settle(result)"))
+        if unchanged:
+            # The snapshots are passed first and the windows compared after: XLA runs the program meanwhile
+            # (on the host it returns before a program of any size is done), and a window found written
+            # since costs one discarded run of a pure program (the entry runs with the new bytes, and the
+            # memo that replaces it passes that window itself until its bytes come twice: `_snapshot`).
+            if call != "result":
+                lines.append(body + f"result = {call}")
+                call = "result"
+            lines.append(body + f"if {' and '.join(unchanged)}:")
+            body += "    "
         # The fields `adopt_out` sets, written out (tests/transforms/test_memo.py checks the results agree):
         # calling `adopt_out` instead measured 1.03x on a 1-element steady call on the host (4.74 against 4.89 µs)
         # and 1.02x on cpu:0 (5.18 against 5.29 µs) with `benchmarks.revisions`, 11 rounds, 2026-11-27.
@@ -319,7 +360,10 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             params.append("call")
             results = [f"r{k}" for k in range(count)]
             # (an empty tuple of outputs: the call is made for its effects, and `()` returned)
-            lines.append(body + (f"{', '.join(results)}{',' if count == 1 else ''} = {call}" if count else call))
+            if count:
+                lines.append(body + f"{', '.join(results)}{',' if count == 1 else ''} = {call}")
+            elif call != "result":
+                lines.append(body + call)
             for k, r in enumerate(results):
                 params += [f"out_view{k}", f"out_dtype{k}"]
                 lines += [body + line for line in (
@@ -329,7 +373,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
         else:
             params += ["call", "outputs"]
             lines.append(f"{body}return outputs({call})")
-    if outputs is None or ready:
+    if outputs is None or ready or unchanged:
         lines.append(f"    return remember_after(ref(), ({', '.join(names)}{',' if n == 1 else ''}), entry, memo)")
     if checks_precision:
         params.append("precision")  # (last: `make` passes it after the values of every argument and output)

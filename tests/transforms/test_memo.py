@@ -7,6 +7,7 @@ a miss) are observed by counting the calls of the compiled entry's `run` and of 
 from __future__ import annotations
 
 import itertools
+import weakref
 
 import ml_dtypes
 import numpy as np
@@ -15,11 +16,11 @@ import pytest
 pytest.importorskip("jax")
 
 import stridex as sx
-from stridex._core.storage import JAX_RESULT, HostStorage, JaxResultStorage
+from stridex._core.storage import JAX_RESULT, HostStorage, JaxResultStorage, aligned_copy
 from stridex._exec.device import adopt_out
 from stridex._transforms import memo as memo_module
-from stridex._transforms.handover import SNAPSHOT_MAX_BYTES
-from stridex._transforms.memo import BUFFER, DEVICE, RESULT, TINY, TUPLE_MAX, WAYS, WINDOW, source
+from stridex._transforms.handover import ALIAS_MIN_ELEMENTS, SNAPSHOT_MAX_BYTES
+from stridex._transforms.memo import ALIAS, BUFFER, DEVICE, RESULT, TINY, TUPLE_MAX, WAYS, WINDOW, source
 from tests.helpers import run_in_threads
 
 
@@ -51,8 +52,9 @@ def counting_runs(jitted):
     return runs
 
 
-@pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (None,),
-                                   (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT)])
+@pytest.mark.parametrize("kinds", [(), (BUFFER,), (DEVICE,), (RESULT,), (WINDOW,), (TINY,), (ALIAS,), (None,),
+                                   (BUFFER, RESULT, WINDOW, TINY, None), (DEVICE, DEVICE, RESULT),
+                                   (ALIAS, WINDOW, RESULT)])
 @pytest.mark.parametrize("outputs", [None, "host", "device", "several", ("tuple", 0), ("tuple", 1), ("tuple", 3)],
                          ids=["None", "host", "device", "several", "tuple0", "tuple1", "tuple3"])
 @pytest.mark.parametrize("checks_precision", [False, True])
@@ -60,18 +62,25 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     outputs, count = outputs if isinstance(outputs, tuple) else (outputs, 0)
     text = source(kinds, outputs, checks_precision, count)
     compile(text, "<memo>", "exec")
-    views = sum(k in (BUFFER, DEVICE, RESULT) for k in kinds)
+    views = sum(k in (BUFFER, DEVICE, RESULT, ALIAS) for k in kinds)
     assert text.count("type(a") == len(kinds)  # every argument's type and dtype
     assert text.count("._view is not view") == views  # a JAX buffer's or result's View (and device)
     assert text.count("._np is not window") == len(kinds) - views  # a NumPy window
     # (a host storage's kind checked; a JAX result's array passed as it is; results on the host made over the
     # executable's, each keeping its JAX array)
     assert text.count("._storage).__class__ is not kind") == sum(k == BUFFER for k in kinds)
+    # (a large host window: its storage known by a weak reference, its alias passed, the program waited for)
+    assert text.count("._storage) is not storage") == sum(k == ALIAS for k in kinds)
+    assert text.count(".jax_alias) is not None") == (0 if outputs is None else sum(k == ALIAS for k in kinds))
+    waits = text.count("result.block_until_ready()") + text.count("settle(result)")
+    assert waits == (outputs is not None and ALIAS in kinds)
+    if outputs is not None and (WINDOW in kinds or TINY in kinds):  # (snapshots passed before the bytes compared)
+        assert text.index("call(") < text.index(" == ")
     assert text.count("._jax") == (0 if outputs is None else sum(k == RESULT for k in kinds) + (outputs == "host")
                                    + count)
     assert text.count("matmul_key()") == checks_precision
     assert text.count("link[0](") == 1 + bool(kinds or checks_precision)  # keywords, count or trace; a miss
-    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, None)
+    assert ("remember_after" in text) == (outputs is None or any(k in (BUFFER, DEVICE, WINDOW, TINY, ALIAS, None)
                                                                  for k in kinds))
     # (device buffers are taken and handed over holding the lock that writes replace them under)
     assert ("with owners:" in text) == (outputs is not None and DEVICE in kinds)
@@ -189,6 +198,9 @@ def test_an_input_written_before_every_call_keeps_its_memo(count):
         written += 1.0
         g(x, y)
     memo, runs = memo_of(g), counting_runs(g)
+    # (nor does it call the executable before comparing the bytes: a run discarded on every call would double
+    # the work; the snapshots are passed ahead of the comparison only once every window has one)
+    assert memo.key[1] is None
     for _ in range(5):
         written += 1.0
         assert_same(g(x, y), f(x, y))
@@ -374,13 +386,53 @@ def test_views_and_results_of_other_calls_as_arguments():
         assert_same(g(a, b), f(a, b))
 
 
-@pytest.mark.parametrize("count", [SNAPSHOT_MAX_BYTES // 8, SNAPSHOT_MAX_BYTES // 8 + 1])
-def test_no_memo_for_a_window_over_the_snapshot_size(count):
+@pytest.mark.parametrize("count", [SNAPSHOT_MAX_BYTES // 8, SNAPSHOT_MAX_BYTES // 8 + 1, ALIAS_MIN_ELEMENTS - 1,
+                                   ALIAS_MIN_ELEMENTS])
+def test_a_window_over_the_snapshot_size_has_a_memo_where_jax_aliases_it(count):
+    """A small window is snapshotted; a larger one has a memo only from the size JAX aliases its aligned memory
+    (below that, the general call converts it on every call, and a memo holding it would keep it alive)."""
     g = sx.jit(lambda a: a + 1.0)
-    x = sx.asarray(np.arange(float(count)))
+    x = sx.asarray(np.arange(float(count)), copy=True)
     for _ in range(3):
         assert_same(g(x), x + 1.0)
-    assert hasattr(g.__call__, "entry") == (count * 8 <= SNAPSHOT_MAX_BYTES)
+    assert hasattr(g.__call__, "entry") == (count * 8 <= SNAPSHOT_MAX_BYTES or count >= ALIAS_MIN_ELEMENTS)
+    if count >= ALIAS_MIN_ELEMENTS:
+        assert memo_of(g).key[0] == (ALIAS,)
+
+
+def test_a_steady_loop_over_large_host_arrays_calls_the_executable_directly():
+    """Arrays JAX aliases (large, aligned): the memo passes the aliases, reading the memory as it is at each
+    call, so writes between calls (through stridex and through NumPy) are seen, bit for bit."""
+    f = lambda a, b: (a - b) * 3.0  # (exact under XLA too: no multiply feeding an add)
+    g = sx.jit(f)
+    n = 2 * ALIAS_MIN_ELEMENTS
+    shared = aligned_copy(np.arange(float(n)))  # (borrowed: NumPy writes it too; aligned, so JAX aliases it)
+    x, y = sx.asarray(np.linspace(-1.0, 1.0, n), copy=True), sx.asarray(shared)
+    for _ in range(3):
+        assert_same(g(x, y), f(x, y))
+    dispatches, runs = counting_dispatches(g), counting_runs(g)
+    assert memo_of(g).key[0] == (ALIAS, ALIAS) and np.shares_memory(shared, np.asarray(y))
+    for step in range(6):
+        if step == 2:
+            x[3] = -0.0
+            x[5] = float("nan")
+        if step == 4:
+            shared[7] = float("inf")
+        assert_same(g(x, y), f(x, y))
+    assert (len(dispatches), len(runs)) == (0, 0)
+
+
+def test_a_memo_keeps_no_large_input_alive():
+    g = sx.jit(lambda a: a * 2.0)
+    x = sx.asarray(np.ones(2 * ALIAS_MIN_ELEMENTS), copy=True)
+    for _ in range(3):
+        g(x)
+    assert memo_of(g).key[0] == (ALIAS,)
+    storage = weakref.ref(x._storage)
+    del x
+    assert storage() is None  # (freed when the last array goes, no collection needed)
+    y = sx.asarray(np.ones(2 * ALIAS_MIN_ELEMENTS), copy=True)
+    assert_same(g(y), y * 2.0)  # (the memo misses on the new storage: the general call)
 
 
 def test_factories_are_made_once_per_shape_of_call():
