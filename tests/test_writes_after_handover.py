@@ -33,16 +33,16 @@ _jitted = sx.jit(heavy)
 
 
 def _fresh(n=N):
-    return sx.asarray(np.ones(n), copy=True)
+    return sx.asarray(np.ones(n), copy=True, device="cpu")  # (host memory, whatever the default device)
 
 
 def _misaligned(n=N):
     raw = np.ones(n + 1)
-    return sx.asarray(raw[1:])  # (8 bytes past the buffer's start: JAX copies it on every call)
+    return sx.asarray(raw[1:], device="cpu")  # (8 bytes past the buffer's start: JAX copies it on every call)
 
 
 def _borrowed(n=N):
-    return sx.asarray(aligned_copy(np.ones(n)))  # (NumPy memory stridex writes through)
+    return sx.asarray(aligned_copy(np.ones(n)), device="cpu")  # (NumPy memory stridex writes through)
 
 
 CASES = {
@@ -105,7 +105,7 @@ def second_device():
 @pytest.mark.parametrize("how", ["to_device", "asarray(device=)", "asarray of NumPy memory"])
 def test_a_transfer_to_a_device_is_a_copy_of_the_values_then(how, second_device):
     source = np.ones(N)
-    x = sx.asarray(aligned_copy(source)) if how == "asarray of NumPy memory" else _fresh()
+    x = sx.asarray(aligned_copy(source), device="cpu") if how == "asarray of NumPy memory" else _fresh()
     y = x.to_device(second_device) if how == "to_device" else sx.asarray(x, device=second_device)
     x[...] = 0.0
     np.testing.assert_array_equal(_values(y), source)
@@ -115,7 +115,7 @@ def test_an_index_array_taken_to_a_device_is_a_copy(second_device):
     """`x[k]` on a device takes host index array `k` there (`device.index_on`): a copy, not an alias of k."""
     from stridex._exec import device, placement
 
-    k = sx.asarray(np.zeros(N // 8, dtype=np.int64), copy=True)
+    k = sx.asarray(np.zeros(N // 8, dtype=np.int64), copy=True, device="cpu")
     on_device = device.index_on(k, placement.resolve(second_device))
     k[...] = 5
     np.testing.assert_array_equal(_values(on_device), np.zeros(N // 8, dtype=np.int64))
