@@ -667,10 +667,11 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
 
 @pytest.mark.parametrize("n", [limits.DEFER_MIN_ELEMENTS, limits.THREADED_MIN_ELEMENTS - 1,
                                limits.THREADED_MIN_ELEMENTS, 10**6 + 1])
-@pytest.mark.parametrize("op", ["maximum", "exp", "where"])
-def test_a_pass_of_one_step_is_one_block_per_thread(n, op, monkeypatch):
-    """A pass of one step keeps nothing in cache between steps: each thread's share is one block (one kernel call,
-    as op by op); values and warnings as op by op, with NaN, infinities and -0.0."""
+@pytest.mark.parametrize("op", ["maximum", "exp", "where", "one_hot", "three steps"])
+def test_a_pass_of_one_or_two_steps_is_one_block_per_thread(n, op, monkeypatch):
+    """A pass of one step keeps nothing in cache between steps, one of two steps little: each thread's share is one
+    block (one kernel call per step, as op by op); a pass of three steps is cut as any longer pass. Values and
+    warnings as op by op, with NaN, infinities and -0.0."""
     monkeypatch.setattr(host_pass, "_THREADS", 2)
     calls = []
     real = host_pass.block_keys
@@ -679,29 +680,32 @@ def test_a_pass_of_one_step_is_one_block_per_thread(n, op, monkeypatch):
     values[:4] = [np.nan, np.inf, -np.inf, -0.0]
     x = sx.asarray(values, copy=True)
     c = sx.asarray(values > 0, copy=True)
-    program = {"maximum": lambda: sx.maximum(x, 0), "exp": lambda: sx.exp(x), "where": lambda: sx.where(c, x, -x)}[op]
+    labels = sx.asarray(np.random.default_rng(n).integers(-1, 11, -(-n // 10)), copy=True)
+    program = {"maximum": lambda: sx.maximum(x, 0), "exp": lambda: sx.exp(x),
+               "where": lambda: sx.where(c, x, -x),  # (two steps: -x, then the where)
+               "one_hot": lambda: sx.nn.one_hot(labels, 10),  # (two steps over broadcast operands)
+               "three steps": lambda: sx.where(c, x, -sx.exp(x))}[op]
     with warnings.catch_warnings(record=True) as fused_warnings:
         warnings.simplefilter("always")
         fused = program()
-        if op == "where":
-            fused = sx.where(c, x, fused)  # (two steps: -x, then the where)
         assert pending(fused)
         sx.eval(fused)
     with sx.fusion(False), warnings.catch_warnings(record=True) as expected_warnings:
         warnings.simplefilter("always")
         expected = program()
-        if op == "where":
-            expected = sx.where(c, x, expected)
     same(fused, expected)
     assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
-    threads = 2 if n >= limits.THREADED_MIN_ELEMENTS else 1
+    size = fused.size
+    threads = 2 if size >= limits.THREADED_MIN_ELEMENTS else 1
     (blocks,) = calls
-    if op == "where":  # (negative, then where: blocks as any pass of several steps)
-        assert blocks == real((n,), host_pass._pass_block(n, threads, 2))
-        assert n < limits.THREADED_MIN_ELEMENTS or n > 8 * limits.BLOCK_ELEMENTS or len(blocks) == threads
-        assert n <= 8 * limits.BLOCK_ELEMENTS or len(blocks) > threads
+    if op == "three steps":  # (blocks as any pass of several steps)
+        assert blocks == real((size,), host_pass._pass_block(size, threads, 3))
+        assert size < limits.THREADED_MIN_ELEMENTS or size > 8 * limits.BLOCK_ELEMENTS or len(blocks) == threads
+        assert size <= 8 * limits.BLOCK_ELEMENTS or len(blocks) > threads
+    elif op == "one_hot":  # (blocks of whole rows: as many as threads, or one more where the rows do not split evenly)
+        assert threads <= len(blocks) <= threads + 1 and sum(np.prod(shape) for _, shape in blocks) == size
     else:
-        assert len(blocks) == threads and sum(shape[0] for _, shape in blocks) == n
+        assert len(blocks) == threads and sum(shape[0] for _, shape in blocks) == size
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",
