@@ -22,7 +22,7 @@ from stridex._core.dtypes import FROM_NUMPY
 from stridex._core.view import View
 from stridex._exec import lower
 from stridex._exec.device import adopt_out
-from stridex._exec.jax_bridge import x64
+from stridex._exec.jax_bridge import computed, x64
 from stridex._exec.lower import Executable, settle
 
 # A compiled program in the cache is a `lower.Executable`: `call` runs it (the compiled program's own C++ call once
@@ -43,7 +43,7 @@ def kernel(key, make, windows) -> Executable:
         return entry
     compiled = lower.compile(make(), windows)
     with x64():
-        block_until_ready(compiled(*windows))  # (the first call makes its C++ call)
+        computed(compiled(*windows))  # (the first call makes its C++ call)
     outs = compiled.out_info
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
     layouts = tuple((View.contiguous(tuple(o.shape)), FROM_NUMPY[np.dtype(o.dtype)]) for o in outs)
@@ -62,17 +62,8 @@ def call(entry: Executable, windows):
     right after must not reach the program."""
     if entry.wide:
         with x64():
-            return block_until_ready(entry.call(*windows))
-    return block_until_ready(entry.call(*windows))
-
-
-def block_until_ready(out):
-    """`out` (a JAX array, or a tuple or list of them) once computed."""
-    if type(out) is tuple or type(out) is list:
-        for o in out:
-            o.block_until_ready()
-        return out
-    return out.block_until_ready()
+            return computed(entry.call(*windows))
+    return computed(entry.call(*windows))
 
 
 def adopted(entry: Executable, out):

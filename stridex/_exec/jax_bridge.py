@@ -98,6 +98,17 @@ def x64():
     return jax().enable_x64(True)
 
 
+def computed(out):
+    """`out` (a JAX array, or a tuple or list of them) once JAX has computed it: the program that made it has
+    read its inputs then. For calls that hand JAX host memory, which it reads asynchronously (a conversion, an
+    alias), so that a write into that memory right after the call cannot reach the program."""
+    if type(out) is tuple or type(out) is list:
+        for o in out:
+            o.block_until_ready()
+        return out
+    return out.block_until_ready()
+
+
 def as_dtype(x, dtype):
     """`x` (JAX value or Python scalar) as an array of stridex dtype `dtype`: a Python scalar becomes a 0-d
     NumPy constant (a literal of the program, about 100x cheaper to make than `jnp.asarray`'s device array,

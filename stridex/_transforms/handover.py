@@ -184,7 +184,7 @@ def jax_argument(x: Array) -> tuple[Any, bool]:
     And whether that reads x's host memory in place: a NumPy window (which JAX converts, or aliases, as the
     program runs) or the JAX array aliasing it. JAX dispatches asynchronously and may read such memory after
     the call has returned, when a stridex or NumPy write may already have changed it; the caller waits for the
-    program's outputs before returning then (`settle`), as an eager operation reads its operands before it
+    program's outputs before returning then (`jax_bridge.computed`), as an eager operation reads its operands before it
     returns. (A snapshot, a JAX result or a device buffer is JAX's own: nothing writes it.)"""
     st = x._storage
     held = st.jax_argument(x)  # (a JAX result's own array; a device array's View, read on the device)
@@ -208,16 +208,6 @@ def jax_argument(x: Array) -> tuple[Any, bool]:
             and view.offset == 0 and view.size == storage.numpy_buffer().size):
         return _alias(storage, view, w), True
     return w, True
-
-
-def settle(outs) -> None:
-    """Wait until JAX has computed `outs` (a JAX array, or a tuple or list of them): the program that made them
-    has read its inputs then. For a call that handed JAX host memory to read in place (`jax_argument`)."""
-    if type(outs) is tuple or type(outs) is list:
-        for o in outs:
-            o.block_until_ready()
-    else:
-        outs.block_until_ready()
 
 
 def from_jax_array(x) -> Array:

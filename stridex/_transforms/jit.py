@@ -32,7 +32,7 @@ from stridex._exec import device as _device
 from stridex._exec import placement as _places
 from stridex._exec import jax_bridge
 from stridex._lax.callbacks import effects_gated, effects_unordered
-from stridex._exec.jax_bridge import jax
+from stridex._exec.jax_bridge import computed, jax
 from stridex._lax.linalg import PRECISION_SENSITIVE
 from stridex._exec.precision import matmul_key
 from stridex._lax.views import as_strided
@@ -813,7 +813,7 @@ class Compiled:
         else:
             outs = self._call(args)
         if in_place:
-            handover.settle(outs)
+            computed(outs)
         return outs
 
     def _write_back(self, target: Array, bases: list, plan) -> None:

@@ -78,6 +78,7 @@ from stridex._core.array import Array
 from stridex._core.state import current_trace
 from stridex._core.storage import JAX_RESULT
 from stridex._exec.device import OWNERS, storage_class
+from stridex._exec.jax_bridge import computed
 from stridex._exec.precision import matmul_key
 from stridex._transforms import handover
 
@@ -247,7 +248,7 @@ def _factory(kinds: tuple, outputs: str | None, checks_precision: bool, count: i
     """The compiled factory of memos for calls of this shape (see `source`)."""
     namespace = {"Array": Array, "JAX_RESULT": JAX_RESULT, "UNSET": UNSET, "current_trace": current_trace,
                  "given": given, "matmul_key": matmul_key, "owners": OWNERS, "remember_after": remember_after,
-                 "settle": handover.settle}
+                 "computed": computed}
     code = compile(source(kinds, outputs, checks_precision, count), f"<stridex memo, {len(kinds)} arguments>",
                    "exec")
     exec(code, namespace)  # noqa: S102 - the source is stridex's own template, filled with names only
@@ -330,7 +331,7 @@ def source(kinds: tuple, outputs: str | None, checks_precision: bool, count: int
             if call != "result":
                 lines.append(body + f"result = {call}")
                 call = "result"
-            lines.append(body + ("result.block_until_ready()" if outputs in ("host", "device") else "settle(result)"))
+            lines.append(body + ("result.block_until_ready()" if outputs in ("host", "device") else "computed(result)"))
         if unchanged:
             # The snapshots are passed first and the windows compared after: XLA runs the program meanwhile
             # (on the host it returns before a program of any size is done), and a window found written

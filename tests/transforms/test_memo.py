@@ -72,7 +72,7 @@ def test_every_shape_of_memo_compiles(kinds, outputs, checks_precision):
     # (a large host window: its storage known by a weak reference, its alias passed, the program waited for)
     assert text.count("._storage) is not storage") == sum(k == ALIAS for k in kinds)
     assert text.count(".jax_alias) is not None") == (0 if outputs is None else sum(k == ALIAS for k in kinds))
-    waits = text.count("result.block_until_ready()") + text.count("settle(result)")
+    waits = text.count("result.block_until_ready()") + text.count("computed(result)")
     assert waits == (outputs is not None and ALIAS in kinds)
     if outputs is not None and (WINDOW in kinds or TINY in kinds):  # (snapshots passed before the bytes compared)
         assert text.index("call(") < text.index(" == ")
