@@ -198,6 +198,19 @@ def paired_ratio(a: Stats, b: Stats) -> float:
     return statistics.median(x / y for x, y in zip(a.samples, b.samples))
 
 
+def paired_interval(a: Stats, b: Stats, *, level: float = 0.95, resamples: int = 2000) -> tuple[float, float]:
+    """A bootstrap interval (`level`, percentile method, a fixed seed) of `paired_ratio(a, b)`: the rounds'
+    ratios resampled with replacement. It says how far the median could move with other rounds of the same
+    machine state, not how far another run's machine state moves it."""
+    import random
+
+    ratios = [x / y for x, y in zip(a.samples, b.samples)]
+    draw = random.Random(0).choices
+    medians = sorted(statistics.median(draw(ratios, k=len(ratios))) for _ in range(resamples))
+    tail = (1 - level) / 2
+    return medians[int(tail * resamples)], medians[min(resamples - 1, int((1 - tail) * resamples))]
+
+
 def time_once(fn: Callable[[], object]) -> float:
     """Seconds for one call of fn, the garbage collector off."""
     with gc_off():

@@ -5,11 +5,11 @@ array against once per block of a fusion pass (why they are not `elementwise`).
     python -m benchmarks.nn [--quick] [--output benchmarks/NN_RESULTS.md]
 
 Issue 43's target: the nn functions eagerly on 10^6 elements are no slower than the same expression op by op (a
-paired ratio ≤ 1.0). Every call ends with its result computed (`sx.eval`, `block_until_ready`); inputs are arrays
-stridex owns (`asarray(..., copy=True)`: borrowed NumPy memory is never read later, so eager fusion would not defer
-the first operation). Timing: `common.interleaved` (each round calls every callable once, in a rotating order) and
-`common.paired_ratio` (the median over rounds of the two calls' ratio), so a change in the machine's load falls on
-both sides of a ratio.
+paired ratio ≤ 1.0; the report gives its 95 % bootstrap interval over the rounds, `common.paired_interval`). Every
+call ends with its result computed (`sx.eval`, `block_until_ready`); inputs are arrays stridex owns (`asarray(...,
+copy=True)`: borrowed NumPy memory is never read later, so eager fusion would not defer the first operation).
+Timing: `common.interleaved` (each round calls every callable once, in a rotating order) and `common.paired_ratio`
+(the median over rounds of the two calls' ratio), so a change in the machine's load falls on both sides of a ratio.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import fmt_stats, git_commit, interleaved, load_average, machine_info, paired_ratio
+from benchmarks.common import (fmt_stats, git_commit, interleaved, load_average, machine_info, paired_interval,
+                               paired_ratio)
 
 HERE = Path(__file__).resolve().parent
 N = 10**6
@@ -51,7 +52,7 @@ def cases(sx):
 def run_nn(quick: bool) -> list[tuple]:
     import stridex as sx
 
-    rounds = 15 if quick else 60
+    rounds = 30 if quick else 200
     rows = []
     for name, call in cases(sx):
         def fused(call=call):
@@ -112,11 +113,13 @@ def report(nn_rows, block_rows, quick: bool) -> str:
              f"{datetime.date.today()}: see the module's docstring for the method.", "",
              *machine_info(extra_versions={"JAX": jax.__version__}, commit=git_commit()), "",
              "## The nn functions on 10^6 float64 elements (target: fused ≤ 1.0x op by op)", "",
-             "| function | fused (default) | op by op (fusion off) | paired ratio | target |", "|---|---:|---:|---:|---:|"]
+             "| function | fused (default) | op by op (fusion off) | paired ratio | 95 % interval | target |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, fused, op_by_op in nn_rows:
         ratio = paired_ratio(fused, op_by_op)
+        low, high = paired_interval(fused, op_by_op)
         lines.append(f"| {name} | {fmt_stats(fused)} | {fmt_stats(op_by_op)} | **{ratio:.2f}x** | "
-                     f"{'met' if ratio <= 1.0 else 'missed'} |")
+                     f"{low:.2f}-{high:.2f}x | {'met' if ratio <= 1.0 else 'missed'} |")
     lines += ["", "## A compiled special function: once on the whole array, or once per block of a fusion pass", "",
               "| function, dtype | whole array | blocks of 16384 | blocks of 65536 | 16384 / whole | 65536 / whole |",
               "|---|---:|---:|---:|---:|---:|"]

@@ -579,31 +579,36 @@ def headlines(res: Results) -> list[tuple[str, str]]:
     return rows
 
 
-def _fusion_section() -> list[str]:
-    """Section 7: the latest `python -m benchmarks.fusion` run (benchmarks/FUSION_RESULTS.md, its own, longer
-    run: 10^7-element rows, the device rows, peak memory in fresh processes), as it wrote it."""
-    path = REPO / "benchmarks" / "FUSION_RESULTS.md"
-    lines = ["## 7. Eager fusion", ""]
+def _copied_section(title: str, results: str, command: str, about: str = "") -> list[str]:
+    """A section copied from a benchmark's own report (benchmarks/`results`, written by `command` in a separate,
+    longer run), as it wrote it, less its title."""
+    path = REPO / "benchmarks" / results
+    lines = [f"## {title}", ""]
     if not path.exists():
-        return lines + ["Not run yet: `python -m benchmarks.fusion --out benchmarks/FUSION_RESULTS.md` writes it.", ""]
+        return lines + [f"Not run yet: `{command}` writes benchmarks/{results}.", ""]
     body = path.read_text().splitlines()
     body = body[1:] if body and body[0].startswith("# ") else body  # (its own title)
-    return lines + [("Copied from [benchmarks/FUSION_RESULTS.md](../benchmarks/FUSION_RESULTS.md), written by "
-                     "`python -m benchmarks.fusion` (a separate run; what defers and why: [fusion.md](fusion.md))."),
-                    *body, ""]
+    return lines + [(f"Copied from [benchmarks/{results}](../benchmarks/{results}), written by `{command}` "
+                     f"(a separate run{about})."), *body, ""]
+
+
+def _fusion_section() -> list[str]:
+    """Section 7: the latest `python -m benchmarks.fusion` run (its own, longer run: 10^7-element rows, the
+    device rows, peak memory in fresh processes)."""
+    return _copied_section("7. Eager fusion", "FUSION_RESULTS.md",
+                           "python -m benchmarks.fusion --out benchmarks/FUSION_RESULTS.md",
+                           "; what defers and why: [fusion.md](fusion.md)")
 
 
 def _lax_section() -> list[str]:
-    """Section 8: the latest `python -m benchmarks.lax` run (benchmarks/LAX_RESULTS.md: the CNN and einsum beside
-    JAX, issue 43), as it wrote it."""
-    path = REPO / "benchmarks" / "LAX_RESULTS.md"
-    lines = ["## 8. sx.lax: a small CNN and einsum", ""]
-    if not path.exists():
-        return lines + ["Not run yet: `python -m benchmarks.lax` writes benchmarks/LAX_RESULTS.md.", ""]
-    body = path.read_text().splitlines()
-    body = body[1:] if body and body[0].startswith("# ") else body  # (its own title)
-    return lines + [("Copied from [benchmarks/LAX_RESULTS.md](../benchmarks/LAX_RESULTS.md), written by "
-                     "`python -m benchmarks.lax` (a separate run)."), *body, ""]
+    """Section 8: the latest `python -m benchmarks.lax` run (the CNN and einsum beside JAX, issue 43)."""
+    return _copied_section("8. sx.lax: a small CNN and einsum", "LAX_RESULTS.md", "python -m benchmarks.lax")
+
+
+def _nn_section() -> list[str]:
+    """Section 9: the latest `python -m benchmarks.nn` run (the nn functions eagerly, fused against op by op,
+    issue 43)."""
+    return _copied_section("9. sx.nn eagerly: fused against op by op", "NN_RESULTS.md", "python -m benchmarks.nn")
 
 
 def render(res: Results, img: dict[str, str], command: str, plot_error: str | None) -> str:
@@ -733,6 +738,7 @@ def render(res: Results, img: dict[str, str], command: str, plot_error: str | No
 
     lines += _fusion_section()
     lines += _lax_section()
+    lines += _nn_section()
 
     if res.errors:
         lines += ["## Cases that failed", "", *(f"- {label}: {error}" for label, error in res.errors), ""]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.common import Stats, interleaved, paired_ratio
+from benchmarks.common import Stats, interleaved, paired_interval, paired_ratio
 from benchmarks.control_flow import format_rows
 
 
@@ -29,6 +29,17 @@ def test_paired_ratio_is_the_median_of_the_rounds_ratios():
     a, b = Stats([1.0, 2.0, 9.0, 4.0]), Stats([1.0, 1.0, 1.0, 4.0])  # rounds' ratios 1, 2, 9, 1
     assert paired_ratio(a, b) == 1.5
     assert paired_ratio(b, a) == 0.75  # (1, 0.5, 1/9, 1)
+
+
+def test_paired_interval_brackets_the_paired_ratio_from_the_rounds_ratios():
+    b = Stats([1.0] * 101)
+    assert paired_interval(Stats([0.5] * 101), b) == (0.5, 0.5)  # (every round's ratio 0.5)
+    ratios = [0.8 + 0.004 * i for i in range(101)]  # (0.8 to 1.2, median 1.0)
+    a = Stats(ratios[::-1])
+    low, high = paired_interval(a, b)
+    assert 0.8 < low < paired_ratio(a, b) == 1.0 < high < 1.2
+    assert paired_interval(a, b) == (low, high)  # (a fixed seed: the same interval every time)
+    assert paired_interval(a, b, level=0.5)[0] > low
 
 
 def test_the_table_judges_the_named_ratio():

@@ -632,7 +632,7 @@ def test_where_with_0d_and_broadcast_operands():
                                8 * limits.BLOCK_ELEMENTS, 8 * limits.BLOCK_ELEMENTS + 1, 3 * 65536 + 7])
 def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     """At the default thresholds: one thread below THREADED_MIN_ELEMENTS, several from it; each thread's share
-    one block up to 4 * BLOCK_ELEMENTS (8 * BLOCK_ELEMENTS on two threads), blocks of 2 * BLOCK_ELEMENTS above;
+    one block up to 4 * BLOCK_ELEMENTS (8 * BLOCK_ELEMENTS on two threads), blocks of 4 * BLOCK_ELEMENTS above;
     values, warnings included, as op by op, with NaN, infinities and -0.0 in the input."""
     monkeypatch.setattr(host_pass, "_THREADS", 2)
     sizes = []
@@ -662,20 +662,25 @@ def test_a_pass_on_both_sides_of_its_thread_and_block_switches(n, monkeypatch):
     block = real(n, threads, 6)
     assert block == (limits.BLOCK_ELEMENTS if threads == 1 else
                      max(limits.BLOCK_ELEMENTS, -(-n // 2)) if n <= 8 * limits.BLOCK_ELEMENTS else
-                     2 * limits.BLOCK_ELEMENTS)
+                     4 * limits.BLOCK_ELEMENTS)
 
 
 @pytest.mark.parametrize("n", [limits.DEFER_MIN_ELEMENTS, limits.THREADED_MIN_ELEMENTS - 1,
                                limits.THREADED_MIN_ELEMENTS, 10**6 + 1])
 @pytest.mark.parametrize("op", ["maximum", "exp", "where", "one_hot", "three steps"])
-def test_a_pass_of_one_or_two_steps_is_one_block_per_thread(n, op, monkeypatch):
-    """A pass of one step keeps nothing in cache between steps, one of two steps little: each thread's share is one
-    block (one kernel call per step, as op by op); a pass of three steps is cut as any longer pass. Values and
-    warnings as op by op, with NaN, infinities and -0.0."""
+def test_a_pass_of_one_step_is_one_block_per_thread(n, op, monkeypatch):
+    """A pass of one step keeps nothing in cache between steps: each thread's share is one block (one kernel call,
+    as op by op); a pass of two or more steps is cut as `_pass_block` says for several steps (whose last block is
+    the scratch memory's capacity, kept from pass to pass). Values and warnings as op by op, with NaN, infinities
+    and -0.0."""
     monkeypatch.setattr(host_pass, "_THREADS", 2)
     calls = []
-    real = host_pass.block_keys
-    monkeypatch.setattr(host_pass, "block_keys", lambda shape, block: calls.append(real(shape, block)) or calls[-1])
+    real_keys, real_block = host_pass.block_keys, host_pass._pass_block
+    monkeypatch.setattr(host_pass, "block_keys",
+                        lambda shape, block: calls.append((shape, block, real_keys(shape, block))) or calls[-1][2])
+    monkeypatch.setattr(host_pass, "_pass_block",
+                        lambda size, threads, n_steps: calls.append((size, threads, n_steps)) or
+                        real_block(size, threads, n_steps))
     values = np.random.default_rng(n).standard_normal(n) * 800
     values[:4] = [np.nan, np.inf, -np.inf, -0.0]
     x = sx.asarray(values, copy=True)
@@ -697,15 +702,19 @@ def test_a_pass_of_one_or_two_steps_is_one_block_per_thread(n, op, monkeypatch):
     assert sorted(str(w.message) for w in fused_warnings) == sorted(str(w.message) for w in expected_warnings)
     size = fused.size
     threads = 2 if size >= limits.THREADED_MIN_ELEMENTS else 1
-    (blocks,) = calls
-    if op == "three steps":  # (blocks as any pass of several steps)
-        assert blocks == real((size,), host_pass._pass_block(size, threads, 3))
-        assert size < limits.THREADED_MIN_ELEMENTS or size > 8 * limits.BLOCK_ELEMENTS or len(blocks) == threads
-        assert size <= 8 * limits.BLOCK_ELEMENTS or len(blocks) > threads
-    elif op == "one_hot":  # (blocks of whole rows: as many as threads, or one more where the rows do not split evenly)
-        assert threads <= len(blocks) <= threads + 1 and sum(np.prod(shape) for _, shape in blocks) == size
+    (size_, threads_, n_steps), (shape, block, blocks) = calls
+    assert (size_, threads_) == (size, threads) and shape == fused.shape
+    assert n_steps == {"maximum": 1, "exp": 1, "where": 2, "three steps": 3}.get(op, n_steps)
+    assert sum(np.prod(b[1]) for b in blocks) == size
+    if n_steps == 1:
+        # (one_hot's rows of 10 do not always split evenly: one more block then)
+        assert threads <= len(blocks) <= threads + (op == "one_hot") and block == -(-size // threads)
     else:
-        assert len(blocks) == threads and sum(shape[0] for _, shape in blocks) == size
+        assert block == real_block(size, threads, 3)
+        assert all(np.prod(b[1]) <= block for b in blocks)
+        # (one block per thread up to 4 * BLOCK_ELEMENTS a thread; more above)
+        assert threads == 1 or size > 8 * limits.BLOCK_ELEMENTS or len(blocks) <= threads + 1
+        assert size <= 8 * limits.BLOCK_ELEMENTS or len(blocks) > threads
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float16", "float32", "int64", "uint64", "float64",

@@ -185,23 +185,25 @@ def _pass_block(size: int, threads: int, n_steps: int) -> int:
 
     A pass of one step has no value to keep in cache between steps: each thread's share is one block, one call of
     the kernel, as op by op makes it. (Measured on a 2-core machine, `sx.eval(sx.maximum(x, 0))` on 10^6 float64:
-    one block per thread 529 µs, blocks of 32768 on two threads 676 µs, op by op 572 µs; `exp`: 570, 693, 643 µs.)
-    A pass of two steps too: one intermediate kept in cache saves less than the kernel calls of many blocks cost,
-    most over broadcast operands, whose blocks NumPy walks in short rows. (Paired medians of 200 rounds, one block
-    per thread against blocks of 32768 on two threads, 10^6 elements: `one_hot` into 10 classes 0.81x, `relu6`
-    0.80x, `exp(x) * 2` 0.90x, `x * y + 1` 0.91x, `sin(x) + y` 1.01x, `sigmoid` 1.01x, `exp(x) * 2` on 10^5 1.02x;
-    `one_hot` had been 1.07x op by op.)
+    one block per thread 529 µs, blocks of 32768 on two threads 676 µs, op by op 572 µs; `exp`: 570, 693, 643 µs.
+    Paired medians of 150 rounds against op by op, `relu`: one block per thread 0.91x, two 0.94x, four 0.95x,
+    blocks of 65536 1.14x.)
     Otherwise limits.BLOCK_ELEMENTS on one thread; on several, each thread's share in one block while that is at
-    most 4 * limits.BLOCK_ELEMENTS, else blocks of 2 * limits.BLOCK_ELEMENTS. (Measured on an idle 2-core machine,
-    the pass alone: at 10^5 elements, two blocks of 50000 against blocks of 16384 on two threads, Black-Scholes
-    1.44x faster, the 10-op chain 1.19x, the 50-step loop 1.12x; at 2^20, blocks of 32768 against 16384: 1.25x,
-    1.15x, 0.92x.)"""
-    if n_steps <= 2:
+    most 4 * limits.BLOCK_ELEMENTS, else blocks of 4 * limits.BLOCK_ELEMENTS: an intermediate of that block stays
+    in the cache, and the scratch memory is of a capacity the threads keep from pass to pass (`program`). (Paired
+    medians against op by op, 10^6 float64 unless said, blocks of 65536 against one block per thread and against
+    blocks of 32768, 2026-11-29 on an idle 2-core machine: `relu6` 0.29x, 0.59x, 0.53x; `exp(x) * 2` 0.29x, 0.65x,
+    0.64x; `x * x + 1` 0.35x, 0.60x, 0.55x; `one_hot` into 10 classes 0.85x, 0.85x, 1.01x; against blocks of
+    32768 alone: `sigmoid` 0.32x and 0.38x, Black-Scholes 0.31x and 0.36x, `gelu` 0.27x and 0.29x, the 10-op
+    chain of `sin` 0.45x and 0.44x; on 4 * 10^6: `sigmoid` 0.33x and 0.52x, Black-Scholes 0.29x and 0.37x.
+    Earlier, on an idle 2-core machine, the pass alone: at 10^5 elements, two blocks of 50000 against blocks of
+    16384 on two threads, Black-Scholes 1.44x faster, the 10-op chain 1.19x, the 50-step loop 1.12x.)"""
+    if n_steps == 1:
         return max(1, -(-size // threads))
     if threads == 1:
         return limits.BLOCK_ELEMENTS
     share = -(-size // threads)
-    return max(limits.BLOCK_ELEMENTS, share) if share <= 4 * limits.BLOCK_ELEMENTS else 2 * limits.BLOCK_ELEMENTS
+    return max(limits.BLOCK_ELEMENTS, share) if share <= 4 * limits.BLOCK_ELEMENTS else 4 * limits.BLOCK_ELEMENTS
 
 
 def _claimed(blocks: list, counter, stop: list) -> Iterator:
