@@ -588,6 +588,7 @@ def _copied_section(title: str, results: str, command: str, about: str = "") -> 
         return lines + [f"Not run yet: `{command}` writes benchmarks/{results}.", ""]
     body = path.read_text().splitlines()
     body = body[1:] if body and body[0].startswith("# ") else body  # (its own title)
+    body = ["#" + line if line.startswith("## ") else line for line in body]  # (its sections: one level down)
     return lines + [(f"Copied from [benchmarks/{results}](../benchmarks/{results}), written by `{command}` "
                      f"(a separate run{about})."), *body, ""]
 

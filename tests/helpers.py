@@ -71,19 +71,42 @@ def run_isolated(target: str, *args: str, timeout: float = 900.0, env: dict | No
     held by a failed pass) fails the test instead of stalling the suite, and a crash takes only that process
     down. The process imports this checkout (PYTHONPATH), and sees JAX's 4 CPU devices as the suite does.
     Returns what it printed. (The timeout is many times a run's time on a shared, loaded machine: a hang is
-    told from slowness by it, not by a tight bound.)"""
+    told from slowness by it, not by a tight bound.)
+
+    On a hang, every process of the run (the process and the children it forked: one session) first prints
+    the Python stack of each of its threads (`faulthandler`, on SIGUSR1), which the failure shows; then the
+    session is killed, so that no forked child is left behind."""
     environment = dict(os.environ if env is None else env)
     environment["PYTHONPATH"] = os.pathsep.join([ROOT, environment.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    code = ("import importlib, sys; module, _, name = sys.argv[1].partition(':'); "
+    code = ("import faulthandler, importlib, signal, sys; "
+            "faulthandler.register(signal.SIGUSR1, all_threads=True) if hasattr(signal, 'SIGUSR1') else None; "
+            "module, _, name = sys.argv[1].partition(':'); "
             "getattr(importlib.import_module(module), name)(*sys.argv[2:])")
     command = [sys.executable, "-c", code, target, *args]
+    posix = os.name == "posix"
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=posix)
     try:
-        done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = (exc.stderr or b"").decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-        raise AssertionError(f"{target}{list(args)} did not finish in {timeout} s (a hang)\n{out}\n{err}") from None
-    if done.returncode != 0:
-        raise AssertionError(f"{target}{list(args)} exited with {done.returncode}\n{done.stdout}\n{done.stderr}")
-    return done.stdout
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if posix:
+            import signal
+
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGUSR1)  # (the stacks, from every process of the session)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        out, err = process.communicate()
+        raise AssertionError(f"{target}{list(args)} did not finish in {timeout} s (a hang); the stacks of its "
+                             f"processes' threads follow what it printed\n{out}\n{err}") from None
+    finally:
+        if process.poll() is None:  # (interrupted: nothing of the run is left running)
+            process.kill()
+            process.wait()
+    if process.returncode != 0:
+        raise AssertionError(f"{target}{list(args)} exited with {process.returncode}\n{out}\n{err}")
+    return out
