@@ -31,7 +31,7 @@ from stridex._exec import device as _device
 from stridex._exec import placement as _placement
 from stridex._lax import ops
 from stridex._lax.array_indexing import assign
-from stridex._exec.jax_bridge import jax, x64
+from stridex._exec.jax_bridge import computed, jax, x64
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # stridex/
 
@@ -184,8 +184,8 @@ def jax_argument(x: Array) -> tuple[Any, bool]:
     And whether that reads x's host memory in place: a NumPy window (which JAX converts, or aliases, as the
     program runs) or the JAX array aliasing it. JAX dispatches asynchronously and may read such memory after
     the call has returned, when a stridex or NumPy write may already have changed it; the caller waits for the
-    program's outputs before returning then (`jax_bridge.computed`), as an eager operation reads its operands before it
-    returns. (A snapshot, a JAX result or a device buffer is JAX's own: nothing writes it.)"""
+    program's outputs before returning then (`jax_bridge.computed`), as an eager operation reads its operands
+    before it returns. (A snapshot, a JAX result or a device buffer is JAX's own: nothing writes it.)"""
     st = x._storage
     held = st.jax_argument(x)  # (a JAX result's own array; a device array's View, read on the device)
     if held is not None:
@@ -264,9 +264,7 @@ def _made(copy):
     """JAX array `copy` of host memory once made: JAX copies a NumPy array asynchronously, and a write into that
     memory right after must not reach the copy. (Under a JAX trace, the copy is a constant of the traced
     program, read as the program is lowered, before the call that traces it returns.)"""
-    if not isinstance(copy, jax().core.Tracer):
-        copy.block_until_ready()
-    return copy
+    return copy if isinstance(copy, jax().core.Tracer) else computed(copy)
 
 
 # What JAX holds a 64-bit value as when its x64 mode is off (`jax.dtypes.canonicalize_dtype`'s table).

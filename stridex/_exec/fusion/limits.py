@@ -17,11 +17,12 @@ DEFER_MIN_ELEMENTS = int(os.environ.get("STRIDEX_FUSION_MIN_ELEMENTS", "32768"))
 # the cache.
 BLOCK_ELEMENTS = 16384
 # A pass with at least this many elements runs its blocks on a thread pool as well as the calling thread, each
-# thread's share in one block of up to 4 * BLOCK_ELEMENTS, blocks of 4 * BLOCK_ELEMENTS above (`_pass_block`:
-# fewer NumPy calls, so fewer hand-overs of the GIL between the threads). Measured on an idle 2-core machine (pass alone, two threads against one,
-# minimums of interleaved runs): at 49152 elements Black-Scholes 1.10x faster, the 10-op chain 1.33x, the 50-step
-# loop 1.86x; at 10^5 1.43x, 1.58x, 1.68x; at 32768 Black-Scholes was 1.07x slower. Blocks are claimed one at a
-# time, so a thread the machine's load delays leaves its share to the others.
+# thread's share in one block of up to 4 * BLOCK_ELEMENTS, blocks of 4 * BLOCK_ELEMENTS above, one block whatever
+# its size for a pass of one step (`_pass_block`: fewer NumPy calls, so fewer hand-overs of the GIL between the
+# threads). Measured on an idle 2-core machine (pass alone,
+# two threads against one, minimums of interleaved runs): at 49152 elements Black-Scholes 1.10x faster, the 10-op
+# chain 1.33x, the 50-step loop 1.86x; at 10^5 1.43x, 1.58x, 1.68x; at 32768 Black-Scholes was 1.07x slower. Blocks
+# are claimed one at a time, so a thread the machine's load delays leaves its share to the others.
 THREADED_MIN_ELEMENTS = 49152
 # A group holds at most this many records and reads at most this many distinct input windows; a record that
 # would exceed either runs the group first (and starts a new one), so memory held by pending work is bounded.
